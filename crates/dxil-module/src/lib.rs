@@ -1,1 +1,31 @@
-//! (crate under construction)
+//! The LLVM 3.7 module model that DXIL is made of, and its bitcode reader and writer.
+//!
+//! Everything lives in flat arenas indexed by typed `u32` ids ([`entity`]); instruction operands
+//! are packed 4-byte [`Value`]s, and variable-length operand lists are ranges into per-body pools.
+//! There are no pointer graphs: a module is plain data that is cheap to build, walk and drop.
+//!
+//! The model keeps what the bitcode says (including raw linkage numbers, alignment fields and
+//! attribute groups) so that the writer can reproduce DXC's bytes, and so that the text printer can
+//! reproduce DXC's listing.
+#![forbid(unsafe_code)]
+
+pub mod constants;
+pub mod entity;
+pub mod inst;
+pub mod metadata;
+pub mod module;
+pub mod types;
+pub mod value;
+
+pub use constants::{ConstData, ConstKey, Constant, Constants};
+pub use entity::{AttrListId, BlockId, ConstId, FuncId, GlobalId, InstId, MdId, PoolRange, TypeId};
+pub use inst::{
+    BinOp, CastOp, DebugLoc, InstData, InstKind, Ordering, Predicate, RmwOp, SyncScope,
+};
+pub use metadata::{MdData, MdKind, Metadata, NamedMd};
+pub use module::{
+    Attachment, AttrGroup, Attribute, BlockData, Body, Function, GlobalVar, LocalName, Module,
+    FUNCTION_SLOT,
+};
+pub use types::{TypeData, Types};
+pub use value::{Value, ValueRef};

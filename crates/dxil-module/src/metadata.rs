@@ -1,0 +1,113 @@
+//! Metadata: strings, values, nodes, named metadata and kinds, as LLVM 3.7 stores them.
+
+use crate::entity::{MdId, PoolRange, TypeId};
+use crate::value::Value;
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum MdData {
+    /// `!"..."`: bytes in [`Metadata::bytes`].
+    String(PoolRange),
+    /// A constant, global or function wrapped as metadata (`i32 4`, `void ()* @main`).
+    Value { ty: TypeId, value: Value },
+    /// `!{...}` / `distinct !{...}`: operands in [`Metadata::operands`], each `0` for null or
+    /// metadata id + 1.
+    Node { distinct: bool, operands: PoolRange },
+    /// Any other metadata record (debug info, locations): the record code and its raw operands
+    /// in [`Metadata::raw`]. Kept so that files with such records still read and round-trip.
+    Other { code: u32, operands: PoolRange },
+}
+
+/// `!name = !{!1, !2}`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct NamedMd {
+    pub name: String,
+    pub operands: Vec<MdId>,
+}
+
+/// A metadata kind (`!dx.precise`), with the id this file gives it.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct MdKind {
+    pub id: u32,
+    pub name: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Metadata {
+    pub items: Vec<MdData>,
+    pub bytes: Vec<u8>,
+    pub operands: Vec<u32>,
+    pub raw: Vec<u64>,
+    pub named: Vec<NamedMd>,
+    pub kinds: Vec<MdKind>,
+}
+
+impl Metadata {
+    pub fn get(&self, m: MdId) -> Option<&MdData> {
+        self.items.get(m.index())
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn push(&mut self, d: MdData) -> MdId {
+        let id = MdId(self.items.len() as u32);
+        self.items.push(d);
+        id
+    }
+
+    pub fn push_string(&mut self, s: &[u8]) -> MdId {
+        let r = PoolRange::push(&mut self.bytes, s);
+        self.push(MdData::String(r))
+    }
+
+    pub fn push_node(&mut self, distinct: bool, ops: &[Option<MdId>]) -> MdId {
+        let start = self.operands.len() as u32;
+        self.operands
+            .extend(ops.iter().map(|o| o.map_or(0, |m| m.0 + 1)));
+        self.push(MdData::Node {
+            distinct,
+            operands: PoolRange {
+                start,
+                len: ops.len() as u32,
+            },
+        })
+    }
+
+    /// The bytes of a string item.
+    pub fn string(&self, m: MdId) -> Option<&[u8]> {
+        match self.get(m)? {
+            MdData::String(r) => Some(r.get(&self.bytes)),
+            _ => None,
+        }
+    }
+
+    /// The operands of a node (`None` = null operand); empty for anything else.
+    pub fn node_operands(&self, m: MdId) -> impl ExactSizeIterator<Item = Option<MdId>> + '_ {
+        let ops: &[u32] = match self.get(m) {
+            Some(MdData::Node { operands, .. }) => operands.get(&self.operands),
+            _ => &[],
+        };
+        ops.iter()
+            .map(|&o| if o == 0 { None } else { Some(MdId(o - 1)) })
+    }
+
+    pub fn named(&self, name: &str) -> Option<&NamedMd> {
+        self.named.iter().find(|n| n.name == name)
+    }
+
+    pub fn kind_name(&self, id: u32) -> Option<&str> {
+        self.kinds
+            .iter()
+            .find(|k| k.id == id)
+            .map(|k| k.name.as_str())
+    }
+
+    pub fn kind_id(&self, name: &str) -> Option<u32> {
+        self.kinds.iter().find(|k| k.name == name).map(|k| k.id)
+    }
+}
