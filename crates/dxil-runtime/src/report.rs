@@ -1,0 +1,190 @@
+//! What a run takes besides the case, and what it gives back.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ash::vk;
+
+use crate::expect::Mismatch;
+use crate::reflect::ReflectError;
+
+/// A SPIR-V module and the entry point to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShaderModule {
+    pub words: Vec<u32>,
+    /// The GLCompute entry point's name; empty picks the module's only compute entry point.
+    pub entry: String,
+}
+
+impl ShaderModule {
+    /// A module from the bytes of a `.spv` file (either byte order).
+    pub fn from_bytes(bytes: &[u8], entry: impl Into<String>) -> Result<ShaderModule, RunError> {
+        if bytes.len() % 4 != 0 || bytes.len() < 20 {
+            return Err(RunError::BadSpirv(format!(
+                "{} bytes is not a whole SPIR-V module (a multiple of 4, at least 20)",
+                bytes.len()
+            )));
+        }
+        let little: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let words = match little.first() {
+            Some(&spirv::MAGIC_NUMBER) => little,
+            Some(&m) if m.swap_bytes() == spirv::MAGIC_NUMBER => {
+                little.into_iter().map(u32::swap_bytes).collect()
+            }
+            _ => {
+                return Err(RunError::BadSpirv(
+                    "the SPIR-V magic number is missing".into(),
+                ));
+            }
+        };
+        Ok(ShaderModule {
+            words,
+            entry: entry.into(),
+        })
+    }
+}
+
+/// Settings of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    /// How long a dispatch may take before the run is abandoned (default 10 s).
+    pub timeout: Duration,
+    /// Where to write every resource's final bytes (`<bind>[_space<s>].bin`, or `<memory>.bin`).
+    pub dump_dir: Option<PathBuf>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            timeout: Duration::from_secs(10),
+            dump_dir: None,
+        }
+    }
+}
+
+/// The final contents of one resource.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Output {
+    /// `u0`, `t1 (space 2)` or a memory name.
+    pub name: String,
+    /// The dump file name without `.bin`.
+    pub file_stem: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Time spent in a run's phases.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timings {
+    /// Reflection, resource and pipeline creation.
+    pub setup: Duration,
+    /// From submit to the fence signalling.
+    pub execute: Duration,
+    /// Read-back, comparison, dumps and teardown.
+    pub finish: Duration,
+}
+
+/// The outcome of a run that got as far as comparing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunReport {
+    pub device: String,
+    /// Every resource of the case, in declaration order.
+    pub outputs: Vec<Output>,
+    /// One entry per failing expectation, in case order.
+    pub mismatches: Vec<Mismatch>,
+    pub timings: Timings,
+}
+
+impl RunReport {
+    /// Whether every expectation held.
+    pub fn passed(&self) -> bool {
+        self.mismatches.is_empty()
+    }
+
+    /// The process exit status the case format prescribes: 0 when every expectation holds, 1
+    /// otherwise.
+    pub fn exit_code(&self) -> i32 {
+        if self.passed() { 0 } else { 1 }
+    }
+
+    /// The output of a resource by its display name (`u0`).
+    pub fn output(&self, name: &str) -> Option<&Output> {
+        self.outputs.iter().find(|o| o.name == name)
+    }
+}
+
+/// Why a case could not be run (exit status 2).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("cannot load the Vulkan loader: {0}")]
+    NoLoader(String),
+    #[error("no Vulkan device found")]
+    NoDevice,
+    #[error("no Vulkan device name contains `{wanted}` (devices: {available})")]
+    DeviceNotFound { wanted: String, available: String },
+    #[error("{call} failed: {result}")]
+    Vulkan {
+        call: &'static str,
+        result: vk::Result,
+    },
+    #[error("not supported: {0}")]
+    Unsupported(String),
+    #[error(transparent)]
+    Reflect(#[from] ReflectError),
+    #[error("invalid SPIR-V: {0}")]
+    BadSpirv(String),
+    #[error("the shader and the case do not match: {0}")]
+    Binding(String),
+    #[error("the dispatch did not finish within {seconds} s; the run was abandoned")]
+    Timeout { seconds: f64 },
+    #[error("an earlier dispatch timed out; this runtime's device can no longer be used")]
+    Poisoned,
+    #[error("cannot write {}: {source}", path.display())]
+    Dump {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl RunError {
+    /// The process exit status for a run that could not be carried out.
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spirv_bytes_in_either_order() {
+        let words = [spirv::MAGIC_NUMBER, 0x0001_0500, 0, 5, 0];
+        let le: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let be: Vec<u8> = words.iter().flat_map(|w| w.to_be_bytes()).collect();
+        assert_eq!(ShaderModule::from_bytes(&le, "main").unwrap().words, words);
+        assert_eq!(ShaderModule::from_bytes(&be, "main").unwrap().words, words);
+        assert!(matches!(
+            ShaderModule::from_bytes(&le[..18], ""),
+            Err(RunError::BadSpirv(_))
+        ));
+        assert!(matches!(
+            ShaderModule::from_bytes(&[0; 20], ""),
+            Err(RunError::BadSpirv(_))
+        ));
+    }
+
+    #[test]
+    fn exit_codes() {
+        let report = RunReport {
+            device: String::new(),
+            outputs: vec![],
+            mismatches: vec![],
+            timings: Timings::default(),
+        };
+        assert_eq!(report.exit_code(), 0);
+        assert_eq!(RunError::NoDevice.exit_code(), 2);
+    }
+}

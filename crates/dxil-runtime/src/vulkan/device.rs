@@ -1,0 +1,512 @@
+//! Instance and device creation: device choice, features and extensions.
+
+use std::ffi::CStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use ash::vk;
+
+use crate::report::RunError;
+
+/// What was found out about the chosen device and what was turned on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    pub name: String,
+    /// `discrete`, `integrated`, `virtual`, `cpu` or `other`.
+    pub device_type: &'static str,
+    pub vendor_id: u32,
+    /// Device API version (major, minor, patch).
+    pub api_version: (u32, u32, u32),
+    /// Driver name and info, as the driver reports them.
+    pub driver: String,
+    /// Features enabled at device creation, by their Vulkan field names.
+    pub enabled_features: Vec<&'static str>,
+    /// Device extensions enabled.
+    pub enabled_extensions: Vec<&'static str>,
+    /// Subgroup size and the subgroup operation classes compute shaders may use.
+    pub subgroup_size: u32,
+    pub subgroup_operations: Vec<&'static str>,
+    /// All device names the loader listed, in its order.
+    pub all_devices: Vec<String>,
+}
+
+impl DeviceInfo {
+    /// Whether a feature (by Vulkan field name, e.g. `robust_buffer_access2`) was enabled.
+    pub fn has_feature(&self, name: &str) -> bool {
+        self.enabled_features.contains(&name)
+    }
+}
+
+/// An instance, the chosen device and its compute queue.
+///
+/// One `Runtime` runs any number of cases, one at a time. After a dispatch has timed out the
+/// device may still be executing it, so the runtime then refuses further runs and, when dropped,
+/// leaks its Vulkan objects instead of destroying them (destroying a device that is still busy
+/// can block forever on a CPU implementation).
+pub struct Runtime {
+    // Keeps the loader library loaded for as long as the function pointers below are used.
+    _entry: ash::Entry,
+    pub(crate) instance: ash::Instance,
+    pub(crate) physical: vk::PhysicalDevice,
+    pub(crate) device: ash::Device,
+    /// Submissions need external synchronisation; runs on several threads take turns here.
+    pub(crate) queue: std::sync::Mutex<vk::Queue>,
+    pub(crate) queue_family: u32,
+    pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
+    pub(crate) limits: vk::PhysicalDeviceLimits,
+    pub(crate) poisoned: AtomicBool,
+    info: DeviceInfo,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("device", &self.info.name)
+            .field("poisoned", &self.poisoned.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> RunError {
+    move |result| RunError::Vulkan { call, result }
+}
+
+fn device_type_name(t: vk::PhysicalDeviceType) -> &'static str {
+    match t {
+        vk::PhysicalDeviceType::DISCRETE_GPU => "discrete",
+        vk::PhysicalDeviceType::INTEGRATED_GPU => "integrated",
+        vk::PhysicalDeviceType::VIRTUAL_GPU => "virtual",
+        vk::PhysicalDeviceType::CPU => "cpu",
+        _ => "other",
+    }
+}
+
+fn c_chars_to_string(chars: &[std::ffi::c_char]) -> String {
+    let bytes: Vec<u8> = chars
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| u8::from_ne_bytes(c.to_ne_bytes()))
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Turns on in `$enabled` each listed feature that `$supported` has, recording its name.
+macro_rules! enable {
+    ($names:ident, $supported:expr, $enabled:expr, [$($field:ident),* $(,)?]) => {
+        $(
+            if $supported.$field == vk::TRUE {
+                $enabled.$field = vk::TRUE;
+                $names.push(stringify!($field));
+            }
+        )*
+    };
+}
+
+/// Extensions turned on when the device has them.
+const OPTIONAL_EXTENSIONS: &[&CStr] = &[
+    ash::ext::robustness2::NAME,
+    ash::ext::mutable_descriptor_type::NAME,
+    ash::khr::push_descriptor::NAME,
+];
+
+impl Runtime {
+    /// Opens the Vulkan loader, picks a device and creates it with every feature a translated
+    /// shader may need that the device offers.
+    ///
+    /// `device`: pick the first device whose name contains this text; without it, the first
+    /// discrete GPU, else the first device.
+    pub fn new(device: Option<&str>) -> Result<Runtime, RunError> {
+        // SAFETY: loading the system Vulkan loader runs its library initialisers; the loader is
+        // the platform's and is trusted like libc. The Entry is kept alive in the Runtime.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| RunError::NoLoader(e.to_string()))?;
+
+        // SAFETY: plain query through a valid entry.
+        let loader_version = unsafe { entry.try_enumerate_instance_version() }
+            .map_err(vk_err("vkEnumerateInstanceVersion"))?
+            .unwrap_or(vk::API_VERSION_1_0);
+        if loader_version < vk::API_VERSION_1_2 {
+            return Err(RunError::Unsupported(format!(
+                "the Vulkan loader offers API {}.{}; Vulkan 1.2 is needed",
+                vk::api_version_major(loader_version),
+                vk::api_version_minor(loader_version)
+            )));
+        }
+        let api = loader_version.min(vk::API_VERSION_1_3);
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"dxil-runtime")
+            .engine_name(c"dxil-runtime")
+            .api_version(api);
+        let create = vk::InstanceCreateInfo::default().application_info(&app);
+        // SAFETY: the create info and everything it points to live across the call.
+        let instance =
+            unsafe { entry.create_instance(&create, None) }.map_err(vk_err("vkCreateInstance"))?;
+
+        match Self::with_instance(entry, instance, device) {
+            Ok(rt) => Ok(rt),
+            Err((instance, e)) => {
+                // SAFETY: nothing created from this instance is alive.
+                unsafe { instance.destroy_instance(None) };
+                Err(e)
+            }
+        }
+    }
+
+    fn with_instance(
+        entry: ash::Entry,
+        instance: ash::Instance,
+        wanted: Option<&str>,
+    ) -> Result<Runtime, (ash::Instance, RunError)> {
+        macro_rules! tri {
+            ($e:expr) => {
+                match $e {
+                    Ok(v) => v,
+                    Err(e) => return Err((instance, e)),
+                }
+            };
+        }
+
+        // SAFETY: valid instance; queries only.
+        let physicals = tri!(
+            unsafe { instance.enumerate_physical_devices() }
+                .map_err(vk_err("vkEnumeratePhysicalDevices"))
+        );
+        let props: Vec<vk::PhysicalDeviceProperties> = physicals
+            .iter()
+            // SAFETY: handles just returned by the instance.
+            .map(|&p| unsafe { instance.get_physical_device_properties(p) })
+            .collect();
+        let names: Vec<String> = props
+            .iter()
+            .map(|p| c_chars_to_string(&p.device_name))
+            .collect();
+        let chosen = match wanted {
+            Some(text) => names.iter().position(|n| n.contains(text)),
+            None => props
+                .iter()
+                .position(|p| p.device_type == vk::PhysicalDeviceType::DISCRETE_GPU)
+                .or((!props.is_empty()).then_some(0)),
+        };
+        let Some(index) = chosen else {
+            return Err((
+                instance,
+                match wanted {
+                    Some(text) if !names.is_empty() => RunError::DeviceNotFound {
+                        wanted: text.to_string(),
+                        available: names.join(", "),
+                    },
+                    _ => RunError::NoDevice,
+                },
+            ));
+        };
+        let (Some(&physical), Some(prop)) = (physicals.get(index), props.get(index)) else {
+            return Err((instance, RunError::NoDevice));
+        };
+        let name = names.get(index).cloned().unwrap_or_default();
+        if prop.api_version < vk::API_VERSION_1_2 {
+            return Err((
+                instance,
+                RunError::Unsupported(format!(
+                    "device `{name}` supports Vulkan {}.{}; 1.2 is needed",
+                    vk::api_version_major(prop.api_version),
+                    vk::api_version_minor(prop.api_version)
+                )),
+            ));
+        }
+        let has13 = prop.api_version >= vk::API_VERSION_1_3;
+
+        // SAFETY: valid physical device; query only.
+        let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+        let Some(queue_family) = families
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            .and_then(|i| u32::try_from(i).ok())
+        else {
+            return Err((
+                instance,
+                RunError::Unsupported(format!("device `{name}` has no compute queue")),
+            ));
+        };
+
+        // SAFETY: valid physical device; query only.
+        let available = tri!(
+            unsafe { instance.enumerate_device_extension_properties(physical) }
+                .map_err(vk_err("vkEnumerateDeviceExtensionProperties"))
+        );
+        let has_ext = |ext: &CStr| {
+            available
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(ext))
+        };
+        let extensions: Vec<&CStr> = OPTIONAL_EXTENSIONS
+            .iter()
+            .copied()
+            .filter(|e| has_ext(e))
+            .collect();
+        let has_robustness2 = has_ext(ash::ext::robustness2::NAME);
+        let has_mutable = has_ext(ash::ext::mutable_descriptor_type::NAME);
+
+        // What the device offers.
+        let mut s11 = vk::PhysicalDeviceVulkan11Features::default();
+        let mut s12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut s13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut srb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+        let mut smut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
+        let mut s2 = vk::PhysicalDeviceFeatures2::default()
+            .push_next(&mut s11)
+            .push_next(&mut s12);
+        if has13 {
+            s2 = s2.push_next(&mut s13);
+        }
+        if has_robustness2 {
+            s2 = s2.push_next(&mut srb2);
+        }
+        if has_mutable {
+            s2 = s2.push_next(&mut smut);
+        }
+        // SAFETY: the chain holds only structures for the device's API version and extensions
+        // it reports, all alive across the call.
+        unsafe { instance.get_physical_device_features2(physical, &mut s2) };
+        let s10 = s2.features;
+
+        // What we turn on.
+        let mut f: Vec<&'static str> = Vec::new();
+        let mut e10 = vk::PhysicalDeviceFeatures::default();
+        enable!(
+            f,
+            s10,
+            e10,
+            [
+                robust_buffer_access,
+                shader_int16,
+                shader_int64,
+                shader_float64,
+                shader_uniform_buffer_array_dynamic_indexing,
+                shader_storage_buffer_array_dynamic_indexing,
+                shader_sampled_image_array_dynamic_indexing,
+                shader_storage_image_array_dynamic_indexing,
+                shader_storage_image_extended_formats,
+                shader_storage_image_read_without_format,
+                shader_storage_image_write_without_format,
+                shader_image_gather_extended,
+            ]
+        );
+        let mut e11 = vk::PhysicalDeviceVulkan11Features::default();
+        enable!(
+            f,
+            s11,
+            e11,
+            [
+                storage_buffer16_bit_access,
+                uniform_and_storage_buffer16_bit_access,
+                storage_push_constant16,
+                variable_pointers_storage_buffer,
+                variable_pointers,
+            ]
+        );
+        let mut e12 = vk::PhysicalDeviceVulkan12Features::default();
+        enable!(
+            f,
+            s12,
+            e12,
+            [
+                storage_buffer8_bit_access,
+                uniform_and_storage_buffer8_bit_access,
+                storage_push_constant8,
+                shader_buffer_int64_atomics,
+                shader_shared_int64_atomics,
+                shader_float16,
+                shader_int8,
+                descriptor_indexing,
+                shader_uniform_texel_buffer_array_dynamic_indexing,
+                shader_storage_texel_buffer_array_dynamic_indexing,
+                shader_uniform_buffer_array_non_uniform_indexing,
+                shader_sampled_image_array_non_uniform_indexing,
+                shader_storage_buffer_array_non_uniform_indexing,
+                shader_storage_image_array_non_uniform_indexing,
+                shader_uniform_texel_buffer_array_non_uniform_indexing,
+                shader_storage_texel_buffer_array_non_uniform_indexing,
+                descriptor_binding_uniform_buffer_update_after_bind,
+                descriptor_binding_sampled_image_update_after_bind,
+                descriptor_binding_storage_image_update_after_bind,
+                descriptor_binding_storage_buffer_update_after_bind,
+                descriptor_binding_uniform_texel_buffer_update_after_bind,
+                descriptor_binding_storage_texel_buffer_update_after_bind,
+                descriptor_binding_update_unused_while_pending,
+                descriptor_binding_partially_bound,
+                descriptor_binding_variable_descriptor_count,
+                runtime_descriptor_array,
+                scalar_block_layout,
+                uniform_buffer_standard_layout,
+                shader_subgroup_extended_types,
+                vulkan_memory_model,
+                vulkan_memory_model_device_scope,
+                vulkan_memory_model_availability_visibility_chains,
+                timeline_semaphore,
+            ]
+        );
+        let mut e13 = vk::PhysicalDeviceVulkan13Features::default();
+        if has13 {
+            enable!(
+                f,
+                s13,
+                e13,
+                [
+                    robust_image_access,
+                    inline_uniform_block,
+                    descriptor_binding_inline_uniform_block_update_after_bind,
+                    shader_demote_to_helper_invocation,
+                    shader_terminate_invocation,
+                    subgroup_size_control,
+                    compute_full_subgroups,
+                    shader_zero_initialize_workgroup_memory,
+                    shader_integer_dot_product,
+                    maintenance4,
+                ]
+            );
+        }
+        let mut erb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+        if has_robustness2 && e10.robust_buffer_access == vk::TRUE {
+            // robustBufferAccess2 requires robustBufferAccess on.
+            enable!(
+                f,
+                srb2,
+                erb2,
+                [robust_buffer_access2, robust_image_access2, null_descriptor]
+            );
+        } else if has_robustness2 {
+            enable!(f, srb2, erb2, [null_descriptor]);
+        }
+        let mut emut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
+        if has_mutable {
+            enable!(f, smut, emut, [mutable_descriptor_type]);
+        }
+
+        let priorities = [1.0f32];
+        let queue_info = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(queue_family)
+            .queue_priorities(&priorities)];
+        let ext_ptrs: Vec<*const std::ffi::c_char> =
+            extensions.iter().map(|e| e.as_ptr()).collect();
+        let mut e2 = vk::PhysicalDeviceFeatures2::default()
+            .features(e10)
+            .push_next(&mut e11)
+            .push_next(&mut e12);
+        if has13 {
+            e2 = e2.push_next(&mut e13);
+        }
+        if has_robustness2 {
+            e2 = e2.push_next(&mut erb2);
+        }
+        if has_mutable {
+            e2 = e2.push_next(&mut emut);
+        }
+        let create = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queue_info)
+            .enabled_extension_names(&ext_ptrs)
+            .push_next(&mut e2);
+        // SAFETY: every feature enabled was reported supported, every extension was listed,
+        // the chain only holds structures matching them, and all of it lives across the call.
+        let device = tri!(
+            unsafe { instance.create_device(physical, &create, None) }
+                .map_err(vk_err("vkCreateDevice"))
+        );
+        // SAFETY: the family was requested with one queue at device creation.
+        let queue = unsafe { device.get_device_queue(queue_family, 0) };
+
+        let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
+        let mut driver = vk::PhysicalDeviceDriverProperties::default();
+        let mut p2 = vk::PhysicalDeviceProperties2::default()
+            .push_next(&mut sub)
+            .push_next(&mut driver);
+        // SAFETY: core 1.1/1.2 structures on a 1.2+ device, alive across the call.
+        unsafe { instance.get_physical_device_properties2(physical, &mut p2) };
+        // SAFETY: valid physical device; query only.
+        let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
+
+        let mut subgroup_operations = Vec::new();
+        if sub.supported_stages.contains(vk::ShaderStageFlags::COMPUTE) {
+            for (bit, label) in [
+                (vk::SubgroupFeatureFlags::BASIC, "basic"),
+                (vk::SubgroupFeatureFlags::VOTE, "vote"),
+                (vk::SubgroupFeatureFlags::ARITHMETIC, "arithmetic"),
+                (vk::SubgroupFeatureFlags::BALLOT, "ballot"),
+                (vk::SubgroupFeatureFlags::SHUFFLE, "shuffle"),
+                (
+                    vk::SubgroupFeatureFlags::SHUFFLE_RELATIVE,
+                    "shuffle_relative",
+                ),
+                (vk::SubgroupFeatureFlags::CLUSTERED, "clustered"),
+                (vk::SubgroupFeatureFlags::QUAD, "quad"),
+            ] {
+                if sub.supported_operations.contains(bit) {
+                    subgroup_operations.push(label);
+                }
+            }
+        }
+        let driver_text = format!(
+            "{} {}",
+            c_chars_to_string(&driver.driver_name),
+            c_chars_to_string(&driver.driver_info)
+        )
+        .trim()
+        .to_string();
+
+        let info = DeviceInfo {
+            name,
+            device_type: device_type_name(prop.device_type),
+            vendor_id: prop.vendor_id,
+            api_version: (
+                vk::api_version_major(prop.api_version),
+                vk::api_version_minor(prop.api_version),
+                vk::api_version_patch(prop.api_version),
+            ),
+            driver: driver_text,
+            enabled_features: f,
+            enabled_extensions: extensions.iter().filter_map(|e| e.to_str().ok()).collect(),
+            subgroup_size: sub.subgroup_size,
+            subgroup_operations,
+            all_devices: names,
+        };
+        Ok(Runtime {
+            _entry: entry,
+            instance,
+            physical,
+            device,
+            queue: std::sync::Mutex::new(queue),
+            queue_family,
+            memory,
+            limits: prop.limits,
+            poisoned: AtomicBool::new(false),
+            info,
+        })
+    }
+
+    /// The chosen device and what was enabled on it.
+    pub fn device_info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// Whether an earlier dispatch timed out, leaving the device unusable for this runtime.
+    pub fn is_poisoned(&self) -> bool {
+        self.poisoned.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn poison(&self) {
+        self.poisoned.store(true, Ordering::Release);
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if self.is_poisoned() {
+            // A timed-out dispatch may still be running: waiting for it or destroying the device
+            // under it could block forever, so the device and instance are leaked on purpose.
+            return;
+        }
+        // SAFETY: every run waits for its own work and destroys its objects before returning,
+        // so the device is idle and nothing created from it is alive; the instance outlives it.
+        unsafe {
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
