@@ -1,0 +1,945 @@
+//! The pull reader: a cursor over blocks, abbreviation definitions and records.
+
+use crate::abbrev::{AbbrevOp, AbbrevStore, Scope, decode_char6, encoding, validate_abbrev};
+use crate::bits::BitCursor;
+use crate::error::{Error, ErrorKind, Result};
+use crate::limits;
+
+/// Block id of BLOCKINFO, the block that registers abbreviations for other block ids.
+pub const BLOCKINFO_BLOCK_ID: u32 = 0;
+
+/// The built-in abbreviation ids every block has.
+pub mod builtin_abbrev {
+    /// Ends the current block; followed by 32-bit alignment.
+    pub const END_BLOCK: u32 = 0;
+    /// Starts a nested block: `vbr8 id, vbr4 abbrev width, align32, u32 length in words`.
+    pub const ENTER_SUBBLOCK: u32 = 1;
+    /// Defines an abbreviation local to the current block (or, inside BLOCKINFO, for the
+    /// block id selected by SETBID).
+    pub const DEFINE_ABBREV: u32 = 2;
+    /// A record with every field `vbr6`: code, operand count, operands.
+    pub const UNABBREV_RECORD: u32 = 3;
+    /// The first id of an application-defined abbreviation.
+    pub const FIRST_APPLICATION_ABBREV: u32 = 4;
+}
+use builtin_abbrev::*;
+
+/// Record codes with a meaning inside BLOCKINFO.
+pub mod blockinfo_code {
+    /// `[block id]`: following DEFINE_ABBREVs register abbreviations for that block id.
+    pub const SETBID: u32 = 1;
+    /// `[name chars...]`: names the selected block id.
+    pub const BLOCKNAME: u32 = 2;
+    /// `[code, name chars...]`: names a record code of the selected block id.
+    pub const SETRECORDNAME: u32 = 3;
+}
+
+/// The abbreviation-id width at the top level of a stream.
+pub const TOP_LEVEL_ABBREV_WIDTH: u32 = 2;
+
+/// `'B' 'C' 0xC0 0xDE`: LLVM IR bitcode.
+pub const BITCODE_MAGIC: [u8; 4] = [0x42, 0x43, 0xC0, 0xDE];
+
+/// Magic of the optional wrapper header (`0x0B17C0DE`, little-endian, then version, offset,
+/// size and cpu type as `u32`s).
+pub const WRAPPER_MAGIC: u32 = 0x0B17_C0DE;
+
+/// What [`BitstreamReader::next`] found. Every `bit_offset` is absolute and points at the
+/// entry's abbreviation id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entry {
+    /// A nested block's header has been read. Call [`BitstreamReader::enter_block`] to read its
+    /// contents or [`BitstreamReader::skip_block`] to jump over it; calling `next` again skips it.
+    SubBlock {
+        block_id: u32,
+        abbrev_width: u32,
+        /// The block's length word: the number of 32-bit words after it, up to and including
+        /// the END_BLOCK padding. Checked against the data on the header and on END_BLOCK.
+        length_words: u32,
+        bit_offset: u64,
+    },
+    /// A record's abbreviation id has been read. Call [`BitstreamReader::read_record`] to decode
+    /// it or [`BitstreamReader::skip_record`]; calling `next` again skips it.
+    Record { abbrev_id: u32, bit_offset: u64 },
+    /// An abbreviation was defined and registered. `blockinfo_target` is `None` for a definition
+    /// local to the current block (look it up with [`BitstreamReader::abbrev`]) and the selected
+    /// block id for a definition inside BLOCKINFO (see [`BitstreamReader::blockinfo_abbrev`]).
+    /// `abbrev_id` is the id it has in blocks of that id.
+    DefineAbbrev {
+        abbrev_id: u32,
+        blockinfo_target: Option<u32>,
+        bit_offset: u64,
+    },
+    /// The current block ended (after its realignment); the reader is back in its parent.
+    EndBlock { block_id: u32, bit_offset: u64 },
+    /// At the top level, where only blocks may appear, the rest of the stream is not a block.
+    /// DXC's reader rejects any such bits ("Unused bits in buffer"); `all_zero` tells zero
+    /// padding from other junk. The next call returns [`Entry::EndOfStream`].
+    TrailingData {
+        bit_offset: u64,
+        byte_len: u64,
+        all_zero: bool,
+    },
+    /// The data ended at the top level, after a complete block.
+    EndOfStream,
+}
+
+/// A decoded record. Operands (without the code) are in the caller's vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
+    pub code: u32,
+    /// [`builtin_abbrev::UNABBREV_RECORD`] or an application abbreviation id.
+    pub abbrev_id: u32,
+    /// Absolute bit offset of the record's abbreviation id.
+    pub bit_offset: u64,
+    /// The blob operand, for abbreviations that end in `Blob`.
+    pub blob: Option<Blob<'a>>,
+}
+
+/// A blob operand: bytes borrowed from the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Blob<'a> {
+    /// Absolute byte offset of the first blob byte.
+    pub byte_offset: u64,
+    pub bytes: &'a [u8],
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PendingBlock {
+    block_id: u32,
+    abbrev_width: u32,
+    start: u64,
+    end: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Pending {
+    None,
+    Record { abbrev_id: u32, start: u64 },
+    Block(PendingBlock),
+}
+
+#[derive(Debug, Clone)]
+struct Frame {
+    block_id: u32,
+    abbrev_width: u32,
+    /// Relative bit position where the block must end (after END_BLOCK's alignment).
+    end: u64,
+    scope: Scope,
+    /// Inside BLOCKINFO: the block id SETBID selected and its list in the store.
+    blockinfo_target: Option<(u32, usize)>,
+}
+
+/// A pull reader over one LLVM bitstream.
+///
+/// ```
+/// use dxil_bitstream::{BitstreamReader, BitstreamWriter, Entry};
+///
+/// let mut w = BitstreamWriter::new();
+/// w.enter_subblock(8, 3)?;
+/// w.emit_record_unabbrev(1, &[2])?;
+/// w.exit_block()?;
+/// let bytes = w.finish()?;
+///
+/// let mut r = BitstreamReader::new(&bytes, 0)?;
+/// let mut ops = Vec::new();
+/// loop {
+///     match r.next()? {
+///         Entry::SubBlock { .. } => r.enter_block()?,
+///         Entry::Record { .. } => {
+///             let rec = r.read_record(&mut ops)?;
+///             assert_eq!((rec.code, ops.as_slice()), (1, &[2u64][..]));
+///         }
+///         Entry::EndOfStream => break,
+///         _ => {}
+///     }
+/// }
+/// # Ok::<(), dxil_bitstream::Error>(())
+/// ```
+///
+/// After any error the reader is stopped: further calls return an error of kind
+/// [`ErrorKind::Usage`].
+#[derive(Debug, Clone)]
+pub struct BitstreamReader<'a> {
+    cur: BitCursor<'a>,
+    frames: Vec<Frame>,
+    store: AbbrevStore,
+    pending: Pending,
+    scratch: Vec<u64>,
+    failed: bool,
+}
+
+/// Removes the optional wrapper header; returns the bitcode and its absolute byte offset.
+fn strip_wrapper(bytes: &[u8], base_offset: u64) -> Result<(&[u8], u64)> {
+    let word = |i: usize| {
+        bytes
+            .get(i * 4..i * 4 + 4)
+            .and_then(|s| s.first_chunk::<4>())
+            .map(|w| u32::from_le_bytes(*w))
+    };
+    if word(0) != Some(WRAPPER_MAGIC) {
+        return Ok((bytes, base_offset));
+    }
+    let (Some(offset), Some(size)) = (word(2), word(3)) else {
+        return Err(Error::new(
+            ErrorKind::Truncated,
+            base_offset.saturating_mul(8),
+            format!(
+                "wrapper header needs 20 bytes but only {} are present",
+                bytes.len()
+            ),
+        ));
+    };
+    let (offset, size) = (offset as usize, size as usize);
+    match offset
+        .checked_add(size)
+        .and_then(|end| bytes.get(offset..end))
+    {
+        Some(inner) => Ok((inner, base_offset.saturating_add(offset as u64))),
+        None => Err(Error::new(
+            ErrorKind::Truncated,
+            base_offset.saturating_mul(8),
+            format!(
+                "wrapper header places {size} bytes of bitcode at offset {offset}, past the end of the {} input bytes",
+                bytes.len()
+            ),
+        )),
+    }
+}
+
+impl<'a> BitstreamReader<'a> {
+    /// Starts reading `bytes`, which must begin with `BC 0xC0DE` or with the wrapper header.
+    /// `base_offset` is the byte offset of `bytes` in the enclosing file; every position this
+    /// reader reports adds it.
+    pub fn new(bytes: &'a [u8], base_offset: u64) -> Result<Self> {
+        let (bytes, base) = strip_wrapper(bytes, base_offset)?;
+        let base_bit = base.saturating_mul(8);
+        match bytes.first_chunk::<4>() {
+            None => {
+                return Err(Error::new(
+                    ErrorKind::Truncated,
+                    base_bit,
+                    format!(
+                        "bitcode magic needs 4 bytes but only {} are present",
+                        bytes.len()
+                    ),
+                ));
+            }
+            Some(m) if *m != BITCODE_MAGIC => {
+                return Err(Error::new(
+                    ErrorKind::Malformed,
+                    base_bit,
+                    format!("not LLVM bitcode: magic is {m:02X?}, expected [42, 43, C0, DE]"),
+                ));
+            }
+            Some(_) => {}
+        }
+        if bytes.len() % 4 != 0 {
+            return Err(Error::new(
+                ErrorKind::Malformed,
+                base_bit,
+                format!("bitcode size {} is not a multiple of 4 bytes", bytes.len()),
+            ));
+        }
+        let mut cur = BitCursor::new(bytes, base_bit);
+        cur.seek(32);
+        Ok(BitstreamReader {
+            cur,
+            frames: Vec::new(),
+            store: AbbrevStore::default(),
+            pending: Pending::None,
+            scratch: Vec::new(),
+            failed: false,
+        })
+    }
+
+    /// Absolute bit position of the next unread bit.
+    pub fn bit_position(&self) -> u64 {
+        self.cur.abs(self.cur.pos())
+    }
+
+    /// Absolute byte offset of the bitcode magic (after the wrapper header, if any).
+    pub fn bitcode_byte_offset(&self) -> u64 {
+        self.cur.abs(0) / 8
+    }
+
+    /// The bitcode bytes this reader reads, from the magic on.
+    pub fn bitcode(&self) -> &'a [u8] {
+        self.cur.data()
+    }
+
+    /// Id of the innermost open block, `None` at the top level.
+    pub fn block_id(&self) -> Option<u32> {
+        self.frames.last().map(|f| f.block_id)
+    }
+
+    /// Number of open blocks (0 at the top level).
+    pub fn depth(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Ids of the open blocks, outermost first.
+    pub fn block_stack(&self) -> impl Iterator<Item = u32> + '_ {
+        self.frames.iter().map(|f| f.block_id)
+    }
+
+    /// Abbreviation-id width of the innermost open block (2 at the top level).
+    pub fn abbrev_width(&self) -> u32 {
+        self.frames
+            .last()
+            .map_or(TOP_LEVEL_ABBREV_WIDTH, |f| f.abbrev_width)
+    }
+
+    /// Number of application abbreviations usable in the current block.
+    pub fn abbrev_count(&self) -> usize {
+        self.frames.last().map_or(0, |f| self.store.count(&f.scope))
+    }
+
+    /// Operands of application abbreviation `abbrev_id` in the current block.
+    pub fn abbrev(&self, abbrev_id: u32) -> Option<&[AbbrevOp]> {
+        let frame = self.frames.last()?;
+        let index = abbrev_id.checked_sub(FIRST_APPLICATION_ABBREV)?;
+        self.store.get(&frame.scope, index as usize)
+    }
+
+    /// Operands of the abbreviation that BLOCKINFO registered as `abbrev_id` for `block_id`.
+    pub fn blockinfo_abbrev(&self, block_id: u32, abbrev_id: u32) -> Option<&[AbbrevOp]> {
+        let index = abbrev_id.checked_sub(FIRST_APPLICATION_ABBREV)?;
+        self.store.blockinfo_get(block_id, index as usize)
+    }
+
+    #[cold]
+    fn usage(&self, message: &str) -> Error {
+        Error::new(ErrorKind::Usage, self.bit_position(), message)
+    }
+
+    /// Marks the reader stopped and adds the block context.
+    #[cold]
+    fn fail(&mut self, e: Error) -> Error {
+        self.failed = true;
+        e.in_block(self.block_id())
+    }
+
+    fn check_live(&self) -> Result<()> {
+        if self.failed {
+            return Err(self.usage("the reader stopped at an earlier error"));
+        }
+        Ok(())
+    }
+
+    /// Reads the next entry. A record or block returned by the previous call and neither read
+    /// nor entered is skipped first.
+    pub fn next(&mut self) -> Result<Entry> {
+        self.check_live()?;
+        match self.next_inner() {
+            Ok(e) => Ok(e),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    /// Enters the block whose [`Entry::SubBlock`] was just returned.
+    pub fn enter_block(&mut self) -> Result<()> {
+        self.check_live()?;
+        let Pending::Block(h) = self.pending else {
+            return Err(self.usage("enter_block called without a pending sub-block"));
+        };
+        self.pending = Pending::None;
+        self.push_frame(h).map_err(|e| self.fail(e))
+    }
+
+    /// Skips the block whose [`Entry::SubBlock`] was just returned, using its length word.
+    /// A BLOCKINFO block is read instead, so that its abbreviations still apply.
+    pub fn skip_block(&mut self) -> Result<()> {
+        self.check_live()?;
+        let Pending::Block(h) = self.pending else {
+            return Err(self.usage("skip_block called without a pending sub-block"));
+        };
+        self.pending = Pending::None;
+        self.skip_pending_block(h).map_err(|e| self.fail(e))
+    }
+
+    /// Decodes the record whose [`Entry::Record`] was just returned into `ops` (cleared first).
+    /// `Char6` and array elements come out as plain operands; a blob is returned as a slice.
+    pub fn read_record(&mut self, ops: &mut Vec<u64>) -> Result<Record<'a>> {
+        self.check_live()?;
+        let Pending::Record { abbrev_id, start } = self.pending else {
+            return Err(self.usage("read_record called without a pending record"));
+        };
+        self.pending = Pending::None;
+        ops.clear();
+        match self.read_record_body(abbrev_id, start, ops) {
+            Ok((code, blob)) => Ok(Record {
+                code,
+                abbrev_id,
+                bit_offset: self.cur.abs(start),
+                blob,
+            }),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    /// Skips the record whose [`Entry::Record`] was just returned.
+    pub fn skip_record(&mut self) -> Result<()> {
+        self.check_live()?;
+        let Pending::Record { abbrev_id, start } = self.pending else {
+            return Err(self.usage("skip_record called without a pending record"));
+        };
+        self.pending = Pending::None;
+        self.skip_record_body(abbrev_id, start)
+            .map_err(|e| self.fail(e))
+    }
+
+    fn next_inner(&mut self) -> Result<Entry> {
+        match std::mem::replace(&mut self.pending, Pending::None) {
+            Pending::None => {}
+            Pending::Record { abbrev_id, start } => self.skip_record_body(abbrev_id, start)?,
+            Pending::Block(h) => self.skip_pending_block(h)?,
+        }
+        let Some(frame) = self.frames.last() else {
+            return self.next_top_level();
+        };
+        let start = self.cur.pos();
+        if self.cur.remaining() == 0 {
+            return Err(Error::new(
+                ErrorKind::Truncated,
+                self.cur.abs(start),
+                format!("the data ends inside block {}", frame.block_id),
+            ));
+        }
+        // Widths are at most 32, so the id fits.
+        let id = self.cur.read_fixed(frame.abbrev_width)? as u32;
+        match id {
+            END_BLOCK => self.end_block(start),
+            ENTER_SUBBLOCK => self.read_block_header(start),
+            DEFINE_ABBREV => self.define_abbrev(start),
+            UNABBREV_RECORD => {
+                self.pending = Pending::Record {
+                    abbrev_id: id,
+                    start,
+                };
+                Ok(Entry::Record {
+                    abbrev_id: id,
+                    bit_offset: self.cur.abs(start),
+                })
+            }
+            _ => {
+                let count = self.store.count(&frame.scope);
+                if (id - FIRST_APPLICATION_ABBREV) as usize >= count {
+                    return Err(self.cur.malformed(
+                        start,
+                        format!(
+                            "abbreviation id {id} is not defined (block {} has ids 4..{})",
+                            frame.block_id,
+                            count + 4
+                        ),
+                    ));
+                }
+                self.pending = Pending::Record {
+                    abbrev_id: id,
+                    start,
+                };
+                Ok(Entry::Record {
+                    abbrev_id: id,
+                    bit_offset: self.cur.abs(start),
+                })
+            }
+        }
+    }
+
+    fn next_top_level(&mut self) -> Result<Entry> {
+        let start = self.cur.pos();
+        if self.cur.remaining() == 0 {
+            return Ok(Entry::EndOfStream);
+        }
+        if self.cur.read_fixed(TOP_LEVEL_ABBREV_WIDTH)? == u64::from(ENTER_SUBBLOCK) {
+            return self.read_block_header(start);
+        }
+        // The top level is always 32-bit aligned here, so the rest is whole bytes.
+        let rest = self.cur.data().get((start / 8) as usize..).unwrap_or(&[]);
+        self.cur.seek(self.cur.end());
+        Ok(Entry::TrailingData {
+            bit_offset: self.cur.abs(start),
+            byte_len: rest.len() as u64,
+            all_zero: rest.iter().all(|&b| b == 0),
+        })
+    }
+
+    fn read_block_header(&mut self, start: u64) -> Result<Entry> {
+        let block_id = self.cur.read_vbr_u32(8, "block id")?;
+        let width_pos = self.cur.pos();
+        let abbrev_width = self.cur.read_vbr_u32(4, "abbreviation width")?;
+        if abbrev_width == 0 || abbrev_width > 32 {
+            return Err(self.cur.malformed(
+                width_pos,
+                format!(
+                    "block {block_id} declares abbreviation width {abbrev_width}; must be 1..=32"
+                ),
+            ));
+        }
+        self.cur.align32()?;
+        let length_words = self.cur.read_fixed(32)? as u32;
+        let end = self.cur.pos() + u64::from(length_words) * 32;
+        if end > self.cur.end() {
+            return Err(Error::new(
+                ErrorKind::Truncated,
+                self.cur.abs(self.cur.pos() - 32),
+                format!(
+                    "block {block_id} declares {length_words} words but only {} remain",
+                    self.cur.remaining() / 32
+                ),
+            ));
+        }
+        self.pending = Pending::Block(PendingBlock {
+            block_id,
+            abbrev_width,
+            start,
+            end,
+        });
+        Ok(Entry::SubBlock {
+            block_id,
+            abbrev_width,
+            length_words,
+            bit_offset: self.cur.abs(start),
+        })
+    }
+
+    fn push_frame(&mut self, h: PendingBlock) -> Result<()> {
+        if self.frames.len() >= limits::MAX_NESTING_DEPTH {
+            return Err(Error::new(
+                ErrorKind::LimitExceeded,
+                self.cur.abs(h.start),
+                format!(
+                    "block {} would nest deeper than {} blocks",
+                    h.block_id,
+                    limits::MAX_NESTING_DEPTH
+                ),
+            ));
+        }
+        let scope = self.store.open_scope(h.block_id);
+        self.frames.push(Frame {
+            block_id: h.block_id,
+            abbrev_width: h.abbrev_width,
+            end: h.end,
+            scope,
+            blockinfo_target: None,
+        });
+        Ok(())
+    }
+
+    fn skip_pending_block(&mut self, h: PendingBlock) -> Result<()> {
+        if h.block_id == BLOCKINFO_BLOCK_ID {
+            return self.drain_blockinfo(h);
+        }
+        self.cur.seek(h.end);
+        Ok(())
+    }
+
+    /// Reads a BLOCKINFO block to its end for its side effects. Iterative: nested BLOCKINFO
+    /// blocks are entered, other nested blocks jumped over.
+    fn drain_blockinfo(&mut self, h: PendingBlock) -> Result<()> {
+        let base = self.frames.len();
+        self.push_frame(h)?;
+        while self.frames.len() > base {
+            if let Entry::SubBlock { block_id, .. } = self.next_inner()? {
+                let Pending::Block(inner) = std::mem::replace(&mut self.pending, Pending::None)
+                else {
+                    return Err(self.usage("internal: sub-block without pending header"));
+                };
+                if block_id == BLOCKINFO_BLOCK_ID {
+                    self.push_frame(inner)?;
+                } else {
+                    self.cur.seek(inner.end);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn end_block(&mut self, start: u64) -> Result<Entry> {
+        self.cur.align32()?;
+        let (block_id, end) = match self.frames.last() {
+            Some(f) => (f.block_id, f.end),
+            None => return Err(self.usage("internal: END_BLOCK at the top level")),
+        };
+        if self.cur.pos() != end {
+            return Err(self.cur.malformed(
+                start,
+                format!(
+                    "block {block_id} ends at byte {:#x} but its length word says byte {:#x}",
+                    self.cur.abs(self.cur.pos()) / 8,
+                    self.cur.abs(end) / 8
+                ),
+            ));
+        }
+        if let Some(frame) = self.frames.pop() {
+            self.store.close_scope(&frame.scope);
+        }
+        Ok(Entry::EndBlock {
+            block_id,
+            bit_offset: self.cur.abs(start),
+        })
+    }
+
+    fn define_abbrev(&mut self, start: u64) -> Result<Entry> {
+        let Some(frame) = self.frames.last() else {
+            return Err(self.usage("internal: DEFINE_ABBREV at the top level"));
+        };
+        let target = if frame.block_id == BLOCKINFO_BLOCK_ID {
+            match frame.blockinfo_target {
+                Some(t) => Some(t),
+                None => {
+                    return Err(self
+                        .cur
+                        .malformed(start, "DEFINE_ABBREV in BLOCKINFO before any SETBID"));
+                }
+            }
+        } else {
+            None
+        };
+        let count = match target {
+            Some((_, list)) => self.store.blockinfo_list_len(list),
+            None => self.store.count(&frame.scope),
+        };
+        if count >= limits::MAX_ABBREVS_PER_BLOCK {
+            return Err(Error::new(
+                ErrorKind::LimitExceeded,
+                self.cur.abs(start),
+                format!(
+                    "more than {} abbreviations in one block",
+                    limits::MAX_ABBREVS_PER_BLOCK
+                ),
+            ));
+        }
+        let scope = frame.scope;
+        let in_blockinfo = target.is_some();
+        let ops_start = self.store.ops_for(in_blockinfo).len();
+        let parsed = read_abbrev_definition(&mut self.cur, self.store.ops_for(in_blockinfo));
+        let checked = parsed.and_then(|()| {
+            let ops = self
+                .store
+                .ops_for(in_blockinfo)
+                .get(ops_start..)
+                .unwrap_or(&[]);
+            validate_abbrev(ops).map_err(|m| self.cur.malformed(start, m))
+        });
+        if let Err(e) = checked {
+            self.store.abandon(in_blockinfo, ops_start);
+            return Err(e);
+        }
+        let index = match target {
+            Some((_, list)) => self.store.commit_blockinfo(list, ops_start),
+            None => self.store.commit_local(&scope, ops_start),
+        };
+        Ok(Entry::DefineAbbrev {
+            abbrev_id: FIRST_APPLICATION_ABBREV + index as u32,
+            blockinfo_target: target.map(|(id, _)| id),
+            bit_offset: self.cur.abs(start),
+        })
+    }
+
+    fn read_record_body(
+        &mut self,
+        abbrev_id: u32,
+        start: u64,
+        ops: &mut Vec<u64>,
+    ) -> Result<(u32, Option<Blob<'a>>)> {
+        let Some(frame) = self.frames.last() else {
+            return Err(self.usage("internal: record at the top level"));
+        };
+        let (code, blob) = if abbrev_id == UNABBREV_RECORD {
+            (read_unabbreviated(&mut self.cur, ops)?, None)
+        } else {
+            let abbrev = self
+                .store
+                .get(
+                    &frame.scope,
+                    (abbrev_id - FIRST_APPLICATION_ABBREV) as usize,
+                )
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorKind::Usage,
+                        self.cur.abs(start),
+                        "internal: abbreviation vanished",
+                    )
+                })?;
+            read_abbreviated(&mut self.cur, abbrev, ops)?
+        };
+        if frame.block_id == BLOCKINFO_BLOCK_ID {
+            self.blockinfo_record(code, ops, start)?;
+        }
+        Ok((code, blob))
+    }
+
+    fn skip_record_body(&mut self, abbrev_id: u32, start: u64) -> Result<()> {
+        let Some(frame) = self.frames.last() else {
+            return Err(self.usage("internal: record at the top level"));
+        };
+        if frame.block_id == BLOCKINFO_BLOCK_ID {
+            // BLOCKINFO records have side effects; decode them even when skipped.
+            let mut ops = std::mem::take(&mut self.scratch);
+            ops.clear();
+            let r = self.read_record_body(abbrev_id, start, &mut ops);
+            self.scratch = ops;
+            return r.map(|_| ());
+        }
+        if abbrev_id == UNABBREV_RECORD {
+            let cur = &mut self.cur;
+            cur.read_vbr_u32(6, "record code")?;
+            let n = cur.read_vbr_u32(6, "operand count")?;
+            check_count(cur, n, 6, "unabbreviated record")?;
+            for _ in 0..n {
+                cur.read_vbr(6)?;
+            }
+            return Ok(());
+        }
+        let abbrev = self
+            .store
+            .get(
+                &frame.scope,
+                (abbrev_id - FIRST_APPLICATION_ABBREV) as usize,
+            )
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::Usage,
+                    self.cur.abs(start),
+                    "internal: abbreviation vanished",
+                )
+            })?;
+        skip_abbreviated(&mut self.cur, abbrev)
+    }
+
+    fn blockinfo_record(&mut self, code: u32, ops: &[u64], start: u64) -> Result<()> {
+        let at = self.cur.abs(start);
+        match code {
+            blockinfo_code::SETBID => {
+                let Some(&id) = ops.first() else {
+                    return Err(Error::new(
+                        ErrorKind::Malformed,
+                        at,
+                        "SETBID without a block id",
+                    ));
+                };
+                let Ok(id) = u32::try_from(id) else {
+                    return Err(Error::new(
+                        ErrorKind::Malformed,
+                        at,
+                        format!("SETBID block id {id} exceeds 32 bits"),
+                    ));
+                };
+                let list = self.store.blockinfo_list_for(id);
+                if let Some(frame) = self.frames.last_mut() {
+                    frame.blockinfo_target = Some((id, list));
+                }
+            }
+            blockinfo_code::BLOCKNAME | blockinfo_code::SETRECORDNAME => {
+                if self
+                    .frames
+                    .last()
+                    .and_then(|f| f.blockinfo_target)
+                    .is_none()
+                {
+                    return Err(Error::new(
+                        ErrorKind::Malformed,
+                        at,
+                        format!("BLOCKINFO record {code} before any SETBID"),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Fails unless `count` elements of at least `min_bits` each fit in the remaining data, so that
+/// no allocation or loop is sized by an unchecked count.
+#[inline]
+fn check_count(cur: &BitCursor<'_>, count: u32, min_bits: u64, what: &str) -> Result<()> {
+    let needed = u64::from(count) * min_bits;
+    if needed > cur.remaining() {
+        return Err(cur.truncated(needed, &format!("{what} with {count} elements")));
+    }
+    Ok(())
+}
+
+fn read_abbrev_definition(cur: &mut BitCursor<'_>, out: &mut Vec<AbbrevOp>) -> Result<()> {
+    let start = cur.pos();
+    let n = cur.read_vbr_u32(5, "abbreviation operand count")?;
+    if n as usize > limits::MAX_ABBREV_OPERANDS {
+        return Err(Error::new(
+            ErrorKind::LimitExceeded,
+            cur.abs(start),
+            format!(
+                "abbreviation with {n} operands (limit {})",
+                limits::MAX_ABBREV_OPERANDS
+            ),
+        ));
+    }
+    for _ in 0..n {
+        let op_pos = cur.pos();
+        if cur.read_fixed(1)? == 1 {
+            out.push(AbbrevOp::Literal(cur.read_vbr(8)?));
+            continue;
+        }
+        let op = match cur.read_fixed(3)? {
+            encoding::FIXED => {
+                let w = cur.read_vbr(5)?;
+                if w > 64 {
+                    return Err(cur.malformed(op_pos, format!("Fixed width {w} exceeds 64")));
+                }
+                AbbrevOp::Fixed(w as u32)
+            }
+            encoding::VBR => {
+                let w = cur.read_vbr(5)?;
+                if w == 1 || w > 32 {
+                    return Err(cur.malformed(op_pos, format!("VBR width {w} is not 0 or 2..=32")));
+                }
+                AbbrevOp::Vbr(w as u32)
+            }
+            encoding::ARRAY => AbbrevOp::Array,
+            encoding::CHAR6 => AbbrevOp::Char6,
+            encoding::BLOB => AbbrevOp::Blob,
+            e => {
+                return Err(cur.malformed(op_pos, format!("unknown abbreviation encoding {e}")));
+            }
+        };
+        out.push(op);
+    }
+    Ok(())
+}
+
+fn read_unabbreviated(cur: &mut BitCursor<'_>, ops: &mut Vec<u64>) -> Result<u32> {
+    let code = cur.read_vbr_u32(6, "record code")?;
+    let n = cur.read_vbr_u32(6, "operand count")?;
+    check_count(cur, n, 6, "unabbreviated record")?;
+    ops.reserve(n as usize);
+    for _ in 0..n {
+        ops.push(cur.read_vbr(6)?);
+    }
+    Ok(code)
+}
+
+#[inline(always)]
+fn read_scalar(cur: &mut BitCursor<'_>, op: AbbrevOp) -> Result<u64> {
+    match op {
+        AbbrevOp::Literal(v) => Ok(v),
+        AbbrevOp::Fixed(w) => cur.read_fixed(w),
+        AbbrevOp::Vbr(0) => Ok(0),
+        AbbrevOp::Vbr(w) => cur.read_vbr(w),
+        AbbrevOp::Char6 => Ok(u64::from(decode_char6(cur.read_fixed(6)?))),
+        AbbrevOp::Array | AbbrevOp::Blob => {
+            Err(cur.malformed(cur.pos(), "internal: aggregate operand read as a scalar"))
+        }
+    }
+}
+
+fn read_abbreviated<'a>(
+    cur: &mut BitCursor<'a>,
+    abbrev: &[AbbrevOp],
+    ops: &mut Vec<u64>,
+) -> Result<(u32, Option<Blob<'a>>)> {
+    let Some((&code_op, rest)) = abbrev.split_first() else {
+        return Err(cur.malformed(cur.pos(), "internal: empty abbreviation"));
+    };
+    let code_pos = cur.pos();
+    let code = read_scalar(cur, code_op)?;
+    let Ok(code) = u32::try_from(code) else {
+        return Err(cur.malformed(code_pos, format!("record code {code} exceeds 32 bits")));
+    };
+    let mut blob = None;
+    let mut it = rest.iter();
+    while let Some(&op) = it.next() {
+        match op {
+            AbbrevOp::Array => {
+                let elt = it.next().copied().unwrap_or(AbbrevOp::Array);
+                read_array(cur, elt, ops)?;
+            }
+            AbbrevOp::Blob => blob = Some(read_blob(cur)?),
+            _ => ops.push(read_scalar(cur, op)?),
+        }
+    }
+    Ok((code, blob))
+}
+
+fn read_array(cur: &mut BitCursor<'_>, elt: AbbrevOp, ops: &mut Vec<u64>) -> Result<()> {
+    let n = cur.read_vbr_u32(6, "array length")?;
+    let Some(min_bits) = elt.min_element_bits() else {
+        return Err(cur.malformed(cur.pos(), "internal: invalid array element"));
+    };
+    check_count(cur, n, min_bits, "array")?;
+    ops.reserve(n as usize);
+    match elt {
+        AbbrevOp::Fixed(w) => {
+            for _ in 0..n {
+                ops.push(cur.read_fixed(w)?);
+            }
+        }
+        AbbrevOp::Vbr(w) => {
+            for _ in 0..n {
+                ops.push(cur.read_vbr(w)?);
+            }
+        }
+        _ => {
+            for _ in 0..n {
+                ops.push(u64::from(decode_char6(cur.read_fixed(6)?)));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads a blob's length, alignment and bytes; returns the bytes and leaves the cursor after
+/// the tail padding.
+fn read_blob<'a>(cur: &mut BitCursor<'a>) -> Result<Blob<'a>> {
+    let len = cur.read_vbr_u32(6, "blob length")?;
+    cur.align32()?;
+    let padded_bits = u64::from(len).div_ceil(4) * 32;
+    if padded_bits > cur.remaining() {
+        return Err(cur.truncated(padded_bits, &format!("a blob of {len} bytes")));
+    }
+    let start = cur.pos();
+    let first = (start / 8) as usize;
+    let bytes = cur
+        .data()
+        .get(first..first + len as usize)
+        .ok_or_else(|| cur.truncated(padded_bits, "a blob"))?;
+    cur.seek(start + padded_bits);
+    Ok(Blob {
+        byte_offset: cur.abs(start) / 8,
+        bytes,
+    })
+}
+
+fn skip_abbreviated(cur: &mut BitCursor<'_>, abbrev: &[AbbrevOp]) -> Result<()> {
+    let mut it = abbrev.iter();
+    while let Some(&op) = it.next() {
+        match op {
+            AbbrevOp::Literal(_) | AbbrevOp::Vbr(0) => {}
+            AbbrevOp::Fixed(w) => cur.skip_bits(u64::from(w), "a fixed-width field")?,
+            AbbrevOp::Vbr(w) => {
+                cur.read_vbr(w)?;
+            }
+            AbbrevOp::Char6 => cur.skip_bits(6, "a Char6 field")?,
+            AbbrevOp::Array => {
+                let elt = it.next().copied().unwrap_or(AbbrevOp::Array);
+                let n = cur.read_vbr_u32(6, "array length")?;
+                let Some(min_bits) = elt.min_element_bits() else {
+                    return Err(cur.malformed(cur.pos(), "internal: invalid array element"));
+                };
+                check_count(cur, n, min_bits, "array")?;
+                if let AbbrevOp::Vbr(w) = elt {
+                    for _ in 0..n {
+                        cur.read_vbr(w)?;
+                    }
+                } else {
+                    // Fixed and Char6 elements have exactly `min_bits` bits.
+                    cur.skip_bits(u64::from(n) * min_bits, "array")?;
+                }
+            }
+            AbbrevOp::Blob => {
+                read_blob(cur)?;
+            }
+        }
+    }
+    Ok(())
+}
