@@ -1,0 +1,249 @@
+//! The container digest (DXC's `ComputeHashRetail`/`ComputeHashDebug`, a modified MD5) and the
+//! classification of a stored digest.
+//!
+//! The digest runs MD5's compression function over bytes `[20, ContainerSizeInBytes)` in 64-byte
+//! blocks, but finishes differently from RFC 1321: the byte count goes into the first and last
+//! dwords of the final block and the left-over bytes start at byte 4 of that block. When 56 or
+//! more bytes are left over they get a block of their own (with the usual `0x80` terminator) and
+//! the two length words go into one more block.
+
+use md5::Digest as _;
+use md5::block_api::compress;
+use serde::Serialize;
+
+/// Where the digest lives in the header, and where the hashed range starts.
+pub const DIGEST_OFFSET: usize = 4;
+/// First byte covered by the digest (the header's version field).
+pub const HASHED_RANGE_START: usize = 20;
+
+/// Digest DXC writes for pre-release shader models (`PreviewByPassHash`).
+pub const PREVIEW_DIGEST: [u8; 16] = [2; 16];
+/// Digest that asks newer runtimes to skip the check (INF-0004).
+pub const BYPASS_DIGEST: [u8; 16] = [1; 16];
+
+const MD5_INIT: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+
+/// The two length words of the final block, as functions of the byte count.
+#[derive(Clone, Copy)]
+enum Variant {
+    Retail,
+    Debug,
+}
+
+impl Variant {
+    fn length_words(self, byte_count: u32) -> (u32, u32) {
+        match self {
+            Variant::Retail => (byte_count << 3, (byte_count << 1) | 1),
+            Variant::Debug => ((byte_count << 4) | 0xf, (byte_count << 2) | 0x1000_0000),
+        }
+    }
+}
+
+fn modified_md5(data: &[u8], variant: Variant) -> [u8; 16] {
+    let mut state = MD5_INIT;
+    let (blocks, tail) = data.as_chunks::<64>();
+    compress(&mut state, blocks);
+    // The format's length field is 32 bits; DXC truncates the count the same way.
+    let (first, last) = variant.length_words(data.len() as u32);
+    let mut block = [0u8; 64];
+    if tail.len() >= 56 {
+        block[..tail.len()].copy_from_slice(tail);
+        block[tail.len()] = 0x80;
+        compress(&mut state, &[block]);
+        block = [0u8; 64];
+    } else {
+        block[4..4 + tail.len()].copy_from_slice(tail);
+        block[4 + tail.len()] = 0x80;
+    }
+    block[..4].copy_from_slice(&first.to_le_bytes());
+    block[60..].copy_from_slice(&last.to_le_bytes());
+    compress(&mut state, &[block]);
+    let mut out = [0u8; 16];
+    for (chunk, word) in out.chunks_exact_mut(4).zip(state) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    out
+}
+
+/// DXC's `ComputeHashRetail` over `data`: what the validator stores in a signed container.
+pub fn retail_hash(data: &[u8]) -> [u8; 16] {
+    modified_md5(data, Variant::Retail)
+}
+
+/// DXC's `ComputeHashDebug` over `data` (a debug validator build's digest).
+pub fn debug_hash(data: &[u8]) -> [u8; 16] {
+    modified_md5(data, Variant::Debug)
+}
+
+/// Plain RFC 1321 MD5, as used by the `HASH` part.
+pub fn md5(data: &[u8]) -> [u8; 16] {
+    md5::Md5::digest(data).into()
+}
+
+/// The bytes a container digest covers: `[20, declared size)`, clipped to the data present.
+pub fn hashed_range(container: &[u8]) -> &[u8] {
+    let declared = container
+        .get(24..28)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .unwrap_or(container.len());
+    let end = declared.min(container.len());
+    container.get(HASHED_RANGE_START..end).unwrap_or_default()
+}
+
+/// The retail digest of a whole container (computed over [`hashed_range`]).
+pub fn container_digest(container: &[u8]) -> [u8; 16] {
+    retail_hash(hashed_range(container))
+}
+
+/// What the digest stored in a container header says about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "status")]
+pub enum DigestStatus {
+    /// The stored digest equals the retail hash: signed by a validator (or an equivalent tool).
+    Signed,
+    /// The stored digest equals the debug-variant hash.
+    SignedDebug,
+    /// All zero: never signed (`-Vd`, Mesa before signing).
+    Unsigned,
+    /// Sixteen 0x01 bytes: the bypass sentinel.
+    Bypass,
+    /// Sixteen 0x02 bytes: the pre-release shader model sentinel.
+    Preview,
+    /// Anything else: the container was changed after signing, or signed over other bytes.
+    Wrong {
+        /// The retail digest of the bytes as they are.
+        expected: [u8; 16],
+    },
+}
+
+impl DigestStatus {
+    /// Classifies `stored` against the bytes it should cover.
+    pub fn classify(stored: [u8; 16], hashed: &[u8]) -> DigestStatus {
+        if stored == [0; 16] {
+            return DigestStatus::Unsigned;
+        }
+        if stored == BYPASS_DIGEST {
+            return DigestStatus::Bypass;
+        }
+        if stored == PREVIEW_DIGEST {
+            return DigestStatus::Preview;
+        }
+        let expected = retail_hash(hashed);
+        if stored == expected {
+            DigestStatus::Signed
+        } else if stored == debug_hash(hashed) {
+            DigestStatus::SignedDebug
+        } else {
+            DigestStatus::Wrong { expected }
+        }
+    }
+}
+
+/// Lower-case hex of a digest, the way DXC prints shader hashes.
+pub fn hex(digest: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(digest.len() * 2);
+    for b in digest {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A direct transcription of the format's final-block rule, built byte by byte, to check the
+    /// block-slicing version above on every tail length.
+    fn reference(data: &[u8]) -> [u8; 16] {
+        let n = data.len() as u32;
+        let mut padded = Vec::new();
+        let full = data.len() / 64 * 64;
+        padded.extend_from_slice(&data[..full]);
+        let tail = &data[full..];
+        if tail.len() >= 56 {
+            padded.extend_from_slice(tail);
+            padded.push(0x80);
+            padded.resize(full + 64, 0);
+            padded.extend_from_slice(&(n << 3).to_le_bytes());
+            padded.resize(full + 124, 0);
+            padded.extend_from_slice(&((n << 1) | 1).to_le_bytes());
+        } else {
+            padded.extend_from_slice(&(n << 3).to_le_bytes());
+            padded.extend_from_slice(tail);
+            padded.push(0x80);
+            padded.resize(full + 60, 0);
+            padded.extend_from_slice(&((n << 1) | 1).to_le_bytes());
+        }
+        assert_eq!(padded.len() % 64, 0);
+        let mut state = MD5_INIT;
+        let (blocks, rest) = padded.as_chunks::<64>();
+        assert!(rest.is_empty());
+        compress(&mut state, blocks);
+        let mut out = [0u8; 16];
+        for (c, w) in out.chunks_exact_mut(4).zip(state) {
+            c.copy_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+
+    #[test]
+    fn matches_reference_for_every_tail_length() {
+        let data: Vec<u8> = (0..300u32).map(|i| (i * 7 + 3) as u8).collect();
+        for len in 0..data.len() {
+            assert_eq!(
+                retail_hash(&data[..len]),
+                reference(&data[..len]),
+                "len {len}"
+            );
+        }
+    }
+
+    #[test]
+    fn plain_md5_is_rfc1321() {
+        assert_eq!(hex(&md5(b"")), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(hex(&md5(b"abc")), "900150983cd24fb0d6963f7d28e17f72");
+    }
+
+    #[test]
+    fn retail_differs_from_plain_and_debug() {
+        let data = b"dxil container bytes";
+        assert_ne!(retail_hash(data), md5(data));
+        assert_ne!(retail_hash(data), debug_hash(data));
+    }
+
+    #[test]
+    fn classification() {
+        let data = b"0123456789abcdef0123";
+        assert_eq!(
+            DigestStatus::classify([0; 16], data),
+            DigestStatus::Unsigned
+        );
+        assert_eq!(DigestStatus::classify([1; 16], data), DigestStatus::Bypass);
+        assert_eq!(DigestStatus::classify([2; 16], data), DigestStatus::Preview);
+        assert_eq!(
+            DigestStatus::classify(retail_hash(data), data),
+            DigestStatus::Signed
+        );
+        assert_eq!(
+            DigestStatus::classify(debug_hash(data), data),
+            DigestStatus::SignedDebug
+        );
+        assert_eq!(
+            DigestStatus::classify([9; 16], data),
+            DigestStatus::Wrong {
+                expected: retail_hash(data)
+            }
+        );
+    }
+
+    #[test]
+    fn hashed_range_clips() {
+        let mut c = vec![0u8; 40];
+        c[24..28].copy_from_slice(&32u32.to_le_bytes());
+        assert_eq!(hashed_range(&c).len(), 12);
+        c[24..28].copy_from_slice(&1000u32.to_le_bytes());
+        assert_eq!(hashed_range(&c).len(), 20);
+        assert!(hashed_range(&c[..10]).is_empty());
+    }
+}
