@@ -891,4 +891,231 @@ mod tests {
         assert_eq!(count(FnAttr::NoReturn), 2);
         assert_eq!(count(FnAttr::ArgMemOnly), 1);
     }
+
+    /// Checks the table against DXC's own disassembly of the shared corpus: every
+    /// `dx.op` call's class, overload suffix and trailing comment, and the attribute
+    /// group of every `dx.op` declaration.
+    mod corpus {
+        use super::super::*;
+        use std::collections::{BTreeMap, BTreeSet, HashMap};
+        use std::path::{Path, PathBuf};
+
+        fn corpus_dir() -> Option<PathBuf> {
+            let dir = match std::env::var_os("DXIL_CORPUS") {
+                Some(dir) => PathBuf::from(dir),
+                None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+            };
+            if dir.is_dir() {
+                return Some(dir);
+            }
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "DXIL corpus not found at {} (set DXIL_CORPUS)",
+                dir.display()
+            );
+            eprintln!(
+                "SKIPPED: DXIL corpus not found at {} (set DXIL_CORPUS)",
+                dir.display()
+            );
+            None
+        }
+
+        fn listings(root: &Path) -> Vec<PathBuf> {
+            let mut files = Vec::new();
+            let mut pending = vec![root.to_path_buf()];
+            while let Some(dir) = pending.pop() {
+                for entry in std::fs::read_dir(&dir).unwrap() {
+                    let path = entry.unwrap().path();
+                    if path.is_dir() {
+                        pending.push(path);
+                    } else if path.extension().is_some_and(|e| e == "ll") {
+                        files.push(path);
+                    }
+                }
+            }
+            files.sort();
+            files
+        }
+
+        /// Declarations that DXC changed since the prebuilt containers were compiled.
+        const OLDER_DXC_ATTRIBUTES: &[(&str, &str)] = &[("waveGetLaneIndex", "nounwind readnone")];
+
+        struct Call<'a> {
+            callee: &'a str,
+            /// `None` when the opcode operand is not an integer constant.
+            opcode: Option<u32>,
+            props: Option<[u32; 2]>,
+            comment: Option<&'a str>,
+        }
+
+        fn parse_call(line: &str) -> Option<Call<'_>> {
+            let at = line.find("@dx.op.")?;
+            if !line[..at].contains("call ") {
+                return None;
+            }
+            let rest = &line[at + 1..];
+            let open = rest.find('(')?;
+            let callee = &rest[..open];
+            let args = &rest[open + 1..];
+            let opcode = args.strip_prefix("i32 ").and_then(|a| {
+                let end = a.find([',', ')'])?;
+                // The IR prints the constant signed; DXC reads it zero-extended.
+                a[..end].parse::<i32>().ok().map(|v| v as u32)
+            });
+            let props = args
+                .find("%dx.types.ResourceProperties ")
+                .and_then(|i| parse_props(&args[i + "%dx.types.ResourceProperties ".len()..]));
+            let comment = line.find("  ; ").map(|i| &line[i + 4..]);
+            Some(Call {
+                callee,
+                opcode,
+                props,
+                comment,
+            })
+        }
+
+        fn parse_props(text: &str) -> Option<[u32; 2]> {
+            if text.starts_with("zeroinitializer") {
+                return Some([0, 0]);
+            }
+            let body = text.strip_prefix("{ i32 ")?;
+            let (a, rest) = body.split_once(", i32 ")?;
+            let (b, _) = rest.split_once(" }")?;
+            Some([a.parse::<i32>().ok()? as u32, b.parse::<i32>().ok()? as u32])
+        }
+
+        /// `declare ... @dx.op.name(...) #N` gives `(name, N)`.
+        fn parse_declare(line: &str) -> Option<(&str, &str)> {
+            let rest = line.strip_prefix("declare ")?;
+            let at = rest.find("@dx.op.")?;
+            let name = &rest[at + 1..at + 1 + rest[at + 1..].find('(')?];
+            let group = rest.rsplit_once(" #")?.1;
+            Some((name, group))
+        }
+
+        #[test]
+        fn corpus_calls_and_declarations_match_table() {
+            let Some(root) = corpus_dir() else { return };
+            let files = listings(&root);
+            assert!(!files.is_empty(), "no .ll files under {}", root.display());
+
+            let mut failures: Vec<String> = Vec::new();
+            let mut covered: BTreeSet<u32> = BTreeSet::new();
+            let mut calls = 0usize;
+            let mut declarations = 0usize;
+            let mut old_dxc_attrs: BTreeMap<(String, String), usize> = BTreeMap::new();
+            let class_attr: HashMap<&str, FnAttr> =
+                CORE_OPS.iter().map(|i| (i.class, i.attr)).collect();
+
+            for path in &files {
+                let text = std::fs::read_to_string(path).unwrap();
+                let where_ = path
+                    .strip_prefix(&root)
+                    .unwrap_or(path)
+                    .display()
+                    .to_string();
+                let mut groups: HashMap<&str, &str> = HashMap::new();
+                let mut declared: Vec<(&str, &str)> = Vec::new();
+                for line in text.lines() {
+                    if let Some(rest) = line.strip_prefix("attributes #") {
+                        if let Some((n, body)) = rest.split_once(" = { ") {
+                            groups.insert(n, body.trim_end_matches(" }"));
+                        }
+                    } else if let Some(decl) = parse_declare(line) {
+                        declared.push(decl);
+                    } else if let Some(call) = parse_call(line) {
+                        calls += 1;
+                        check_call(&call, &where_, &mut covered, &mut failures);
+                    }
+                }
+                for (name, group) in declared {
+                    declarations += 1;
+                    let Some((class, _)) = split_function_name(name) else {
+                        continue;
+                    };
+                    let Some(attr) = class_attr.get(class) else {
+                        failures.push(format!("{where_}: declared class {class} not in table"));
+                        continue;
+                    };
+                    let got = groups.get(group).copied().unwrap_or("<missing group>");
+                    if got == attr.llvm_attributes() {
+                        continue;
+                    }
+                    // Containers built by an older DXC keep that compiler's attributes.
+                    if where_.starts_with("vkd3d-proton-prebuilt")
+                        && OLDER_DXC_ATTRIBUTES.contains(&(class, got))
+                    {
+                        *old_dxc_attrs
+                            .entry((class.to_string(), got.to_string()))
+                            .or_default() += 1;
+                    } else {
+                        failures.push(format!(
+                            "{where_}: {name} has {{ {got} }}, table says {{ {} }}",
+                            attr.llvm_attributes()
+                        ));
+                    }
+                }
+            }
+            println!(
+                "corpus: {} listings, {calls} dx.op calls, {declarations} declarations, {} distinct opcodes",
+                files.len(),
+                covered.len()
+            );
+            for ((class, got), n) in &old_dxc_attrs {
+                println!("older DXC (prebuilt): {class} declared {{ {got} }} in {n} listings");
+            }
+            assert!(calls > 0, "no dx.op calls found");
+            assert!(
+                failures.is_empty(),
+                "{} mismatches, first ones:\n{}",
+                failures.len(),
+                failures[..failures.len().min(20)].join("\n")
+            );
+        }
+
+        fn check_call(
+            call: &Call<'_>,
+            where_: &str,
+            covered: &mut BTreeSet<u32>,
+            failures: &mut Vec<String>,
+        ) {
+            let Some(opcode) = call.opcode else {
+                if let Some(comment) = call.comment {
+                    failures.push(format!(
+                        "{where_}: non-constant opcode yet comment `{comment}`"
+                    ));
+                }
+                return;
+            };
+            let mut expected = String::new();
+            let props = if opcode == OpCode::AnnotateHandle.as_u32() {
+                call.props
+            } else {
+                None
+            };
+            write_call_comment(&mut expected, opcode, props).unwrap();
+            if call.comment != Some(expected.as_str()) {
+                failures.push(format!(
+                    "{where_}: opcode {opcode}: comment {:?}, expected {expected:?}",
+                    call.comment
+                ));
+            }
+            let Some(op) = OpCode::from_u32(opcode) else {
+                failures.push(format!("{where_}: opcode {opcode} not in core table"));
+                return;
+            };
+            covered.insert(opcode);
+            match split_function_name(call.callee) {
+                Some((class, suffix)) => {
+                    if class != op.class() {
+                        failures.push(format!("{where_}: {op} called through {}", call.callee));
+                    }
+                    if !op.info().allows_overload_suffix(suffix) {
+                        failures.push(format!("{where_}: {op} overload `{suffix}` not allowed"));
+                    }
+                }
+                None => failures.push(format!("{where_}: callee {} is not dx.op", call.callee)),
+            }
+        }
+    }
 }
