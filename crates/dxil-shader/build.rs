@@ -1,7 +1,7 @@
-//! Generates the DXIL operation tables from `data/dxil-ops.txt`.
-//!
-//! The data file is the source of truth; this script only checks it strictly and
-//! turns it into Rust. Any malformed line stops the build with `file:line: message`.
+// Generates the DXIL operation tables from `data/dxil-ops.txt`.
+//
+// The data file is the source of truth; this script only checks it strictly and
+// turns it into Rust. Any malformed line stops the build with `file:line: message`.
 
 use std::collections::HashSet;
 use std::env;
@@ -45,7 +45,7 @@ enum Section {
     Experimental,
 }
 
-struct Op {
+pub(crate) struct Op {
     id: u32,
     name: String,
     class: String,
@@ -88,7 +88,7 @@ fn run() -> Result<(), String> {
     fs::write(&out, code).map_err(|e| format!("{}: {e}", out.display()))
 }
 
-fn parse(text: &str) -> Result<(Vec<Op>, Vec<Op>), String> {
+pub(crate) fn parse(text: &str) -> Result<(Vec<Op>, Vec<Op>), String> {
     let mut section = None;
     let mut core = Vec::new();
     let mut experimental = Vec::new();

@@ -1118,4 +1118,77 @@ mod tests {
             }
         }
     }
+
+    /// The build script's parser, compiled again so its error paths can be tested.
+    #[allow(dead_code)]
+    mod build_script {
+        include!(concat!(env!("CARGO_MANIFEST_DIR"), "/build.rs"));
+    }
+
+    mod data_file {
+        use super::build_script::parse;
+
+        const HEADER: &str = "# comment\n\n[core]\n";
+
+        fn error_of(body: &str) -> String {
+            match parse(&format!("{HEADER}{body}")) {
+                Ok(_) => panic!("accepted malformed data:\n{body}"),
+                Err(e) => e,
+            }
+        }
+
+        #[test]
+        fn shipped_table_parses() {
+            let text = include_str!("../data/dxil-ops.txt");
+            let (core, experimental) = parse(text).unwrap();
+            assert_eq!(core.len(), 312);
+            assert_eq!(experimental.len(), 33);
+        }
+
+        #[test]
+        fn malformed_lines_name_their_line() {
+            let good = "0 readonly 1.0 6.0 tempRegLoad f16,f32 * - TempRegLoad(index)\n";
+            assert!(parse(&format!("{HEADER}{good}")).is_ok());
+            let cases = [
+                (
+                    "0 readonly 1.0 6.0 tempRegLoad f16 * - TempRegLoad(index) extra",
+                    "expected 9 fields",
+                ),
+                ("0 readsome 1.0 6.0 a - * - A()", "unknown attribute"),
+                ("1 none 1.0 6.0 a - * - A()", "id 1 out of order"),
+                ("0 none 1.x 6.0 a - * - A()", "MAJOR.MINOR"),
+                ("0 none 1.3 6.2 a - * - A()", "does not fit DXIL"),
+                ("0 none 1.0 6.0 a.b - * - A()", "not an identifier"),
+                ("0 none 1.0 6.0 a f17 * - A()", "unknown type `f17`"),
+                ("0 none 1.0 6.0 a f32,f32 * - A()", "listed twice"),
+                ("0 none 1.0 6.0 a udt,f32 * - A()", "udt/obj"),
+                ("0 none 1.0 6.0 a vf32/vf32/vf32 * - A()", "at most 2"),
+                (
+                    "0 none 1.0 6.0 a - ps,ps - A()",
+                    "stages: `ps` listed twice",
+                ),
+                ("0 none 1.0 6.0 a - px - A()", "stages: unknown entry"),
+                ("0 none 1.0 6.0 a - * fast A()", "flags: unknown entry"),
+                ("0 none 1.0 6.0 a - * - A(x", "does not end with"),
+                ("0 none 1.0 6.0 a - * - A(x,x)", "repeats"),
+                ("0 none 1.0 6.0 reserved - * - R(x)", "reserved slot"),
+            ];
+            for (line, needle) in cases {
+                let err = error_of(&format!("{line}\n"));
+                assert!(err.contains(":4: "), "{err}");
+                assert!(err.contains(needle), "{line}: {err}");
+            }
+            let err = error_of(&format!("{good}1 none 1.0 6.0 b - * - TempRegLoad()\n"));
+            assert!(err.contains(":5: name TempRegLoad already used"), "{err}");
+            let err = parse("0 none 1.0 6.0 a - * - A()\n").err().unwrap();
+            assert!(
+                err.contains(":1: operation line before any [section]"),
+                "{err}"
+            );
+            let err = parse("[core]\n[core]\n").err().unwrap();
+            assert!(err.contains(":2: section [core] appears twice"), "{err}");
+            let err = parse("[extra]\n").err().unwrap();
+            assert!(err.contains(":1: unknown section"), "{err}");
+        }
+    }
 }
