@@ -438,6 +438,10 @@ impl DxOp {
 }
 
 /// What DXC's disassembler writes between a `dx.op` call and its comment text.
+///
+/// LLVM prints the comment after the instruction's metadata attachments
+/// (`..., !dx.precise !13  ; LegacyF16ToF32(value)`). With debug locations, DXC
+/// first writes ` ; line:L col:C` (one space), then this prefix and the comment.
 pub const CALL_COMMENT_PREFIX: &str = "  ; ";
 
 /// DXC's comment text for a call of `op`; same as [`OpCode::call_comment`].
