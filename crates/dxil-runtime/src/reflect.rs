@@ -344,10 +344,10 @@ pub fn reflect(words: &[u32], entry: &str) -> Result<Reflection, ReflectError> {
                             _ => return Err(unsupported("malformed OpTypeImage".into())),
                         };
                         let sampled = lit(ty.operands.get(5)).unwrap_or(0);
-                        if let Some(Operand::ImageFormat(f)) = ty.operands.get(6) {
-                            if *f != spirv::ImageFormat::Unknown {
-                                image_format = Some(*f);
-                            }
+                        if let Some(Operand::ImageFormat(f)) = ty.operands.get(6)
+                            && *f != spirv::ImageFormat::Unknown
+                        {
+                            image_format = Some(*f);
                         }
                         match (dim, sampled) {
                             (spirv::Dim::DimBuffer, 2) => DescriptorKind::StorageTexelBuffer,

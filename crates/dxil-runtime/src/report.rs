@@ -19,7 +19,7 @@ pub struct ShaderModule {
 impl ShaderModule {
     /// A module from the bytes of a `.spv` file (either byte order).
     pub fn from_bytes(bytes: &[u8], entry: impl Into<String>) -> Result<ShaderModule, RunError> {
-        if bytes.len() % 4 != 0 || bytes.len() < 20 {
+        if !bytes.len().is_multiple_of(4) || bytes.len() < 20 {
             return Err(RunError::BadSpirv(format!(
                 "{} bytes is not a whole SPIR-V module (a multiple of 4, at least 20)",
                 bytes.len()

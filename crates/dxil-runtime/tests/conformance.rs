@@ -4,6 +4,9 @@
 //! Needs `../shared/conformance` beside the repository and a Vulkan device: without either the
 //! tests are skipped with a message, unless `CI` is set, where they fail.
 
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

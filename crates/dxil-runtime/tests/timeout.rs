@@ -2,6 +2,9 @@
 //! process must still be able to exit afterwards. Kept in its own test binary because the spinning
 //! shader keeps a CPU device's worker busy until the process exits.
 
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::time::{Duration, Instant};
 
 use dxil_runtime::{Case, RunError, RunOptions, Runtime, ShaderModule};

@@ -124,7 +124,7 @@ pub(super) fn parse_case(text: &str, file: &Path) -> Result<Case> {
         .parse()
         .map_err(|e: toml::de::Error| CaseError::Syntax {
             file: file.to_path_buf(),
-            message: e.to_string().trim_end().replace('\n', " | "),
+            message: syntax_message(text, &e),
         })?;
     let v2 = top.contains_key("root_signature");
     p.check_keys(&top, "", if v2 { TOP_V2 } else { TOP_V1 })?;
@@ -1182,14 +1182,24 @@ impl Parser<'_> {
 }
 
 fn check_stride(p: &Parser<'_>, stride: u32, at: &str) -> Result<()> {
-    // D3D12 structured strides are multiples of 4 up to 2048 bytes.
-    if stride == 0 || stride % 4 != 0 || stride > 2048 {
-        return Err(p.invalid(
-            at,
-            format!("stride {stride} is not a multiple of 4 in 4..=2048"),
-        ));
+    // D3D12 caps structure strides at 2048 bytes; with 16-bit types they need not be a multiple
+    // of 4 (`StructuredBuffer<half>` has stride 2).
+    if stride == 0 || stride > 2048 {
+        return Err(p.invalid(at, format!("stride {stride} is not in 1..=2048")));
     }
     Ok(())
+}
+
+/// `line L, column C: message`, from the error's byte span.
+fn syntax_message(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim_end().replace('\n', "; ");
+    let Some(start) = e.span().map(|s| s.start) else {
+        return message.to_string();
+    };
+    let before = text.get(..start).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!("line {line}, column {column}: {message}")
 }
 
 /// Plain decimal digits only (no sign, no `_`, no prefix), within u32.

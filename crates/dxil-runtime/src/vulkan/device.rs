@@ -140,344 +140,25 @@ impl Runtime {
         let instance =
             unsafe { entry.create_instance(&create, None) }.map_err(vk_err("vkCreateInstance"))?;
 
-        match Self::with_instance(entry, instance, device) {
-            Ok(rt) => Ok(rt),
-            Err((instance, e)) => {
+        match open_device(&instance, device) {
+            Ok(opened) => Ok(Runtime {
+                _entry: entry,
+                instance,
+                physical: opened.physical,
+                device: opened.device,
+                queue: std::sync::Mutex::new(opened.queue),
+                queue_family: opened.queue_family,
+                memory: opened.memory,
+                limits: opened.limits,
+                poisoned: AtomicBool::new(false),
+                info: opened.info,
+            }),
+            Err(e) => {
                 // SAFETY: nothing created from this instance is alive.
                 unsafe { instance.destroy_instance(None) };
                 Err(e)
             }
         }
-    }
-
-    fn with_instance(
-        entry: ash::Entry,
-        instance: ash::Instance,
-        wanted: Option<&str>,
-    ) -> Result<Runtime, (ash::Instance, RunError)> {
-        macro_rules! tri {
-            ($e:expr) => {
-                match $e {
-                    Ok(v) => v,
-                    Err(e) => return Err((instance, e)),
-                }
-            };
-        }
-
-        // SAFETY: valid instance; queries only.
-        let physicals = tri!(
-            unsafe { instance.enumerate_physical_devices() }
-                .map_err(vk_err("vkEnumeratePhysicalDevices"))
-        );
-        let props: Vec<vk::PhysicalDeviceProperties> = physicals
-            .iter()
-            // SAFETY: handles just returned by the instance.
-            .map(|&p| unsafe { instance.get_physical_device_properties(p) })
-            .collect();
-        let names: Vec<String> = props
-            .iter()
-            .map(|p| c_chars_to_string(&p.device_name))
-            .collect();
-        let chosen = match wanted {
-            Some(text) => names.iter().position(|n| n.contains(text)),
-            None => props
-                .iter()
-                .position(|p| p.device_type == vk::PhysicalDeviceType::DISCRETE_GPU)
-                .or((!props.is_empty()).then_some(0)),
-        };
-        let Some(index) = chosen else {
-            return Err((
-                instance,
-                match wanted {
-                    Some(text) if !names.is_empty() => RunError::DeviceNotFound {
-                        wanted: text.to_string(),
-                        available: names.join(", "),
-                    },
-                    _ => RunError::NoDevice,
-                },
-            ));
-        };
-        let (Some(&physical), Some(prop)) = (physicals.get(index), props.get(index)) else {
-            return Err((instance, RunError::NoDevice));
-        };
-        let name = names.get(index).cloned().unwrap_or_default();
-        if prop.api_version < vk::API_VERSION_1_2 {
-            return Err((
-                instance,
-                RunError::Unsupported(format!(
-                    "device `{name}` supports Vulkan {}.{}; 1.2 is needed",
-                    vk::api_version_major(prop.api_version),
-                    vk::api_version_minor(prop.api_version)
-                )),
-            ));
-        }
-        let has13 = prop.api_version >= vk::API_VERSION_1_3;
-
-        // SAFETY: valid physical device; query only.
-        let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
-        let Some(queue_family) = families
-            .iter()
-            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-            .and_then(|i| u32::try_from(i).ok())
-        else {
-            return Err((
-                instance,
-                RunError::Unsupported(format!("device `{name}` has no compute queue")),
-            ));
-        };
-
-        // SAFETY: valid physical device; query only.
-        let available = tri!(
-            unsafe { instance.enumerate_device_extension_properties(physical) }
-                .map_err(vk_err("vkEnumerateDeviceExtensionProperties"))
-        );
-        let has_ext = |ext: &CStr| {
-            available
-                .iter()
-                .any(|e| e.extension_name_as_c_str() == Ok(ext))
-        };
-        let extensions: Vec<&CStr> = OPTIONAL_EXTENSIONS
-            .iter()
-            .copied()
-            .filter(|e| has_ext(e))
-            .collect();
-        let has_robustness2 = has_ext(ash::ext::robustness2::NAME);
-        let has_mutable = has_ext(ash::ext::mutable_descriptor_type::NAME);
-
-        // What the device offers.
-        let mut s11 = vk::PhysicalDeviceVulkan11Features::default();
-        let mut s12 = vk::PhysicalDeviceVulkan12Features::default();
-        let mut s13 = vk::PhysicalDeviceVulkan13Features::default();
-        let mut srb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
-        let mut smut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
-        let mut s2 = vk::PhysicalDeviceFeatures2::default()
-            .push_next(&mut s11)
-            .push_next(&mut s12);
-        if has13 {
-            s2 = s2.push_next(&mut s13);
-        }
-        if has_robustness2 {
-            s2 = s2.push_next(&mut srb2);
-        }
-        if has_mutable {
-            s2 = s2.push_next(&mut smut);
-        }
-        // SAFETY: the chain holds only structures for the device's API version and extensions
-        // it reports, all alive across the call.
-        unsafe { instance.get_physical_device_features2(physical, &mut s2) };
-        let s10 = s2.features;
-
-        // What we turn on.
-        let mut f: Vec<&'static str> = Vec::new();
-        let mut e10 = vk::PhysicalDeviceFeatures::default();
-        enable!(
-            f,
-            s10,
-            e10,
-            [
-                robust_buffer_access,
-                shader_int16,
-                shader_int64,
-                shader_float64,
-                shader_uniform_buffer_array_dynamic_indexing,
-                shader_storage_buffer_array_dynamic_indexing,
-                shader_sampled_image_array_dynamic_indexing,
-                shader_storage_image_array_dynamic_indexing,
-                shader_storage_image_extended_formats,
-                shader_storage_image_read_without_format,
-                shader_storage_image_write_without_format,
-                shader_image_gather_extended,
-            ]
-        );
-        let mut e11 = vk::PhysicalDeviceVulkan11Features::default();
-        enable!(
-            f,
-            s11,
-            e11,
-            [
-                storage_buffer16_bit_access,
-                uniform_and_storage_buffer16_bit_access,
-                storage_push_constant16,
-                variable_pointers_storage_buffer,
-                variable_pointers,
-            ]
-        );
-        let mut e12 = vk::PhysicalDeviceVulkan12Features::default();
-        enable!(
-            f,
-            s12,
-            e12,
-            [
-                storage_buffer8_bit_access,
-                uniform_and_storage_buffer8_bit_access,
-                storage_push_constant8,
-                shader_buffer_int64_atomics,
-                shader_shared_int64_atomics,
-                shader_float16,
-                shader_int8,
-                descriptor_indexing,
-                shader_uniform_texel_buffer_array_dynamic_indexing,
-                shader_storage_texel_buffer_array_dynamic_indexing,
-                shader_uniform_buffer_array_non_uniform_indexing,
-                shader_sampled_image_array_non_uniform_indexing,
-                shader_storage_buffer_array_non_uniform_indexing,
-                shader_storage_image_array_non_uniform_indexing,
-                shader_uniform_texel_buffer_array_non_uniform_indexing,
-                shader_storage_texel_buffer_array_non_uniform_indexing,
-                descriptor_binding_uniform_buffer_update_after_bind,
-                descriptor_binding_sampled_image_update_after_bind,
-                descriptor_binding_storage_image_update_after_bind,
-                descriptor_binding_storage_buffer_update_after_bind,
-                descriptor_binding_uniform_texel_buffer_update_after_bind,
-                descriptor_binding_storage_texel_buffer_update_after_bind,
-                descriptor_binding_update_unused_while_pending,
-                descriptor_binding_partially_bound,
-                descriptor_binding_variable_descriptor_count,
-                runtime_descriptor_array,
-                scalar_block_layout,
-                uniform_buffer_standard_layout,
-                shader_subgroup_extended_types,
-                vulkan_memory_model,
-                vulkan_memory_model_device_scope,
-                vulkan_memory_model_availability_visibility_chains,
-                timeline_semaphore,
-            ]
-        );
-        let mut e13 = vk::PhysicalDeviceVulkan13Features::default();
-        if has13 {
-            enable!(
-                f,
-                s13,
-                e13,
-                [
-                    robust_image_access,
-                    inline_uniform_block,
-                    descriptor_binding_inline_uniform_block_update_after_bind,
-                    shader_demote_to_helper_invocation,
-                    shader_terminate_invocation,
-                    subgroup_size_control,
-                    compute_full_subgroups,
-                    shader_zero_initialize_workgroup_memory,
-                    shader_integer_dot_product,
-                    maintenance4,
-                ]
-            );
-        }
-        let mut erb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
-        if has_robustness2 && e10.robust_buffer_access == vk::TRUE {
-            // robustBufferAccess2 requires robustBufferAccess on.
-            enable!(
-                f,
-                srb2,
-                erb2,
-                [robust_buffer_access2, robust_image_access2, null_descriptor]
-            );
-        } else if has_robustness2 {
-            enable!(f, srb2, erb2, [null_descriptor]);
-        }
-        let mut emut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
-        if has_mutable {
-            enable!(f, smut, emut, [mutable_descriptor_type]);
-        }
-
-        let priorities = [1.0f32];
-        let queue_info = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(queue_family)
-            .queue_priorities(&priorities)];
-        let ext_ptrs: Vec<*const std::ffi::c_char> =
-            extensions.iter().map(|e| e.as_ptr()).collect();
-        let mut e2 = vk::PhysicalDeviceFeatures2::default()
-            .features(e10)
-            .push_next(&mut e11)
-            .push_next(&mut e12);
-        if has13 {
-            e2 = e2.push_next(&mut e13);
-        }
-        if has_robustness2 {
-            e2 = e2.push_next(&mut erb2);
-        }
-        if has_mutable {
-            e2 = e2.push_next(&mut emut);
-        }
-        let create = vk::DeviceCreateInfo::default()
-            .queue_create_infos(&queue_info)
-            .enabled_extension_names(&ext_ptrs)
-            .push_next(&mut e2);
-        // SAFETY: every feature enabled was reported supported, every extension was listed,
-        // the chain only holds structures matching them, and all of it lives across the call.
-        let device = tri!(
-            unsafe { instance.create_device(physical, &create, None) }
-                .map_err(vk_err("vkCreateDevice"))
-        );
-        // SAFETY: the family was requested with one queue at device creation.
-        let queue = unsafe { device.get_device_queue(queue_family, 0) };
-
-        let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
-        let mut driver = vk::PhysicalDeviceDriverProperties::default();
-        let mut p2 = vk::PhysicalDeviceProperties2::default()
-            .push_next(&mut sub)
-            .push_next(&mut driver);
-        // SAFETY: core 1.1/1.2 structures on a 1.2+ device, alive across the call.
-        unsafe { instance.get_physical_device_properties2(physical, &mut p2) };
-        // SAFETY: valid physical device; query only.
-        let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
-
-        let mut subgroup_operations = Vec::new();
-        if sub.supported_stages.contains(vk::ShaderStageFlags::COMPUTE) {
-            for (bit, label) in [
-                (vk::SubgroupFeatureFlags::BASIC, "basic"),
-                (vk::SubgroupFeatureFlags::VOTE, "vote"),
-                (vk::SubgroupFeatureFlags::ARITHMETIC, "arithmetic"),
-                (vk::SubgroupFeatureFlags::BALLOT, "ballot"),
-                (vk::SubgroupFeatureFlags::SHUFFLE, "shuffle"),
-                (
-                    vk::SubgroupFeatureFlags::SHUFFLE_RELATIVE,
-                    "shuffle_relative",
-                ),
-                (vk::SubgroupFeatureFlags::CLUSTERED, "clustered"),
-                (vk::SubgroupFeatureFlags::QUAD, "quad"),
-            ] {
-                if sub.supported_operations.contains(bit) {
-                    subgroup_operations.push(label);
-                }
-            }
-        }
-        let driver_text = format!(
-            "{} {}",
-            c_chars_to_string(&driver.driver_name),
-            c_chars_to_string(&driver.driver_info)
-        )
-        .trim()
-        .to_string();
-
-        let info = DeviceInfo {
-            name,
-            device_type: device_type_name(prop.device_type),
-            vendor_id: prop.vendor_id,
-            api_version: (
-                vk::api_version_major(prop.api_version),
-                vk::api_version_minor(prop.api_version),
-                vk::api_version_patch(prop.api_version),
-            ),
-            driver: driver_text,
-            enabled_features: f,
-            enabled_extensions: extensions.iter().filter_map(|e| e.to_str().ok()).collect(),
-            subgroup_size: sub.subgroup_size,
-            subgroup_operations,
-            all_devices: names,
-        };
-        Ok(Runtime {
-            _entry: entry,
-            instance,
-            physical,
-            device,
-            queue: std::sync::Mutex::new(queue),
-            queue_family,
-            memory,
-            limits: prop.limits,
-            poisoned: AtomicBool::new(false),
-            info,
-        })
     }
 
     /// The chosen device and what was enabled on it.
@@ -509,4 +190,315 @@ impl Drop for Runtime {
             self.instance.destroy_instance(None);
         }
     }
+}
+
+/// The parts of a [`Runtime`] made from an instance.
+struct Opened {
+    physical: vk::PhysicalDevice,
+    device: ash::Device,
+    queue: vk::Queue,
+    queue_family: u32,
+    memory: vk::PhysicalDeviceMemoryProperties,
+    limits: vk::PhysicalDeviceLimits,
+    info: DeviceInfo,
+}
+
+fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened, RunError> {
+    // SAFETY: valid instance; queries only.
+    let physicals = unsafe { instance.enumerate_physical_devices() }
+        .map_err(vk_err("vkEnumeratePhysicalDevices"))?;
+    let props: Vec<vk::PhysicalDeviceProperties> = physicals
+        .iter()
+        // SAFETY: handles just returned by the instance.
+        .map(|&p| unsafe { instance.get_physical_device_properties(p) })
+        .collect();
+    let names: Vec<String> = props
+        .iter()
+        .map(|p| c_chars_to_string(&p.device_name))
+        .collect();
+    let chosen = match wanted {
+        Some(text) => names.iter().position(|n| n.contains(text)),
+        None => props
+            .iter()
+            .position(|p| p.device_type == vk::PhysicalDeviceType::DISCRETE_GPU)
+            .or((!props.is_empty()).then_some(0)),
+    };
+    let Some(index) = chosen else {
+        return Err(match wanted {
+            Some(text) if !names.is_empty() => RunError::DeviceNotFound {
+                wanted: text.to_string(),
+                available: names.join(", "),
+            },
+            _ => RunError::NoDevice,
+        });
+    };
+    let (Some(&physical), Some(prop)) = (physicals.get(index), props.get(index)) else {
+        return Err(RunError::NoDevice);
+    };
+    let name = names.get(index).cloned().unwrap_or_default();
+    if prop.api_version < vk::API_VERSION_1_2 {
+        return Err(RunError::Unsupported(format!(
+            "device `{name}` supports Vulkan {}.{}; 1.2 is needed",
+            vk::api_version_major(prop.api_version),
+            vk::api_version_minor(prop.api_version)
+        )));
+    }
+    let has13 = prop.api_version >= vk::API_VERSION_1_3;
+
+    // SAFETY: valid physical device; query only.
+    let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+    let Some(queue_family) = families
+        .iter()
+        .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+        .and_then(|i| u32::try_from(i).ok())
+    else {
+        return Err(RunError::Unsupported(format!(
+            "device `{name}` has no compute queue"
+        )));
+    };
+
+    // SAFETY: valid physical device; query only.
+    let available = unsafe { instance.enumerate_device_extension_properties(physical) }
+        .map_err(vk_err("vkEnumerateDeviceExtensionProperties"))?;
+    let has_ext = |ext: &CStr| {
+        available
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(ext))
+    };
+    let extensions: Vec<&CStr> = OPTIONAL_EXTENSIONS
+        .iter()
+        .copied()
+        .filter(|e| has_ext(e))
+        .collect();
+    let has_robustness2 = has_ext(ash::ext::robustness2::NAME);
+    let has_mutable = has_ext(ash::ext::mutable_descriptor_type::NAME);
+
+    // What the device offers.
+    let mut s11 = vk::PhysicalDeviceVulkan11Features::default();
+    let mut s12 = vk::PhysicalDeviceVulkan12Features::default();
+    let mut s13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut srb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+    let mut smut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
+    let mut s2 = vk::PhysicalDeviceFeatures2::default()
+        .push_next(&mut s11)
+        .push_next(&mut s12);
+    if has13 {
+        s2 = s2.push_next(&mut s13);
+    }
+    if has_robustness2 {
+        s2 = s2.push_next(&mut srb2);
+    }
+    if has_mutable {
+        s2 = s2.push_next(&mut smut);
+    }
+    // SAFETY: the chain holds only structures for the device's API version and extensions
+    // it reports, all alive across the call.
+    unsafe { instance.get_physical_device_features2(physical, &mut s2) };
+    let s10 = s2.features;
+
+    // What we turn on.
+    let mut f: Vec<&'static str> = Vec::new();
+    let mut e10 = vk::PhysicalDeviceFeatures::default();
+    enable!(
+        f,
+        s10,
+        e10,
+        [
+            robust_buffer_access,
+            shader_int16,
+            shader_int64,
+            shader_float64,
+            shader_uniform_buffer_array_dynamic_indexing,
+            shader_storage_buffer_array_dynamic_indexing,
+            shader_sampled_image_array_dynamic_indexing,
+            shader_storage_image_array_dynamic_indexing,
+            shader_storage_image_extended_formats,
+            shader_storage_image_read_without_format,
+            shader_storage_image_write_without_format,
+            shader_image_gather_extended,
+        ]
+    );
+    let mut e11 = vk::PhysicalDeviceVulkan11Features::default();
+    enable!(
+        f,
+        s11,
+        e11,
+        [
+            storage_buffer16_bit_access,
+            uniform_and_storage_buffer16_bit_access,
+            storage_push_constant16,
+            variable_pointers_storage_buffer,
+            variable_pointers,
+        ]
+    );
+    let mut e12 = vk::PhysicalDeviceVulkan12Features::default();
+    enable!(
+        f,
+        s12,
+        e12,
+        [
+            storage_buffer8_bit_access,
+            uniform_and_storage_buffer8_bit_access,
+            storage_push_constant8,
+            shader_buffer_int64_atomics,
+            shader_shared_int64_atomics,
+            shader_float16,
+            shader_int8,
+            descriptor_indexing,
+            shader_uniform_texel_buffer_array_dynamic_indexing,
+            shader_storage_texel_buffer_array_dynamic_indexing,
+            shader_uniform_buffer_array_non_uniform_indexing,
+            shader_sampled_image_array_non_uniform_indexing,
+            shader_storage_buffer_array_non_uniform_indexing,
+            shader_storage_image_array_non_uniform_indexing,
+            shader_uniform_texel_buffer_array_non_uniform_indexing,
+            shader_storage_texel_buffer_array_non_uniform_indexing,
+            descriptor_binding_uniform_buffer_update_after_bind,
+            descriptor_binding_sampled_image_update_after_bind,
+            descriptor_binding_storage_image_update_after_bind,
+            descriptor_binding_storage_buffer_update_after_bind,
+            descriptor_binding_uniform_texel_buffer_update_after_bind,
+            descriptor_binding_storage_texel_buffer_update_after_bind,
+            descriptor_binding_update_unused_while_pending,
+            descriptor_binding_partially_bound,
+            descriptor_binding_variable_descriptor_count,
+            runtime_descriptor_array,
+            scalar_block_layout,
+            uniform_buffer_standard_layout,
+            shader_subgroup_extended_types,
+            vulkan_memory_model,
+            vulkan_memory_model_device_scope,
+            vulkan_memory_model_availability_visibility_chains,
+            timeline_semaphore,
+        ]
+    );
+    let mut e13 = vk::PhysicalDeviceVulkan13Features::default();
+    if has13 {
+        enable!(
+            f,
+            s13,
+            e13,
+            [
+                robust_image_access,
+                inline_uniform_block,
+                descriptor_binding_inline_uniform_block_update_after_bind,
+                shader_demote_to_helper_invocation,
+                shader_terminate_invocation,
+                subgroup_size_control,
+                compute_full_subgroups,
+                shader_zero_initialize_workgroup_memory,
+                shader_integer_dot_product,
+                maintenance4,
+            ]
+        );
+    }
+    let mut erb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
+    if has_robustness2 && e10.robust_buffer_access == vk::TRUE {
+        // robustBufferAccess2 requires robustBufferAccess on.
+        enable!(
+            f,
+            srb2,
+            erb2,
+            [robust_buffer_access2, robust_image_access2, null_descriptor]
+        );
+    } else if has_robustness2 {
+        enable!(f, srb2, erb2, [null_descriptor]);
+    }
+    let mut emut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
+    if has_mutable {
+        enable!(f, smut, emut, [mutable_descriptor_type]);
+    }
+
+    let priorities = [1.0f32];
+    let queue_info = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(queue_family)
+        .queue_priorities(&priorities)];
+    let ext_ptrs: Vec<*const std::ffi::c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
+    let mut e2 = vk::PhysicalDeviceFeatures2::default()
+        .features(e10)
+        .push_next(&mut e11)
+        .push_next(&mut e12);
+    if has13 {
+        e2 = e2.push_next(&mut e13);
+    }
+    if has_robustness2 {
+        e2 = e2.push_next(&mut erb2);
+    }
+    if has_mutable {
+        e2 = e2.push_next(&mut emut);
+    }
+    let create = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queue_info)
+        .enabled_extension_names(&ext_ptrs)
+        .push_next(&mut e2);
+    // SAFETY: every feature enabled was reported supported, every extension was listed,
+    // the chain only holds structures matching them, and all of it lives across the call.
+    let device = unsafe { instance.create_device(physical, &create, None) }
+        .map_err(vk_err("vkCreateDevice"))?;
+    // SAFETY: the family was requested with one queue at device creation.
+    let queue = unsafe { device.get_device_queue(queue_family, 0) };
+
+    let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut p2 = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut sub)
+        .push_next(&mut driver);
+    // SAFETY: core 1.1/1.2 structures on a 1.2+ device, alive across the call.
+    unsafe { instance.get_physical_device_properties2(physical, &mut p2) };
+    // SAFETY: valid physical device; query only.
+    let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
+
+    let mut subgroup_operations = Vec::new();
+    if sub.supported_stages.contains(vk::ShaderStageFlags::COMPUTE) {
+        for (bit, label) in [
+            (vk::SubgroupFeatureFlags::BASIC, "basic"),
+            (vk::SubgroupFeatureFlags::VOTE, "vote"),
+            (vk::SubgroupFeatureFlags::ARITHMETIC, "arithmetic"),
+            (vk::SubgroupFeatureFlags::BALLOT, "ballot"),
+            (vk::SubgroupFeatureFlags::SHUFFLE, "shuffle"),
+            (
+                vk::SubgroupFeatureFlags::SHUFFLE_RELATIVE,
+                "shuffle_relative",
+            ),
+            (vk::SubgroupFeatureFlags::CLUSTERED, "clustered"),
+            (vk::SubgroupFeatureFlags::QUAD, "quad"),
+        ] {
+            if sub.supported_operations.contains(bit) {
+                subgroup_operations.push(label);
+            }
+        }
+    }
+    let driver_text = format!(
+        "{} {}",
+        c_chars_to_string(&driver.driver_name),
+        c_chars_to_string(&driver.driver_info)
+    )
+    .trim()
+    .to_string();
+
+    let info = DeviceInfo {
+        name,
+        device_type: device_type_name(prop.device_type),
+        vendor_id: prop.vendor_id,
+        api_version: (
+            vk::api_version_major(prop.api_version),
+            vk::api_version_minor(prop.api_version),
+            vk::api_version_patch(prop.api_version),
+        ),
+        driver: driver_text,
+        enabled_features: f,
+        enabled_extensions: extensions.iter().filter_map(|e| e.to_str().ok()).collect(),
+        subgroup_size: sub.subgroup_size,
+        subgroup_operations,
+        all_devices: names,
+    };
+    Ok(Opened {
+        physical,
+        device,
+        queue,
+        queue_family,
+        memory,
+        limits: prop.limits,
+        info,
+    })
 }

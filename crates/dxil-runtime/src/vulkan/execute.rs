@@ -110,6 +110,16 @@ impl Drop for Objects<'_> {
     }
 }
 
+/// One descriptor write, collected before the sets exist.
+struct PendingWrite {
+    set: u32,
+    binding: u32,
+    ty: vk::DescriptorType,
+    buffer_infos: Vec<vk::DescriptorBufferInfo>,
+    views: Vec<vk::BufferView>,
+    images: Vec<vk::DescriptorImageInfo>,
+}
+
 /// What [`execute`] hands back: final bytes per planned buffer, and timings.
 pub(crate) struct Executed {
     pub outputs: Vec<Vec<u8>>,
@@ -266,14 +276,7 @@ impl Runtime {
         self.create_buffers(plan, &mut o)?;
 
         // Views and samplers, in plan order.
-        let mut writes_data: Vec<(
-            u32,
-            u32,
-            vk::DescriptorType,
-            Vec<vk::DescriptorBufferInfo>,
-            Vec<vk::BufferView>,
-            Vec<vk::DescriptorImageInfo>,
-        )> = Vec::new();
+        let mut pending: Vec<PendingWrite> = Vec::new();
         let mut layouts_bindings: Vec<Vec<vk::DescriptorSetLayoutBinding<'static>>> = Vec::new();
         let mut pool_sizes: Vec<vk::DescriptorPoolSize> = Vec::new();
         for (set, bindings) in plan.sets.iter().enumerate() {
@@ -373,7 +376,14 @@ impl Runtime {
                         }
                     }
                 }
-                writes_data.push((set, pb.binding, ty, buffer_infos, views, images));
+                pending.push(PendingWrite {
+                    set,
+                    binding: pb.binding,
+                    ty,
+                    buffer_infos,
+                    views,
+                    images,
+                });
             }
             layouts_bindings.push(layout_bindings);
         }
@@ -408,7 +418,15 @@ impl Runtime {
                 .map_err(vk_err("vkAllocateDescriptorSets"))?;
         }
         let mut writes = Vec::new();
-        for (set, binding, ty, buffer_infos, views, images) in &writes_data {
+        for PendingWrite {
+            set,
+            binding,
+            ty,
+            buffer_infos,
+            views,
+            images,
+        } in &pending
+        {
             let Some(&dst) = usize::try_from(*set).ok().and_then(|s| sets.get(s)) else {
                 continue;
             };
