@@ -397,13 +397,12 @@ pub(crate) fn check_expressible(rs: &RootSignature, version: Version) -> Result<
             }
         }
     }
-    if version != Version::V1_2 {
-        if let Some(index) = rs.static_samplers.iter().position(|s| !s.flags.is_empty()) {
-            return Err(Error::lossy_version(
-                version,
-                format!("static sampler [{index}] has flags, which need version 1.2"),
-            ));
-        }
+    let flagged = rs.static_samplers.iter().position(|s| !s.flags.is_empty());
+    if let (true, Some(index)) = (version != Version::V1_2, flagged) {
+        return Err(Error::lossy_version(
+            version,
+            format!("static sampler [{index}] has flags, which need version 1.2"),
+        ));
     }
     Ok(())
 }

@@ -68,6 +68,8 @@ macro_rules! d3d_enum {
     };
 }
 
+pub(crate) use d3d_enum;
+
 /// Defines a D3D flag set over `u32`. Unknown bits are kept (so that a blob reads back exactly)
 /// and reported by validation.
 macro_rules! d3d_flags {
@@ -581,7 +583,6 @@ pub struct StaticSampler {
     /// `BorderColor`.
     pub border_color: StaticBorderColor,
     /// `MinLOD`.
-    #[serde(rename = "min_lod")]
     pub min_lod: f32,
     /// `MaxLOD`.
     pub max_lod: f32,
