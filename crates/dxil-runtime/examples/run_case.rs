@@ -57,14 +57,20 @@ fn run() -> Result<u8, String> {
         info.name, info.device_type, info.api_version, info.driver
     );
     eprintln!("enabled: {}", info.enabled_features.join(" "));
+    eprintln!("not offered: {}", info.missing_features.join(" "));
     eprintln!(
         "subgroup size {}: {}",
         info.subgroup_size,
         info.subgroup_operations.join(" ")
     );
-    let report = runtime
-        .run(&case, &module, &options)
-        .map_err(|e| e.to_string())?;
+    let report = match runtime.run(&case, &module, &options) {
+        Ok(report) => report,
+        Err(e) if e.device_is_stuck() => {
+            eprintln!("error: {e}");
+            dxil_runtime::exit_now(2)
+        }
+        Err(e) => return Err(e.to_string()),
+    };
     for m in &report.mismatches {
         println!("{m}");
     }

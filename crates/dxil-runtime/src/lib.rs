@@ -43,13 +43,16 @@
 //!         for m in &report.mismatches { println!("{m}"); }
 //!         report.exit_code()
 //!     }
+//!     Err(e) if e.device_is_stuck() => { eprintln!("{e}"); dxil_runtime::exit_now(2) }
 //!     Err(e) => { eprintln!("{e}"); e.exit_code() }
 //! };
 //! # std::process::ExitCode::from(code as u8)
 //! # }
 //! ```
 //! An empty `entry` picks the module's only GLCompute entry point. After a [`RunError::Timeout`]
-//! the process should exit soon: on a CPU device the abandoned dispatch keeps a worker thread busy.
+//! (see [`RunError::device_is_stuck`]) leave through [`exit_now`]: a normal exit runs the driver's
+//! teardown, which on NVIDIA's driver waits for the abandoned dispatch forever, and on a CPU device
+//! the dispatch keeps a worker thread busy until the process ends.
 //!
 //! # Why hand-written
 //! Vulkan access goes through `ash` and SPIR-V parsing through `rspirv`; what is ours is the
@@ -67,5 +70,5 @@ pub mod report;
 mod vulkan;
 
 pub use case::{Case, CaseError};
-pub use report::{Output, RunError, RunOptions, RunReport, ShaderModule, Timings};
+pub use report::{Output, RunError, RunOptions, RunReport, ShaderModule, Timings, exit_now};
 pub use vulkan::{DeviceInfo, Runtime};

@@ -153,6 +153,28 @@ impl RunError {
     pub fn exit_code(&self) -> i32 {
         2
     }
+
+    /// Whether the device may still be executing the abandoned work, so that the process should
+    /// leave through [`exit_now`] rather than a normal exit.
+    pub fn device_is_stuck(&self) -> bool {
+        matches!(self, RunError::Timeout { .. } | RunError::Poisoned)
+    }
+}
+
+/// Ends the process at once with `code`, after flushing stdout and stderr, without running
+/// exit handlers or destructors.
+///
+/// A normal exit runs the Vulkan driver's teardown, which on some drivers (seen with NVIDIA's)
+/// waits for outstanding GPU work; after a timed-out dispatch that work never finishes and the
+/// process would hang. Call this after reporting a [`RunError::Timeout`].
+pub fn exit_now(code: i32) -> ! {
+    use std::io::Write;
+    // Nothing can be reported if flushing fails; the exit status still says what happened.
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: `_exit` only ends the process; skipping atexit handlers and destructors is the
+    // point, and every buffered output stream of ours was flushed above.
+    unsafe { libc::_exit(code) }
 }
 
 #[cfg(test)]

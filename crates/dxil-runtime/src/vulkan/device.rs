@@ -20,6 +20,8 @@ pub struct DeviceInfo {
     pub driver: String,
     /// Features enabled at device creation, by their Vulkan field names.
     pub enabled_features: Vec<&'static str>,
+    /// Features this runtime asks for that the device does not offer.
+    pub missing_features: Vec<&'static str>,
     /// Device extensions enabled.
     pub enabled_extensions: Vec<&'static str>,
     /// Subgroup size and the subgroup operation classes compute shaders may use.
@@ -89,13 +91,16 @@ fn c_chars_to_string(chars: &[std::ffi::c_char]) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// Turns on in `$enabled` each listed feature that `$supported` has, recording its name.
+/// Turns on in `$enabled` each listed feature that `$supported` has, recording its name in
+/// `$names.0`, or in `$names.1` when the device lacks it.
 macro_rules! enable {
     ($names:ident, $supported:expr, $enabled:expr, [$($field:ident),* $(,)?]) => {
         $(
             if $supported.$field == vk::TRUE {
                 $enabled.$field = vk::TRUE;
-                $names.push(stringify!($field));
+                $names.0.push(stringify!($field));
+            } else {
+                $names.1.push(stringify!($field));
             }
         )*
     };
@@ -297,7 +302,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     let s10 = s2.features;
 
     // What we turn on.
-    let mut f: Vec<&'static str> = Vec::new();
+    let mut f: (Vec<&'static str>, Vec<&'static str>) = (Vec::new(), Vec::new());
     let mut e10 = vk::PhysicalDeviceFeatures::default();
     enable!(
         f,
@@ -366,6 +371,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
             scalar_block_layout,
             uniform_buffer_standard_layout,
             shader_subgroup_extended_types,
+            buffer_device_address,
             vulkan_memory_model,
             vulkan_memory_model_device_scope,
             vulkan_memory_model_availability_visibility_chains,
@@ -486,7 +492,8 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
             vk::api_version_patch(prop.api_version),
         ),
         driver: driver_text,
-        enabled_features: f,
+        enabled_features: f.0,
+        missing_features: f.1,
         enabled_extensions: extensions.iter().filter_map(|e| e.to_str().ok()).collect(),
         subgroup_size: sub.subgroup_size,
         subgroup_operations,
