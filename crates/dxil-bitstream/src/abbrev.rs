@@ -157,8 +157,11 @@ pub(crate) struct Scope {
 /// whole stream, local ones on a stack that is cut back when their block ends. Entering a
 /// block copies nothing: its ids resolve first to the BLOCKINFO list as it was on entry, then
 /// to its own definitions.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct AbbrevStore {
+    /// BLOCKINFO list index per block id: direct for the small ids real streams use, hashed
+    /// for the rest.
+    blockinfo_small: [Option<u32>; SMALL_BLOCK_IDS],
     blockinfo_index: HashMap<u32, usize>,
     blockinfo_lists: Vec<Vec<Span>>,
     blockinfo_ops: Vec<AbbrevOp>,
@@ -166,9 +169,33 @@ pub(crate) struct AbbrevStore {
     local_ops: Vec<AbbrevOp>,
 }
 
+const SMALL_BLOCK_IDS: usize = 32;
+
+impl Default for AbbrevStore {
+    fn default() -> Self {
+        // Sized for a DXC module: 16 BLOCKINFO abbreviations, a few local ones per block.
+        AbbrevStore {
+            blockinfo_small: [None; SMALL_BLOCK_IDS],
+            blockinfo_index: HashMap::new(),
+            blockinfo_lists: Vec::with_capacity(4),
+            blockinfo_ops: Vec::with_capacity(64),
+            local: Vec::with_capacity(16),
+            local_ops: Vec::with_capacity(64),
+        }
+    }
+}
+
 impl AbbrevStore {
+    #[inline]
+    fn blockinfo_list_of(&self, block_id: u32) -> Option<usize> {
+        match self.blockinfo_small.get(block_id as usize) {
+            Some(slot) => slot.map(|i| i as usize),
+            None => self.blockinfo_index.get(&block_id).copied(),
+        }
+    }
+
     pub fn open_scope(&self, block_id: u32) -> Scope {
-        let blockinfo_list = self.blockinfo_index.get(&block_id).copied();
+        let blockinfo_list = self.blockinfo_list_of(block_id);
         let blockinfo_count = blockinfo_list
             .and_then(|i| self.blockinfo_lists.get(i))
             .map_or(0, Vec::len);
@@ -205,12 +232,19 @@ impl AbbrevStore {
 
     /// The BLOCKINFO list for `block_id`, created on first use (what SETBID does).
     pub fn blockinfo_list_for(&mut self, block_id: u32) -> usize {
-        let next = self.blockinfo_lists.len();
-        let i = *self.blockinfo_index.entry(block_id).or_insert(next);
-        if i == next {
-            self.blockinfo_lists.push(Vec::new());
+        if let Some(i) = self.blockinfo_list_of(block_id) {
+            return i;
         }
-        i
+        let next = self.blockinfo_lists.len();
+        match self.blockinfo_small.get_mut(block_id as usize) {
+            // Lists are bounded by the input size, far below u32::MAX.
+            Some(slot) => *slot = Some(next as u32),
+            None => {
+                self.blockinfo_index.insert(block_id, next);
+            }
+        }
+        self.blockinfo_lists.push(Vec::new());
+        next
     }
 
     pub fn blockinfo_list_len(&self, list: usize) -> usize {
@@ -221,7 +255,7 @@ impl AbbrevStore {
     pub fn blockinfo_get(&self, block_id: u32, index: usize) -> Option<&[AbbrevOp]> {
         let list = self
             .blockinfo_lists
-            .get(*self.blockinfo_index.get(&block_id)?)?;
+            .get(self.blockinfo_list_of(block_id)?)?;
         let span = list.get(index)?;
         self.blockinfo_ops.get(span.start..span.start + span.len)
     }
@@ -354,5 +388,15 @@ mod tests {
         store.close_scope(&outer);
         assert_eq!(store.blockinfo_get(12, 1), Some(&[Literal(9)][..]));
         assert_eq!(store.blockinfo_get(13, 0), None);
+
+        // Ids beyond the direct table take the hashed path.
+        let big = store.blockinfo_list_for(1 << 30);
+        assert_eq!(store.blockinfo_list_for(1 << 30), big);
+        assert_ne!(big, list);
+        let start = store.ops_for(true).len();
+        store.ops_for(true).push(Char6);
+        store.commit_blockinfo(big, start);
+        assert_eq!(store.blockinfo_get(1 << 30, 0), Some(&[Char6][..]));
+        assert_eq!(store.open_scope(1 << 30).blockinfo_count, 1);
     }
 }

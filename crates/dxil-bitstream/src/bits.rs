@@ -204,6 +204,126 @@ impl<'a> BitCursor<'a> {
         }
     }
 
+    /// The common start of an unabbreviated record: code and operand count both below 32, so
+    /// each is one VBR6 chunk. `None` (and nothing consumed) otherwise.
+    #[inline(always)]
+    pub fn read_two_small_vbr6(&mut self) -> Option<(u32, u32)> {
+        let (w, avail) = self.window();
+        if w & (1 << 5 | 1 << 11) == 0 && avail >= 12 {
+            self.pos += 12;
+            return Some(((w & 31) as u32, ((w >> 6) & 31) as u32));
+        }
+        None
+    }
+
+    /// Fills `out` with consecutive `n`-bit fields (1 ≤ `n` ≤ 64), extracting as many as fit
+    /// from each loaded window.
+    pub fn read_fixed_into(&mut self, n: u32, out: &mut [u64]) -> Result<()> {
+        if n == 0 || n > 56 {
+            for v in out.iter_mut() {
+                *v = self.read_fixed(n)?;
+            }
+            return Ok(());
+        }
+        let mask = low_mask(n);
+        let mut i = 0;
+        while i < out.len() {
+            let (w, avail) = self.window();
+            let k = ((avail / u64::from(n)) as usize).min(out.len() - i);
+            if k == 0 {
+                return Err(self.truncated(u64::from(n), "a fixed-width field"));
+            }
+            let mut shift = 0;
+            for v in out.get_mut(i..i + k).unwrap_or_default() {
+                *v = (w >> shift) & mask;
+                shift += n;
+            }
+            self.pos += u64::from(shift);
+            i += k;
+        }
+        Ok(())
+    }
+
+    /// Fills `out` with consecutive VBR`n` values (2 ≤ `n` ≤ 32), decoding every value that
+    /// lies entirely within the loaded 64-bit window before loading the next one.
+    #[inline]
+    pub fn read_vbr_into(&mut self, n: u32, out: &mut [u64]) -> Result<()> {
+        // Constant widths let the compiler fold masks and shifts in the hot loop.
+        match n {
+            6 => self.vbr_batch(6, out),
+            4 => self.vbr_batch(4, out),
+            8 => self.vbr_batch(8, out),
+            _ => self.vbr_batch(n, out),
+        }
+    }
+
+    #[inline(always)]
+    fn vbr_batch(&mut self, n: u32, out: &mut [u64]) -> Result<()> {
+        debug_assert!((2..=32).contains(&n));
+        let cont = 1u64 << (n - 1);
+        let mask = low_mask(n);
+        let mut i = 0;
+        while i < out.len() {
+            let (mut w, avail) = self.window();
+            // At most 64 bits, consumed from the bottom of `w`.
+            let avail = avail as u32;
+            let mut left = avail;
+            for slot in out.get_mut(i..).unwrap_or_default() {
+                if left < n {
+                    break;
+                }
+                let chunk = w & mask;
+                if chunk & cont == 0 {
+                    *slot = chunk;
+                    w >>= n;
+                    left -= n;
+                    i += 1;
+                    continue;
+                }
+                // Several chunks: decode on copies, so a value cut by the window's end is
+                // simply decoded again from the next window.
+                let mut v = chunk & (cont - 1);
+                let mut rest = w >> n;
+                let mut rest_left = left - n;
+                let mut shift = n - 1;
+                let complete = loop {
+                    if rest_left < n {
+                        break false;
+                    }
+                    let c = rest & mask;
+                    // `shift` < the bits consumed ≤ 64: nothing is shifted out.
+                    v |= (c & (cont - 1)) << shift;
+                    rest >>= n;
+                    rest_left -= n;
+                    if c & cont == 0 {
+                        break true;
+                    }
+                    shift += n - 1;
+                };
+                if !complete {
+                    break;
+                }
+                *slot = v;
+                w = rest;
+                left = rest_left;
+                i += 1;
+            }
+            let used = avail - left;
+            if used == 0 {
+                // Not even one value ends inside a full window: an over-long encoding wider
+                // than the window, or the data ends (the slow path reports which).
+                let v = self.read_vbr_slow(n)?;
+                if let Some(slot) = out.get_mut(i) {
+                    *slot = v;
+                }
+                i += 1;
+            } else {
+                self.pos += u64::from(used);
+            }
+        }
+        Ok(())
+    }
+
     /// Reads a VBR field that must fit in 32 bits (counts, codes, ids).
     #[inline(always)]
     pub fn read_vbr_u32(&mut self, n: u32, what: &str) -> Result<u32> {
@@ -341,6 +461,56 @@ mod tests {
                     // All-ones chunks never terminate: always truncated (or overflowing).
                     assert!(c.read_vbr(n).is_err());
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn batch_reads_match_scalar_reads() {
+        // Pseudo-random bits with a bias towards clear continuation bits, so runs of
+        // single-chunk values alternate with multi-chunk ones.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let bytes: Vec<u8> = (0..96)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x as u8) & if x & 0x100 == 0 { 0x5B } else { 0xFF }
+            })
+            .collect();
+        for start in 0..8u32 {
+            for n in 1..=64u32 {
+                let mut scalar = cursor(&bytes);
+                scalar.read_fixed(start).unwrap();
+                let mut batch = scalar.clone();
+                let count = (bytes.len() as u64 * 8 - u64::from(start)) / u64::from(n);
+                let expect: Vec<u64> = (0..count).map(|_| scalar.read_fixed(n).unwrap()).collect();
+                let mut got = vec![0; count as usize];
+                batch.read_fixed_into(n, &mut got).unwrap();
+                assert_eq!(got, expect, "fixed{n} from bit {start}");
+                assert_eq!(batch.pos(), scalar.pos());
+                let mut one_more = vec![0; 1];
+                assert_eq!(
+                    batch.read_fixed_into(n, &mut one_more).unwrap_err().kind(),
+                    ErrorKind::Truncated
+                );
+            }
+            for n in 2..=32u32 {
+                let mut scalar = cursor(&bytes);
+                scalar.read_fixed(start).unwrap();
+                let mut batch = scalar.clone();
+                let mut expect = Vec::new();
+                let mut probe = scalar.clone();
+                while let Ok(v) = probe.read_vbr(n) {
+                    expect.push(v);
+                    scalar = probe.clone();
+                }
+                let mut got = vec![0; expect.len()];
+                batch.read_vbr_into(n, &mut got).unwrap();
+                assert_eq!(got, expect, "vbr{n} from bit {start}");
+                assert_eq!(batch.pos(), scalar.pos());
+                let mut one_more = vec![0; 1];
+                assert!(batch.read_vbr_into(n, &mut one_more).is_err());
             }
         }
     }

@@ -395,18 +395,41 @@ fn corpus_sample_matches_llvm_bcanalyzer() {
     assert!(files >= SAMPLE.min(samples.len()));
 }
 
+/// CPU seconds this process has used (user + system), from `/proc/self/stat`; `None`
+/// elsewhere. Reported beside wall time because other builds may share the machine.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 fn throughput(label: &str, bytes: usize, mut f: impl FnMut()) {
+    // DXIL_BENCH=<word> runs only the measurements whose label contains it.
+    if std::env::var("DXIL_BENCH").is_ok_and(|only| !label.contains(&only)) {
+        return;
+    }
     f();
     let start = Instant::now();
+    let cpu_start = cpu_seconds();
+    let seconds = std::env::var("DXIL_BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3.0);
     let mut iterations = 0u32;
-    while start.elapsed().as_secs_f64() < 2.0 {
+    while start.elapsed().as_secs_f64() < seconds {
         f();
         iterations += 1;
     }
     let secs = start.elapsed().as_secs_f64();
+    let total = bytes as f64 * f64::from(iterations) / 1e6;
+    let cpu = cpu_start
+        .zip(cpu_seconds())
+        .map(|(a, b)| format!(", {:.0} MB/s of CPU time", total / (b - a)))
+        .unwrap_or_default();
     println!(
-        "{label}: {:.0} MB/s ({bytes} bytes x {iterations} in {secs:.2} s)",
-        bytes as f64 * f64::from(iterations) / secs / 1e6
+        "{label}: {:.0} MB/s wall{cpu} ({bytes} bytes x {iterations} in {secs:.2} s)",
+        total / secs
     );
 }
 
