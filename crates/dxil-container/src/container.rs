@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
@@ -268,6 +269,8 @@ pub struct Container<'a> {
     header: Header,
     parts: Vec<Part<'a>>,
     problems: Vec<Problem>,
+    /// Hashing the whole container is the most expensive thing a reader does; done once.
+    digest_status: OnceLock<DigestStatus>,
 }
 
 impl<'a> Container<'a> {
@@ -417,8 +420,8 @@ impl<'a> Container<'a> {
                     slot.insert(part.index);
                 }
             }
-            let last = i + 1 == parts.len();
-            if part.declared_size % 4 != 0 && !(last && part.fourcc == FourCC::PRIV) {
+            let final_priv = i + 1 == parts.len() && part.fourcc == FourCC::PRIV;
+            if !(part.declared_size.is_multiple_of(4) || final_priv) {
                 problems.push(Problem::UnalignedPart {
                     index: part.index,
                     fourcc: part.fourcc,
@@ -431,6 +434,7 @@ impl<'a> Container<'a> {
             header,
             parts,
             problems,
+            digest_status: OnceLock::new(),
         })
     }
 
@@ -461,7 +465,9 @@ impl<'a> Container<'a> {
 
     /// Classifies the stored digest against the retail hash of bytes `[20, size)`.
     pub fn digest_status(&self) -> DigestStatus {
-        DigestStatus::classify(self.header.digest, hash::hashed_range(self.data))
+        *self.digest_status.get_or_init(|| {
+            DigestStatus::classify(self.header.digest, hash::hashed_range(self.data))
+        })
     }
 
     /// The retail digest of the container as it is (what a validator would store).
@@ -557,6 +563,49 @@ impl<'a> Container<'a> {
     /// The raw `RTS0` payload (decoded by the root-signature crate).
     pub fn root_signature(&self) -> Option<&'a [u8]> {
         self.part(FourCC::RTS0).map(|p| p.data)
+    }
+}
+
+/// Everything a container says, decoded, for `dxil info --json`: header, digest status, the
+/// rule departures, and each part with its decoded content or the error that stopped it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContainerInfo<'a> {
+    /// The fixed header.
+    pub header: Header,
+    /// What the stored digest is.
+    pub digest_status: DigestStatus,
+    /// Rule departures.
+    pub problems: Vec<Problem>,
+    /// The parts in table order.
+    pub parts: Vec<PartInfo<'a>>,
+}
+
+/// One part of a [`ContainerInfo`].
+#[derive(Debug, Clone, Serialize)]
+pub struct PartInfo<'a> {
+    /// Where the part is.
+    #[serde(flatten)]
+    pub part: Part<'a>,
+    /// Its decoded content, or the decoding error's message.
+    pub content: std::result::Result<PartContent<'a>, String>,
+}
+
+impl<'a> Container<'a> {
+    /// Decodes every part (see [`ContainerInfo`]).
+    pub fn info(&self) -> ContainerInfo<'a> {
+        ContainerInfo {
+            header: self.header,
+            digest_status: self.digest_status(),
+            problems: self.problems.clone(),
+            parts: self
+                .parts
+                .iter()
+                .map(|part| PartInfo {
+                    part: *part,
+                    content: self.decode(part).map_err(|e| e.to_string()),
+                })
+                .collect(),
+        }
     }
 }
 

@@ -43,9 +43,8 @@ struct Inner {
 
 impl fmt::Display for Inner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.part {
-            Some(part) => write!(f, "{part}: ")?,
-            None => {}
+        if let Some(part) = self.part {
+            write!(f, "{part}: ")?;
         }
         write!(f, "{} (at byte offset {:#x})", self.message, self.offset)
     }

@@ -36,7 +36,7 @@ pub mod parts;
 mod read;
 pub mod writer;
 
-pub use container::{Container, Header, Part, Problem};
+pub use container::{Container, ContainerInfo, Header, Part, PartInfo, Problem};
 pub use enums::{
     ComponentType, InputPrimitive, InterpolationMode, MeshOutputTopology, MinPrecision,
     PrimitiveTopology, ResourceKind, ResourceType, SemanticKind, ShaderKind, SystemValue,

@@ -200,7 +200,7 @@ impl PutLe for Vec<u8> {
         self.extend_from_slice(&v.to_le_bytes());
     }
     fn pad_to_4(&mut self) {
-        while self.len() % 4 != 0 {
+        while !self.len().is_multiple_of(4) {
             self.push(0);
         }
     }

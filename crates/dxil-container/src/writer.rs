@@ -144,7 +144,7 @@ impl ContainerBuilder {
                 if !last {
                     return Err(rule(format!("PRIV is part {i} but must be the last part")));
                 }
-            } else if payload.len() % 4 != 0 && !self.allow_unaligned {
+            } else if !payload.len().is_multiple_of(4) && !self.allow_unaligned {
                 return Err(rule(format!(
                     "part {i} ({fourcc}) has {} bytes, not a multiple of 4",
                     payload.len()

@@ -727,7 +727,7 @@ impl<'a> Psv<'a> {
         };
         if let Some(info1) = v1 {
             let size = c.u32("string table size")?;
-            if size % 4 != 0 {
+            if !size.is_multiple_of(4) {
                 return Err(c.error_at(
                     c.pos() - 4,
                     ErrorKind::Malformed,
