@@ -750,6 +750,52 @@ mod tests {
     }
 
     #[test]
+    fn serializes_with_d3d_names() {
+        let rs = RootSignature {
+            version: Version::V1_1,
+            flags: RootSignatureFlags::ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT,
+            parameters: vec![RootParameter {
+                shader_visibility: ShaderVisibility::Pixel,
+                kind: RootParameterKind::DescriptorTable(DescriptorTable {
+                    ranges: vec![DescriptorRange {
+                        range_type: RangeType::Srv,
+                        num_descriptors: UNBOUNDED,
+                        base_shader_register: 2,
+                        register_space: 1,
+                        flags: DescriptorRangeFlags::DATA_STATIC,
+                        offset_in_descriptors_from_table_start: APPEND,
+                    }],
+                }),
+            }],
+            static_samplers: vec![StaticSampler::hlsl_default(0)],
+        };
+        let json = serde_json::to_value(&rs).expect("serializes");
+        assert_eq!(json["version"], "D3D_ROOT_SIGNATURE_VERSION_1_1");
+        assert_eq!(
+            json["flags"],
+            serde_json::json!(["D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"])
+        );
+        let p = &json["parameters"][0];
+        assert_eq!(
+            p["parameter_type"],
+            "D3D12_ROOT_PARAMETER_TYPE_DESCRIPTOR_TABLE"
+        );
+        assert_eq!(p["shader_visibility"], "D3D12_SHADER_VISIBILITY_PIXEL");
+        let r = &p["ranges"][0];
+        assert_eq!(r["range_type"], "D3D12_DESCRIPTOR_RANGE_TYPE_SRV");
+        assert_eq!(r["num_descriptors"], "unbounded");
+        assert_eq!(
+            r["offset_in_descriptors_from_table_start"],
+            "D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND"
+        );
+        assert_eq!(r["flags"][0], "D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC");
+        let s = &json["static_samplers"][0];
+        assert_eq!(s["filter"], "D3D12_FILTER_ANISOTROPIC");
+        assert_eq!(s["max_lod"], f64::from(f32::MAX));
+        assert_eq!(s["flags"], serde_json::json!([]));
+    }
+
+    #[test]
     fn cost_counts_dwords() {
         let mut rs = RootSignature::new(Version::V1_1);
         rs.parameters.push(RootParameter {
