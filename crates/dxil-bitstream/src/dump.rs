@@ -166,3 +166,76 @@ pub fn dump(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AbbrevOp, BitstreamWriter};
+
+    struct LlvmNames;
+
+    impl Names for LlvmNames {
+        fn block_name(&self, block_id: u32) -> Option<&str> {
+            (block_id == 8).then_some("MODULE_BLOCK")
+        }
+        fn record_name(&self, block_id: u32, code: u32) -> Option<&str> {
+            (block_id == 8 && code == 2).then_some("TRIPLE")
+        }
+    }
+
+    #[test]
+    fn dump_shows_structure_names_strings_and_blobs() {
+        let mut w = BitstreamWriter::new();
+        w.enter_subblock(8, 3).unwrap();
+        w.enter_blockinfo().unwrap();
+        w.define_blockinfo_abbrev(14, &[AbbrevOp::Fixed(3), AbbrevOp::Vbr(8)])
+            .unwrap();
+        w.exit_block().unwrap();
+        let triple: Vec<u64> = b"dxil-ms-dx".iter().map(|&c| u64::from(c)).collect();
+        w.emit_record_unabbrev(2, &triple).unwrap();
+        let blob = w
+            .define_abbrev(&[AbbrevOp::Literal(5), AbbrevOp::Blob])
+            .unwrap();
+        w.emit_record_with_blob(blob, 5, &[], b"a\"\x01").unwrap();
+        w.exit_block().unwrap();
+        let bytes = w.finish().unwrap();
+
+        let mut text = String::new();
+        let names = LlvmNames;
+        let options = DumpOptions {
+            names: Some(&names),
+            offsets: false,
+        };
+        dump(&bytes, 0, &options, &mut text).unwrap();
+        let expect = [
+            "<BLOCK id=8 MODULE_BLOCK abbrev_width=3 words=12>",
+            "  <BLOCK id=0 BLOCKINFO abbrev_width=2 words=2>",
+            "    <RECORD code=1 SETBID unabbrev ops=[14]/>",
+            "    <DEFINE_ABBREV id=4 for_block=14 [Fixed(3), Vbr(8)]/>",
+            "  </BLOCK id=0>",
+            "  <RECORD code=2 TRIPLE unabbrev ops=[100, 120, 105, 108, 45, 109, 115, 45, 100, 120] \"dxil-ms-dx\"/>",
+            "  <DEFINE_ABBREV id=4 [Literal(5), Blob]/>",
+            "  <RECORD code=5 abbrev=4 ops=[] blob[3]=\"a\\\"\\x01\"/>",
+            "</BLOCK id=8>",
+        ];
+        assert_eq!(text.lines().collect::<Vec<_>>(), expect, "{text}");
+
+        // Offsets, and a partial dump before an error.
+        let mut text = String::new();
+        let options = DumpOptions {
+            names: None,
+            offsets: true,
+        };
+        let cut = &bytes[..bytes.len() - 8];
+        let mut patched = cut.to_vec();
+        patched[8..12].copy_from_slice(&((cut.len() as u32 - 12) / 4).to_le_bytes());
+        let err = dump(&patched, 0, &options, &mut text).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::Truncated);
+        assert!(
+            text.starts_with("<BLOCK id=8 abbrev_width=3 words="),
+            "{text}"
+        );
+        assert!(text.contains(" bit=32>"), "{text}");
+        assert!(text.contains("<RECORD code=2 unabbrev bit="), "{text}");
+    }
+}

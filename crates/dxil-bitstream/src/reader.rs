@@ -329,6 +329,8 @@ impl<'a> BitstreamReader<'a> {
 
     /// Reads the next entry. A record or block returned by the previous call and neither read
     /// nor entered is skipped first.
+    // Not an `Iterator`: between calls the caller enters, skips or decodes what was returned.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Entry> {
         self.check_live()?;
         match self.next_inner() {
@@ -754,19 +756,18 @@ impl<'a> BitstreamReader<'a> {
                     frame.blockinfo_target = Some((id, list));
                 }
             }
-            blockinfo_code::BLOCKNAME | blockinfo_code::SETRECORDNAME => {
+            blockinfo_code::BLOCKNAME | blockinfo_code::SETRECORDNAME
                 if self
                     .frames
                     .last()
                     .and_then(|f| f.blockinfo_target)
-                    .is_none()
-                {
-                    return Err(Error::new(
-                        ErrorKind::Malformed,
-                        at,
-                        format!("BLOCKINFO record {code} before any SETBID"),
-                    ));
-                }
+                    .is_none() =>
+            {
+                return Err(Error::new(
+                    ErrorKind::Malformed,
+                    at,
+                    format!("BLOCKINFO record {code} before any SETBID"),
+                ));
             }
             _ => {}
         }
@@ -992,7 +993,10 @@ mod tests {
 
     /// Reads everything, entering every block; returns the records as (code, abbrev id, ops,
     /// blob) and the final error, if any.
-    fn records(bytes: &[u8]) -> (Vec<(u32, u32, Vec<u64>, Option<Vec<u8>>)>, Option<Error>) {
+    /// (code, abbrev id, operands, blob) of one record.
+    type Rec = (u32, u32, Vec<u64>, Option<Vec<u8>>);
+
+    fn records(bytes: &[u8]) -> (Vec<Rec>, Option<Error>) {
         let mut out = Vec::new();
         let mut r = match BitstreamReader::new(bytes, 0) {
             Ok(r) => r,

@@ -429,14 +429,14 @@ impl BitstreamWriter {
             if u32::try_from(ops.len()).is_err() {
                 return Err(self.invalid("more than 2^32 operands"));
             }
-            if let Some(p) = pad {
-                if p.index >= ops.len() {
-                    return Err(self.invalid(format!(
-                        "operand {} to pad does not exist ({} operands)",
-                        p.index,
-                        ops.len()
-                    )));
-                }
+            if let Some(p) = pad
+                && p.index >= ops.len()
+            {
+                return Err(self.invalid(format!(
+                    "operand {} to pad does not exist ({} operands)",
+                    p.index,
+                    ops.len()
+                )));
             }
             let s = &mut self.sink;
             s.put(u64::from(abbrev_id), width);
@@ -572,10 +572,10 @@ fn check_abbreviated(
                 for (i, v) in vals.by_ref() {
                     check_scalar(elt, v).map_err(|m| format!("array element {i}: {m}"))?;
                 }
-                if let Some(p) = pad {
-                    if p.index >= first {
-                        check_padding(elt)?;
-                    }
+                if let Some(p) = pad
+                    && p.index >= first
+                {
+                    check_padding(elt)?;
                 }
             }
             AbbrevOp::Blob => {
@@ -607,10 +607,10 @@ fn check_abbreviated(
     if blob.is_some() && !saw_blob {
         return Err("a blob was given but the abbreviation has no Blob operand".into());
     }
-    if let Some(p) = pad {
-        if p.index >= ops.len() {
-            return Err(format!("operand {} to pad does not exist", p.index));
-        }
+    if let Some(p) = pad
+        && p.index >= ops.len()
+    {
+        return Err(format!("operand {} to pad does not exist", p.index));
     }
     Ok(())
 }
@@ -646,9 +646,7 @@ fn emit_abbreviated(
         };
         emit_scalar(s, op, v, min_chunks);
     };
-    let Some((&code_op, rest)) = abbrev.split_first() else {
-        return None;
-    };
+    let (&code_op, rest) = abbrev.split_first()?;
     emit_scalar(s, code_op, u64::from(code), 1);
     let mut vals = ops.iter().copied().enumerate();
     let mut it = rest.iter().copied();
