@@ -279,7 +279,13 @@ pub struct Structurizer {
     loops: LoopForest,
     is_header: Vec<bool>,
     is_merge: Vec<bool>,
+    /// Placement tree: the dominator tree with loop exits moved up (see `place_loop_exits`).
+    tparent: Vec<u32>,
+    tchildren: Csr,
+    /// Blocks placed after their parent's code as a scope follower rather than inline in an arm.
+    is_follow: Vec<bool>,
     fwd_preds: Vec<u32>,
+    counts_scratch: Vec<u32>,
     stamp: Vec<u32>,
     edge_base: Vec<u32>,
     // Pass 1.
@@ -425,7 +431,59 @@ impl Structurizer {
         self.is_merge.clear();
         self.is_merge.extend(self.fwd_preds.iter().map(|&c| c >= 2));
         self.loops.compute(&self.dt, &self.preds, &self.is_header);
+        self.place_loop_exits();
         Ok(())
+    }
+
+    /// Build the placement tree. A block outside the innermost loop of its immediate dominator is a loop exit: it
+    /// is hung under the header of the outermost loop that contains its dominator but not itself and becomes a
+    /// follower of that loop, so its code goes after the loop instead of inside it (natural `while` shape, and
+    /// `continue`s from it need no forwarding). Every predecessor of such a block is still inside that header's
+    /// region, before it in reverse postorder, which is what the scope nesting needs.
+    fn place_loop_exits(&mut self) {
+        let n = self.dt.pre.len();
+        self.tparent.clear();
+        self.tparent.resize(n, NONE);
+        self.is_follow.clear();
+        self.is_follow.extend_from_slice(&self.is_merge);
+        for &c in &self.dt.rpo {
+            let Some(d) = self.dt.idom_of(c) else { continue };
+            let mut parent = d;
+            let mut l = self.loops.innermost[d as usize];
+            if l != NONE && !self.loops.in_loop(c, l) {
+                while self.loops.parent[l as usize] != NONE && !self.loops.in_loop(c, self.loops.parent[l as usize]) {
+                    l = self.loops.parent[l as usize];
+                }
+                parent = l;
+            }
+            self.tparent[c as usize] = parent;
+            if self.is_header[parent as usize] && !self.loops.in_loop(c, parent) {
+                self.is_follow[c as usize] = true;
+            }
+        }
+        // Children lists in reverse postorder.
+        self.counts_scratch.clear();
+        self.counts_scratch.resize(n + 1, 0);
+        for &c in &self.dt.rpo {
+            let p = self.tparent[c as usize];
+            if p != NONE {
+                self.counts_scratch[p as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            self.counts_scratch[i + 1] += self.counts_scratch[i];
+        }
+        self.tchildren.clear();
+        self.tchildren.offsets.extend_from_slice(&self.counts_scratch);
+        self.tchildren.targets.resize(self.counts_scratch[n] as usize, 0);
+        for &c in &self.dt.rpo {
+            let p = self.tparent[c as usize];
+            if p != NONE {
+                let slot = &mut self.counts_scratch[p as usize];
+                self.tchildren.targets[*slot as usize] = c;
+                *slot += 1;
+            }
+        }
     }
 
     /// Error for the retreating edge `x → t` whose target does not dominate its source: `t` is a DFS ancestor of
@@ -564,8 +622,8 @@ impl Structurizer {
         let is_loop = self.is_header[xs];
         self.ins.clear();
         self.outs.clear();
-        for &c in self.dt.children.succ(x) {
-            if self.is_merge[c as usize] {
+        for &c in self.tchildren.succ(x) {
+            if self.is_follow[c as usize] {
                 if is_loop && !self.loops.in_loop(c, x) {
                     self.outs.push(c);
                 } else {
@@ -607,7 +665,7 @@ impl Structurizer {
         let mut distinct = 0;
         for &t in self.succ.succ(x) {
             distinct += 1;
-            if !self.dt.dominates(t, x) && !self.is_merge[t as usize] {
+            if !self.dt.dominates(t, x) && !self.is_follow[t as usize] {
                 inline_count += 1;
             }
         }
@@ -683,6 +741,8 @@ impl Structurizer {
             }
             Terminator::Switch { default, cases } => {
                 let own = Tgt::Mp(self.constructs[sel as usize].mp);
+                let own_natural = self.mps[self.constructs[sel as usize].mp as usize].natural;
+                let own_dest = if own_natural == NONE { NONE } else { 2 * own_natural };
                 let mut slot = base;
                 let pstart = self.pcases.len() as u32;
                 let mut default_arm = NONE;
@@ -692,9 +752,9 @@ impl Structurizer {
                     } else {
                         let mut a = self.make_arm(cc, x, t)?;
                         let arm = self.arms[a as usize];
-                        if arm.dest != NONE && arm.target != own {
-                            // A case may only leave the switch through its merge: route other exits through a
-                            // synthetic case block.
+                        if arm.dest != NONE && (arm.target != own || arm.dest != own_dest) {
+                            // Cases may branch straight to the merge only when they all store the same flag value
+                            // (the natural destination); any other exit gets its own synthetic case block.
                             let e = self.push_proto(NONE, PMerge::None, PTerm::Branch(a));
                             a = self.push_arm(Tgt::Proto(e), NONE);
                         }
@@ -759,11 +819,14 @@ impl Structurizer {
             let dest = 2 * t + 1;
             let tgt = self.resolve(cc, dest)?;
             Ok(self.push_arm(tgt, dest))
-        } else if self.is_merge[t as usize] {
+        } else if self.is_follow[t as usize] {
             let dest = 2 * t;
             let tgt = self.resolve(cc, dest)?;
             Ok(self.push_arm(tgt, dest))
         } else {
+            if self.tparent[t as usize] != x {
+                return Err(StructurizeError::Internal("inline successor is not a placement-tree child"));
+            }
             self.tsucc.push((t, 0));
             Ok(self.push_arm(Tgt::Entry(t), NONE))
         }

@@ -189,7 +189,7 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             if cont_headed[cont as usize] != NONE {
                 bail!("block {cont} is the continue target of two loops");
             }
-            if !dt.dominates(i, cont) {
+            if dt.is_reachable(cont) && !dt.dominates(i, cont) {
                 bail!("loop header {i} does not dominate its continue target {cont}");
             }
             cont_headed[cont as usize] = cons.len() as u32;
@@ -201,12 +201,34 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             bail!("a continue target is also a merge block");
         }
     }
+    // Constructs are defined by *structural* dominance: dominance in the CFG plus an edge from every header to its
+    // merge and from every loop header to its continue target (SPIR-V 2.11). This keeps merge blocks and continue
+    // constructs out of the selections nested inside the construct that declares them.
+    let mut aug = Csr::default();
+    aug.begin(nb);
+    for (i, b) in blocks.iter().enumerate() {
+        aug.targets.extend_from_slice(succ.succ(i as u32));
+        match b.merge {
+            Merge::None => {}
+            Merge::Selection { merge } => aug.targets.push(merge.0),
+            Merge::Loop { merge, continue_target } => {
+                aug.targets.push(merge.0);
+                aug.targets.push(continue_target.0);
+            }
+        }
+        aug.push_row_end();
+    }
+    let mut sdt = DomTree::new();
+    sdt.dfs(&aug);
+    let mut apreds = Csr::default();
+    apreds.reverse_of(&aug, |v| sdt.is_reachable(v));
+    sdt.compute(&aug, &apreds);
     let contains = |k: &Con, b: u32| -> bool {
-        let out_of_merge = !(dt.is_reachable(k.merge) && dt.dominates(k.merge, b));
+        let out_of_merge = !sdt.dominates(k.merge, b);
         match k.kind {
-            CKind::If | CKind::Switch => dt.dominates(k.header, b) && out_of_merge,
-            CKind::Loop => dt.dominates(k.header, b) && out_of_merge && !dt.dominates(k.cont, b),
-            CKind::Continue => dt.dominates(k.header, b) && out_of_merge,
+            CKind::If | CKind::Switch => sdt.dominates(k.header, b) && out_of_merge,
+            CKind::Loop => sdt.dominates(k.header, b) && out_of_merge && !sdt.dominates(k.cont, b),
+            CKind::Continue => sdt.dominates(k.header, b) && out_of_merge,
         }
     };
     // Innermost construct of each reachable block, and construct parents.
@@ -218,7 +240,7 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
                     return id;
                 }
             }
-            match dt.idom_of(a) {
+            match sdt.idom_of(a) {
                 Some(d) => a = d,
                 None => return NONE,
             }
@@ -226,7 +248,7 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
     };
     let mut inner = vec![NONE; nb];
     for b in 0..nb as u32 {
-        if dt.is_reachable(b) {
+        if sdt.is_reachable(b) {
             inner[b as usize] = innermost_from(b, b, NONE);
         }
     }

@@ -1,0 +1,1025 @@
+//! Structurizer tests: output checker, equivalence interpreter (original vs structured CFG under the same branch
+//! decisions), property tests over random reducible CFGs, hand-written tricky shapes, spirv-val on real modules
+//! built from the output, and scale.
+
+use dxil_to_spirv::cfg::domtree::{Csr, DomTree, NONE, simple};
+use dxil_to_spirv::cfg::verify::verify;
+use dxil_to_spirv::cfg::{
+    BlockId, Cfg, Condition, Merge, OutBlockId, OutTerminator, Selector, Structured, StructurizeError, Structurizer,
+    Terminator,
+};
+use proptest::prelude::*;
+use std::time::Instant;
+
+// ------------------------------------------------------------------------------------------------------------------
+// Random numbers and generators.
+
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Self {
+        Rng(seed ^ 0x9e37_79b9_7f4a_7c15)
+    }
+    fn next(&mut self) -> u64 {
+        // SplitMix64.
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next() % n }
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// Imperative builder of structured-looking CFGs with random break/continue/return edges (always reducible).
+struct Gen<'r> {
+    rng: &'r mut Rng,
+    terms: Vec<Option<Terminator>>,
+    cases: Vec<Vec<(u64, u32)>>,
+    budget: usize,
+    /// (header, exit) of enclosing loops, innermost last.
+    loops: Vec<(u32, u32)>,
+    max_depth: u32,
+}
+
+impl<'r> Gen<'r> {
+    fn new_block(&mut self) -> u32 {
+        self.terms.push(None);
+        self.cases.push(Vec::new());
+        (self.terms.len() - 1) as u32
+    }
+    fn set(&mut self, b: u32, t: Terminator) {
+        self.terms[b as usize] = Some(t);
+    }
+    fn set_switch(&mut self, b: u32, default: u32, cases: Vec<(u64, u32)>) {
+        self.terms[b as usize] = Some(Terminator::Return); // placeholder, replaced in `finish`
+        self.cases[b as usize] = cases;
+        self.cases[b as usize].insert(0, (u64::MAX, default));
+    }
+    fn b(x: u32) -> BlockId {
+        BlockId(x)
+    }
+
+    /// Emit a statement list starting in open block `cur`; returns the open block control continues in.
+    fn stmts(&mut self, mut cur: u32, depth: u32) -> Option<u32> {
+        let count = 1 + self.rng.below(4);
+        for _ in 0..count {
+            if self.terms.len() >= self.budget {
+                break;
+            }
+            cur = self.stmt(cur, depth)?;
+        }
+        Some(cur)
+    }
+
+    fn stmt(&mut self, cur: u32, depth: u32) -> Option<u32> {
+        let deep = depth >= self.max_depth;
+        let r = self.rng.below(100);
+        match r {
+            0..=14 => {
+                let n = self.new_block();
+                self.set(cur, Terminator::Branch(Self::b(n)));
+                Some(n)
+            }
+            15..=39 if !deep => {
+                // if / if-else
+                let a = self.new_block();
+                let join = self.new_block();
+                if self.rng.chance(50) {
+                    let e = self.new_block();
+                    self.set(cur, Terminator::CondBranch { t: Self::b(a), f: Self::b(e) });
+                    if let Some(end) = self.stmts(e, depth + 1) {
+                        self.set(end, Terminator::Branch(Self::b(join)));
+                    }
+                } else {
+                    self.set(cur, Terminator::CondBranch { t: Self::b(a), f: Self::b(join) });
+                }
+                if let Some(end) = self.stmts(a, depth + 1) {
+                    self.set(end, Terminator::Branch(Self::b(join)));
+                }
+                Some(join)
+            }
+            40..=59 if !deep => {
+                // loop: while-style or do-while-style
+                let h = self.new_block();
+                let exit = self.new_block();
+                self.set(cur, Terminator::Branch(Self::b(h)));
+                self.loops.push((h, exit));
+                let body_start = if self.rng.chance(50) {
+                    let body = self.new_block();
+                    self.set(h, Terminator::CondBranch { t: Self::b(body), f: Self::b(exit) });
+                    body
+                } else {
+                    h
+                };
+                let end = self.stmts(body_start, depth + 1);
+                self.loops.pop();
+                if let Some(end) = end {
+                    if self.rng.chance(50) {
+                        self.set(end, Terminator::Branch(Self::b(h)));
+                    } else {
+                        self.set(end, Terminator::CondBranch { t: Self::b(h), f: Self::b(exit) });
+                    }
+                }
+                Some(exit)
+            }
+            60..=69 if !deep => {
+                // switch with shared targets and fallthrough
+                let ncases = 1 + self.rng.below(4) as usize;
+                let join = self.new_block();
+                let bodies: Vec<u32> = (0..ncases).map(|_| self.new_block()).collect();
+                let mut cases = Vec::new();
+                for (i, &b) in bodies.iter().enumerate() {
+                    cases.push((i as u64 * 3, b));
+                    if self.rng.chance(30) {
+                        cases.push((i as u64 * 3 + 1, b));
+                    }
+                }
+                if self.rng.chance(20) {
+                    cases.push((100, join));
+                }
+                let default = if self.rng.chance(50) { join } else { bodies[0] };
+                self.set_switch(cur, default, cases);
+                for i in 0..ncases {
+                    if let Some(end) = self.stmts(bodies[i], depth + 1) {
+                        let t = if i + 1 < ncases && self.rng.chance(25) { bodies[i + 1] } else { join };
+                        self.set(end, Terminator::Branch(Self::b(t)));
+                    }
+                }
+                Some(join)
+            }
+            70..=79 if !self.loops.is_empty() => {
+                // conditional break/continue to a random enclosing loop
+                let k = self.rng.below(self.loops.len() as u64) as usize;
+                let (h, exit) = self.loops[k];
+                let target = if self.rng.chance(50) { exit } else { h };
+                let n = self.new_block();
+                if self.rng.chance(50) {
+                    self.set(cur, Terminator::CondBranch { t: Self::b(target), f: Self::b(n) });
+                } else {
+                    self.set(cur, Terminator::CondBranch { t: Self::b(n), f: Self::b(target) });
+                }
+                Some(n)
+            }
+            80..=84 if !self.loops.is_empty() => {
+                let k = self.rng.below(self.loops.len() as u64) as usize;
+                let (h, exit) = self.loops[k];
+                let target = if self.rng.chance(50) { exit } else { h };
+                self.set(cur, Terminator::Branch(Self::b(target)));
+                None
+            }
+            85..=88 => {
+                let n = self.new_block();
+                self.set(cur, Terminator::CondBranch { t: Self::b(n), f: Self::b(cur) }); // placeholder
+                let ret = self.new_block();
+                self.set(ret, Terminator::Return);
+                self.set(cur, Terminator::CondBranch { t: Self::b(ret), f: Self::b(n) });
+                Some(n)
+            }
+            89..=90 => {
+                self.set(cur, Terminator::Return);
+                None
+            }
+            _ => {
+                let n = self.new_block();
+                self.set(cur, Terminator::Branch(Self::b(n)));
+                Some(n)
+            }
+        }
+    }
+
+    fn finish(self, cfg: &mut Cfg) {
+        cfg.clear();
+        for (i, t) in self.terms.iter().enumerate() {
+            let t = t.unwrap_or(Terminator::Return);
+            if !self.cases[i].is_empty() {
+                let default = self.cases[i][0].1;
+                cfg.push_switch(BlockId(default), self.cases[i][1..].iter().map(|&(l, b)| (l, BlockId(b))));
+            } else {
+                cfg.push(t);
+            }
+        }
+    }
+}
+
+fn gen_structured(seed: u64, budget: usize, cfg: &mut Cfg) {
+    let mut rng = Rng::new(seed);
+    let mut g = Gen { rng: &mut rng, terms: Vec::new(), cases: Vec::new(), budget, loops: Vec::new(), max_depth: 6 };
+    let entry = g.new_block();
+    if let Some(end) = g.stmts(entry, 0) {
+        g.set(end, Terminator::Return);
+    }
+    g.finish(cfg);
+}
+
+/// Arbitrary graph: random terminators over `n` blocks.
+fn gen_random(seed: u64, n: usize, cfg: &mut Cfg) {
+    let mut rng = Rng::new(seed);
+    cfg.clear();
+    for _ in 0..n {
+        let t = |rng: &mut Rng| BlockId(rng.below(n as u64) as u32);
+        match rng.below(10) {
+            0 => {
+                cfg.push(Terminator::Return);
+            }
+            1 => {
+                cfg.push(Terminator::Unreachable);
+            }
+            2..=4 => {
+                let x = t(&mut rng);
+                cfg.push(Terminator::Branch(x));
+            }
+            5..=7 => {
+                let (a, b) = (t(&mut rng), t(&mut rng));
+                cfg.push(Terminator::CondBranch { t: a, f: b });
+            }
+            _ => {
+                let d = t(&mut rng);
+                let k = rng.below(4);
+                let cases: Vec<(u64, BlockId)> = (0..k).map(|i| (i * 7 + 1, t(&mut rng))).collect();
+                cfg.push_switch(d, cases);
+            }
+        }
+    }
+}
+
+/// Independent reducibility check: with dominators from the simple algorithm, removing every back edge must leave
+/// the reachable graph acyclic.
+fn is_reducible(cfg: &Cfg) -> bool {
+    let n = cfg.len();
+    let mut g = Csr::default();
+    g.begin(n);
+    for b in 0..n as u32 {
+        for t in cfg.successors(BlockId(b)) {
+            g.targets.push(t.0);
+        }
+        g.push_row_end();
+    }
+    let idom = simple::idoms(&g);
+    let dominates = |a: u32, b: u32| {
+        let mut x = b;
+        loop {
+            if x == a {
+                return true;
+            }
+            if idom[x as usize] == NONE {
+                return false;
+            }
+            x = idom[x as usize];
+        }
+    };
+    let mut dt = DomTree::new();
+    dt.dfs(&g);
+    // Kahn's algorithm on forward edges of reachable nodes.
+    let mut indeg = vec![0u32; n];
+    for a in 0..n as u32 {
+        if !dt.is_reachable(a) {
+            continue;
+        }
+        for &b in g.succ(a) {
+            if !dominates(b, a) {
+                indeg[b as usize] += 1;
+            }
+        }
+    }
+    let mut stack: Vec<u32> = (0..n as u32).filter(|&v| dt.is_reachable(v) && indeg[v as usize] == 0).collect();
+    let mut done = 0;
+    while let Some(a) = stack.pop() {
+        done += 1;
+        for &b in g.succ(a) {
+            if !dominates(b, a) {
+                indeg[b as usize] -= 1;
+                if indeg[b as usize] == 0 {
+                    stack.push(b);
+                }
+            }
+        }
+    }
+    done == dt.rpo.len()
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// Interpreter.
+
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+enum End {
+    Return,
+    Unreachable,
+    Limit,
+}
+
+fn decide(seed: u64, block: u32, visit: u32) -> u64 {
+    let mut r = Rng::new(seed ^ ((block as u64) << 32) ^ visit as u64);
+    r.next();
+    r.next()
+}
+
+/// Value a switch in `block` takes on this visit: one of its literals, or one matching no case.
+fn switch_value(cfg: &Cfg, seed: u64, block: u32, visit: u32) -> u64 {
+    let Some(Terminator::Switch { cases, .. }) = cfg.terminator(BlockId(block)) else { return u64::MAX };
+    let cases = cfg.cases(cases);
+    let d = decide(seed, block, visit) as usize % (cases.len() + 1);
+    if d == 0 { u64::MAX } else { cases[d - 1].0 }
+}
+
+fn run_original(cfg: &Cfg, seed: u64, limit: usize) -> (Vec<u32>, End) {
+    let mut visits = vec![0u32; cfg.len()];
+    let mut trace = Vec::new();
+    let mut b = 0u32;
+    loop {
+        if trace.len() >= limit {
+            return (trace, End::Limit);
+        }
+        trace.push(b);
+        visits[b as usize] += 1;
+        let v = visits[b as usize];
+        b = match cfg.terminator(BlockId(b)).unwrap() {
+            Terminator::Return => return (trace, End::Return),
+            Terminator::Unreachable => return (trace, End::Unreachable),
+            Terminator::Branch(t) => t.0,
+            Terminator::CondBranch { t, f } => {
+                if decide(seed, b, v) & 1 == 1 {
+                    t.0
+                } else {
+                    f.0
+                }
+            }
+            Terminator::Switch { default, cases } => {
+                let val = switch_value(cfg, seed, b, v);
+                cfg.cases(cases).iter().find(|c| c.0 == val).map(|c| c.1 .0).unwrap_or(default.0)
+            }
+        };
+    }
+}
+
+fn run_structured(s: &Structured<'_>, cfg: &Cfg, seed: u64, limit: usize) -> Result<(Vec<u32>, End), String> {
+    let mut visits = vec![0u32; cfg.len()];
+    let mut trace = Vec::new();
+    let mut flag: Option<u32> = None;
+    let mut b = OutBlockId(0);
+    let mut steps = 0usize;
+    let max_steps = limit * 64 + 10_000;
+    loop {
+        steps += 1;
+        if steps > max_steps {
+            return Err(format!("no original block reached in {max_steps} steps (synthetic cycle?)"));
+        }
+        let blk = s.block(b).ok_or("branch out of range")?;
+        if let Some(o) = blk.original {
+            if trace.len() >= limit {
+                return Ok((trace, End::Limit));
+            }
+            trace.push(o.0);
+            visits[o.index()] += 1;
+        }
+        if let Some(w) = blk.flag_write {
+            flag = Some(w);
+        }
+        b = match blk.term {
+            OutTerminator::Return => return Ok((trace, End::Return)),
+            OutTerminator::Unreachable => return Ok((trace, End::Unreachable)),
+            OutTerminator::Branch(t) => t,
+            OutTerminator::CondBranch { cond, t, f } => {
+                let c = match cond {
+                    Condition::Original(x) => decide(seed, x.0, visits[x.index()]) & 1 == 1,
+                    Condition::FlagEquals(k) => {
+                        let Some(v) = flag else { return Err("flag read before any write".into()) };
+                        v == k
+                    }
+                };
+                if c { t } else { f }
+            }
+            OutTerminator::Switch { selector, default, cases } => match selector {
+                Selector::Zero => default,
+                Selector::Original(x) => {
+                    let val = switch_value(cfg, seed, x.0, visits[x.index()]);
+                    s.cases(cases).iter().find(|c| c.0 == val).map(|c| c.1).unwrap_or(default)
+                }
+            },
+        };
+    }
+}
+
+/// Structurize, verify, and compare executions for a few seeds. Returns the number of output blocks.
+fn check_cfg(st: &mut Structurizer, cfg: &Cfg, seeds: u64) -> Result<usize, String> {
+    let s = st.run(cfg).map_err(|e| e.to_string())?;
+    verify(&s, cfg).map_err(|e| format!("{e}\n{}", dump(&s, cfg)))?;
+    check_phis_and_edges(&s, cfg)?;
+    for seed in 0..seeds {
+        let (t1, e1) = run_original(cfg, seed, 400);
+        let (t2, e2) = run_structured(&s, cfg, seed, 400).map_err(|e| format!("seed {seed}: {e}\n{}", dump(&s, cfg)))?;
+        if t1 != t2 || e1 != e2 {
+            return Err(format!(
+                "seed {seed}: traces differ\noriginal  {t1:?} {e1:?}\nstructured {t2:?} {e2:?}\n{}",
+                dump(&s, cfg)
+            ));
+        }
+    }
+    Ok(s.blocks().len())
+}
+
+/// The phi contract: listed parents are exactly the output predecessors, each standing for an original
+/// predecessor; edge first hops leave the block that realizes the original terminator.
+fn check_phis_and_edges(s: &Structured<'_>, cfg: &Cfg) -> Result<(), String> {
+    for b in 0..cfg.len() as u32 {
+        let Some(img) = s.image(BlockId(b)) else { continue };
+        if let Some(pp) = s.phi_preds(BlockId(b)) {
+            let preds = s.out_predecessors(img);
+            if pp.len() != preds.len() {
+                return Err(format!("block {b}: phi parents {pp:?} vs output preds {preds:?}"));
+            }
+            for p in pp {
+                if !cfg.successors(p.pred).any(|t| t.0 == b) {
+                    return Err(format!("block {b}: phi parent {:?} maps to non-predecessor {}", p.parent, p.pred));
+                }
+                if !s.out_dominates(s.image(p.pred).unwrap(), p.parent) {
+                    return Err(format!("block {b}: phi parent {:?} not dominated by its original pred", p.parent));
+                }
+            }
+        }
+        for (slot, _) in cfg.successors(BlockId(b)).enumerate() {
+            let (from, to) = s.edge_first_hop(BlockId(b), slot).ok_or(format!("no first hop for {b}/{slot}"))?;
+            if !s.out_dominates(img, from) || !s.out_successors(from).contains(&to.0) {
+                return Err(format!("block {b} slot {slot}: bad first hop {from:?} → {to:?}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn dump(s: &Structured<'_>, cfg: &Cfg) -> String {
+    let mut out = String::from("input:\n");
+    for b in 0..cfg.len() as u32 {
+        out += &format!("  {b}: {:?}", cfg.terminator(BlockId(b)).unwrap());
+        if let Some(Terminator::Switch { cases, .. }) = cfg.terminator(BlockId(b)) {
+            out += &format!(" {:?}", cfg.cases(cases));
+        }
+        out.push('\n');
+    }
+    out += "output:\n";
+    for (i, b) in s.blocks().iter().enumerate() {
+        out += &format!("  {i}: orig={:?} merge={:?} write={:?} term={:?}", b.original, b.merge, b.flag_write, b.term);
+        if let OutTerminator::Switch { cases, .. } = b.term {
+            out += &format!(" {:?}", s.cases(cases));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// SPIR-V module construction and spirv-val.
+
+mod spv {
+    use super::*;
+    use rspirv::binary::Assemble;
+    use rspirv::dr::{Builder, Operand};
+    use rspirv::spirv::{self, AddressingModel, Capability, Decoration, MemoryModel, StorageClass};
+
+    pub struct Module {
+        b: Builder,
+        void: u32,
+        fn_ty: u32,
+        u32_ty: u32,
+        bool_ty: u32,
+        ptr_sb_u32: u32,
+        ptr_fn_u32: u32,
+        cond_buf: u32,
+        out_buf: u32,
+        consts: std::collections::HashMap<u32, u32>,
+        functions: usize,
+    }
+
+    impl Module {
+        pub fn new() -> Self {
+            let mut b = Builder::new();
+            b.set_version(1, 6);
+            b.capability(Capability::Shader);
+            b.memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+            let void = b.type_void();
+            let fn_ty = b.type_function(void, vec![]);
+            let u32_ty = b.type_int(32, 0);
+            let bool_ty = b.type_bool();
+            let rta = b.type_runtime_array(u32_ty);
+            b.decorate(rta, Decoration::ArrayStride, vec![Operand::LiteralBit32(4)]);
+            let st = b.type_struct(vec![rta]);
+            b.decorate(st, Decoration::Block, vec![]);
+            b.member_decorate(st, 0, Decoration::Offset, vec![Operand::LiteralBit32(0)]);
+            let ptr_st = b.type_pointer(None, StorageClass::StorageBuffer, st);
+            let ptr_sb_u32 = b.type_pointer(None, StorageClass::StorageBuffer, u32_ty);
+            let ptr_fn_u32 = b.type_pointer(None, StorageClass::Function, u32_ty);
+            let cond_buf = b.variable(ptr_st, None, StorageClass::StorageBuffer, None);
+            let out_buf = b.variable(ptr_st, None, StorageClass::StorageBuffer, None);
+            for (v, binding) in [(cond_buf, 0), (out_buf, 1)] {
+                b.decorate(v, Decoration::DescriptorSet, vec![Operand::LiteralBit32(0)]);
+                b.decorate(v, Decoration::Binding, vec![Operand::LiteralBit32(binding)]);
+            }
+            let mut m = Module {
+                b,
+                void,
+                fn_ty,
+                u32_ty,
+                bool_ty,
+                ptr_sb_u32,
+                ptr_fn_u32,
+                cond_buf,
+                out_buf,
+                consts: Default::default(),
+                functions: 0,
+            };
+            // Entry point with an empty body; the test functions are validated on their own.
+            let main = m.b.begin_function(void, None, spirv::FunctionControl::NONE, fn_ty).unwrap();
+            m.b.begin_block(None).unwrap();
+            m.b.ret().unwrap();
+            m.b.end_function().unwrap();
+            m.b.entry_point(spirv::ExecutionModel::GLCompute, main, "main", [cond_buf, out_buf]);
+            m.b.execution_mode(main, spirv::ExecutionMode::LocalSize, [1, 1, 1]);
+            m
+        }
+
+        fn c(&mut self, v: u32) -> u32 {
+            if let Some(&id) = self.consts.get(&v) {
+                return id;
+            }
+            let id = self.b.constant_bit32(self.u32_ty, v);
+            self.consts.insert(v, id);
+            id
+        }
+
+        /// Add one function implementing the structured CFG: each original block appends its id to the output
+        /// buffer; conditions and selectors are loaded from the condition buffer in the original block and used
+        /// (possibly in a later synthetic block) by its terminator.
+        pub fn add(&mut self, s: &Structured<'_>, cfg: &Cfg) {
+            self.functions += 1;
+            let blocks = s.blocks();
+            let labels: Vec<u32> = blocks.iter().map(|_| self.b.id()).collect();
+            let zero = self.c(0);
+            let one = self.c(1);
+            let mut cond_val = vec![0u32; cfg.len()];
+            let mut sel_val = vec![0u32; cfg.len()];
+            self.b.begin_function(self.void, None, spirv::FunctionControl::NONE, self.fn_ty).unwrap();
+            let mut flag = 0;
+            let mut counter = 0;
+            for (i, blk) in blocks.iter().enumerate() {
+                self.b.begin_block(Some(labels[i])).unwrap();
+                if i == 0 {
+                    flag = self.b.variable(self.ptr_fn_u32, None, StorageClass::Function, None);
+                    counter = self.b.variable(self.ptr_fn_u32, None, StorageClass::Function, None);
+                    self.b.store(counter, zero, None, vec![]).unwrap();
+                }
+                if let Some(o) = blk.original {
+                    let idx = self.b.load(self.u32_ty, None, counter, None, vec![]).unwrap();
+                    let slot = self.b.access_chain(self.ptr_sb_u32, None, self.out_buf, vec![zero, idx]).unwrap();
+                    let oid = self.c(o.0);
+                    self.b.store(slot, oid, None, vec![]).unwrap();
+                    let next = self.b.i_add(self.u32_ty, None, idx, one).unwrap();
+                    self.b.store(counter, next, None, vec![]).unwrap();
+                    match cfg.terminator(o).unwrap() {
+                        Terminator::CondBranch { .. } | Terminator::Switch { .. } => {
+                            let cp = self.b.access_chain(self.ptr_sb_u32, None, self.cond_buf, vec![zero, oid]).unwrap();
+                            let v = self.b.load(self.u32_ty, None, cp, None, vec![]).unwrap();
+                            sel_val[o.index()] = v;
+                            cond_val[o.index()] = self.b.i_not_equal(self.bool_ty, None, v, zero).unwrap();
+                        }
+                        _ => {}
+                    }
+                }
+                if let Some(w) = blk.flag_write {
+                    let k = self.c(w);
+                    self.b.store(flag, k, None, vec![]).unwrap();
+                }
+                match blk.merge {
+                    Merge::None => {}
+                    Merge::Selection { merge } => {
+                        self.b.selection_merge(labels[merge.index()], spirv::SelectionControl::NONE).unwrap()
+                    }
+                    Merge::Loop { merge, continue_target } => self
+                        .b
+                        .loop_merge(
+                            labels[merge.index()],
+                            labels[continue_target.index()],
+                            spirv::LoopControl::NONE,
+                            vec![],
+                        )
+                        .unwrap(),
+                }
+                match blk.term {
+                    OutTerminator::Return => self.b.ret().unwrap(),
+                    OutTerminator::Unreachable => self.b.unreachable().unwrap(),
+                    OutTerminator::Branch(t) => self.b.branch(labels[t.index()]).unwrap(),
+                    OutTerminator::CondBranch { cond, t, f } => {
+                        let c = match cond {
+                            Condition::Original(x) => cond_val[x.index()],
+                            Condition::FlagEquals(k) => {
+                                let kc = self.c(k);
+                                let v = self.b.load(self.u32_ty, None, flag, None, vec![]).unwrap();
+                                self.b.i_equal(self.bool_ty, None, v, kc).unwrap()
+                            }
+                        };
+                        self.b.branch_conditional(c, labels[t.index()], labels[f.index()], vec![]).unwrap()
+                    }
+                    OutTerminator::Switch { selector, default, cases } => {
+                        let sel = match selector {
+                            Selector::Zero => zero,
+                            Selector::Original(x) => sel_val[x.index()],
+                        };
+                        let targets: Vec<(Operand, u32)> = s
+                            .cases(cases)
+                            .iter()
+                            .map(|&(lit, t)| (Operand::LiteralBit32(lit as u32), labels[t.index()]))
+                            .collect();
+                        self.b.switch(sel, labels[default.index()], targets).unwrap()
+                    }
+                }
+            }
+            self.b.end_function().unwrap();
+        }
+
+        pub fn functions(&self) -> usize {
+            self.functions
+        }
+
+        pub fn words(self) -> Vec<u32> {
+            self.b.module().assemble()
+        }
+    }
+
+    /// `None` when spirv-val is not installed (the caller decides whether that is fatal).
+    pub fn validate(words: &[u32], tag: &str) -> Option<Result<(), String>> {
+        let dir = std::env::temp_dir().join(format!("dxil-structurize-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).ok()?;
+        let path = dir.join(format!("{tag}.spv"));
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        std::fs::write(&path, bytes).ok()?;
+        let out = std::process::Command::new("spirv-val").arg("--target-env").arg("vulkan1.3").arg(&path).output();
+        let out = match out {
+            Ok(o) => o,
+            Err(_) => return None,
+        };
+        let _ = std::fs::remove_file(&path);
+        if out.status.success() {
+            Some(Ok(()))
+        } else {
+            Some(Err(format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )))
+        }
+    }
+
+    pub fn available() -> bool {
+        let ok = std::process::Command::new("spirv-val").arg("--version").output().is_ok();
+        if !ok {
+            if std::env::var_os("CI").is_some() {
+                panic!("spirv-val is required in CI (install spirv-tools)");
+            }
+            eprintln!("SKIPPED: spirv-val not found; install spirv-tools to run the SPIR-V validation tests");
+        }
+        ok
+    }
+}
+
+fn validate_one(st: &mut Structurizer, cfg: &Cfg, tag: &str) -> Result<(), String> {
+    let s = st.run(cfg).map_err(|e| e.to_string())?;
+    let mut m = spv::Module::new();
+    m.add(&s, cfg);
+    match spv::validate(&m.words(), tag) {
+        Some(Ok(())) | None => Ok(()),
+        Some(Err(e)) => Err(format!("spirv-val: {e}\n{}", dump(&s, cfg))),
+    }
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// Hand-written shapes.
+
+fn build(terms: &[Terminator]) -> Cfg {
+    let mut cfg = Cfg::new();
+    for &t in terms {
+        cfg.push(t);
+    }
+    cfg
+}
+
+fn br(t: u32) -> Terminator {
+    Terminator::Branch(BlockId(t))
+}
+fn cbr(t: u32, f: u32) -> Terminator {
+    Terminator::CondBranch { t: BlockId(t), f: BlockId(f) }
+}
+const RET: Terminator = Terminator::Return;
+
+fn shapes() -> Vec<(&'static str, Cfg)> {
+    let mut v = Vec::new();
+    v.push(("straight", build(&[br(1), br(2), RET])));
+    v.push(("diamond", build(&[cbr(1, 2), br(3), br(3), RET])));
+    v.push(("if-then", build(&[cbr(1, 2), br(2), RET])));
+    v.push(("self-loop", build(&[br(1), cbr(1, 2), RET])));
+    v.push(("while", build(&[br(1), cbr(2, 3), br(1), RET])));
+    // break out of three nested loops from the innermost body
+    v.push((
+        "break-3-loops",
+        build(&[
+            br(1),       // 0
+            br(2),       // 1 L1 header
+            br(3),       // 2 L2 header
+            cbr(8, 4),   // 3 L3 header: break all
+            cbr(3, 5),   // 4 continue L3
+            cbr(2, 6),   // 5 continue L2
+            cbr(1, 7),   // 6 continue L1
+            RET,         // 7
+            br(9),       // 8 after all loops
+            RET,         // 9
+        ]),
+    ));
+    // loop with multiple back edges and an early return inside nested loops
+    v.push((
+        "multi-backedge-early-return",
+        build(&[br(1), cbr(2, 3), cbr(1, 4), cbr(1, 5), cbr(6, 1), RET, RET]),
+    ));
+    // switch case that is also a loop exit; continue from a nested switch
+    {
+        let mut cfg = Cfg::new();
+        cfg.push(br(1)); // 0
+        cfg.push_switch(BlockId(2), [(1, BlockId(3)), (2, BlockId(4)), (3, BlockId(5))]); // 1: loop header is a switch
+        cfg.push(cbr(1, 6)); // 2 default: continue or leave
+        cfg.push(br(6)); // 3: case that is the loop exit path
+        cfg.push_switch(BlockId(1), [(7, BlockId(5))]); // 4: nested switch: continue (default) or 5
+        cfg.push(br(1)); // 5: continue
+        cfg.push(RET); // 6: exit
+        v.push(("loop-header-switch", cfg));
+    }
+    {
+        // switch whose case target is the loop's exit block
+        let mut cfg = Cfg::new();
+        cfg.push(br(1)); // 0
+        cfg.push(cbr(2, 5)); // 1 header
+        cfg.push_switch(BlockId(3), [(0, BlockId(5)), (1, BlockId(4))]); // 2
+        cfg.push(br(1)); // 3 continue
+        cfg.push(br(3)); // 4 fallthrough into 3
+        cfg.push(RET); // 5 exit (also a case)
+        v.push(("switch-case-is-loop-exit", cfg));
+    }
+    v.push(("unreachable-blocks", build(&[cbr(1, 2), br(3), br(3), RET, br(1), br(4)])));
+    v.push(("entry-loop", build(&[cbr(0, 1), RET])));
+    v.push((
+        "short-circuit",
+        build(&[cbr(1, 2), cbr(3, 2), br(4), br(4), RET]),
+    ));
+    v.push(("continue-from-inner-if", build(&[br(1), cbr(2, 5), cbr(3, 4), br(1), br(1), RET])));
+    v
+}
+
+#[test]
+fn hand_written_shapes() {
+    let mut st = Structurizer::new();
+    let sv = spv::available();
+    for (name, cfg) in shapes() {
+        check_cfg(&mut st, &cfg, 64).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if sv {
+            validate_one(&mut st, &cfg, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}
+
+#[test]
+fn natural_shapes_need_no_synthetic_blocks() {
+    let mut st = Structurizer::new();
+    for (name, cfg, expect) in [
+        ("diamond", build(&[cbr(1, 2), br(3), br(3), RET]), 4),
+        ("if-then", build(&[cbr(1, 2), br(2), RET]), 3),
+        ("while-with-exit", build(&[br(1), cbr(2, 3), br(1), RET]), 5), // + continue block
+    ] {
+        let s = st.run(&cfg).unwrap();
+        assert_eq!(s.blocks().len(), expect, "{name}\n{}", dump(&s, &cfg));
+        assert!(!s.uses_flag(), "{name}");
+        // OpPhi is usable for every non-loop block.
+        assert!(s.phi_preds(BlockId(cfg.len() as u32 - 1)).is_some(), "{name}");
+    }
+}
+
+#[test]
+fn irreducible_is_an_error_naming_the_cycle() {
+    let mut st = Structurizer::new();
+    // 0 → 1, 0 → 2, 1 ↔ 2: a cycle with two entries.
+    let cfg = build(&[cbr(1, 2), cbr(2, 3), br(1), RET]);
+    match st.run(&cfg) {
+        Err(StructurizeError::Irreducible { cycle, entries, .. }) => {
+            let mut c: Vec<u32> = cycle.iter().map(|b| b.0).collect();
+            c.sort();
+            assert_eq!(c, vec![1, 2]);
+            assert_eq!(entries.len(), 2);
+        }
+        other => panic!("expected irreducible, got {:?}", other.map(|s| s.blocks().len())),
+    }
+    assert!(matches!(st.run(&build(&[br(5)])), Err(StructurizeError::InvalidTarget { .. })));
+    assert!(matches!(st.run(&Cfg::new()), Err(StructurizeError::Empty)));
+    // The context is still usable afterwards.
+    check_cfg(&mut st, &build(&[cbr(1, 2), br(3), br(3), RET]), 8).unwrap();
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// Property tests.
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn structured_generator_equivalence(seed in any::<u64>(), budget in 2usize..120) {
+        let mut cfg = Cfg::new();
+        gen_structured(seed, budget, &mut cfg);
+        let mut st = Structurizer::new();
+        prop_assert!(is_reducible(&cfg));
+        if let Err(e) = check_cfg(&mut st, &cfg, 24) {
+            prop_assert!(false, "{}", e);
+        }
+    }
+
+    #[test]
+    fn random_graph_equivalence_or_irreducible(seed in any::<u64>(), n in 1usize..14) {
+        let mut cfg = Cfg::new();
+        gen_random(seed, n, &mut cfg);
+        let mut st = Structurizer::new();
+        let reducible = is_reducible(&cfg);
+        match st.run(&cfg) {
+            Err(StructurizeError::Irreducible { .. }) => prop_assert!(!reducible, "reducible CFG rejected"),
+            Err(e) => prop_assert!(false, "unexpected error {}", e),
+            Ok(_) => {
+                prop_assert!(reducible, "irreducible CFG accepted");
+                if let Err(e) = check_cfg(&mut st, &cfg, 24) {
+                    prop_assert!(false, "{}", e);
+                }
+            }
+        }
+    }
+}
+
+/// A few thousand random CFGs through spirv-val, batched 100 functions per module (a failing batch is re-run one
+/// function at a time to name the culprit).
+#[test]
+fn spirv_val_random_cfgs() {
+    if !spv::available() {
+        return;
+    }
+    let mut st = Structurizer::new();
+    let mut cfg = Cfg::new();
+    let total = 3000u64;
+    let batch = 100u64;
+    let mut validated = 0;
+    for start in (0..total).step_by(batch as usize) {
+        let mut m = spv::Module::new();
+        let make = |i: u64, cfg: &mut Cfg| {
+            if i % 3 == 2 {
+                gen_random(i, 2 + (i % 12) as usize, cfg);
+            } else {
+                gen_structured(i, 4 + (i % 90) as usize, cfg);
+            }
+        };
+        for i in start..start + batch {
+            make(i, &mut cfg);
+            if let Ok(s) = st.run(&cfg) {
+                m.add(&s, &cfg);
+            }
+        }
+        let n = m.functions();
+        match spv::validate(&m.words(), &format!("batch{start}")) {
+            Some(Ok(())) => validated += n,
+            Some(Err(batch_err)) => {
+                for i in start..start + batch {
+                    make(i, &mut cfg);
+                    if st.run(&cfg).is_ok() {
+                        if let Err(e) = validate_one(&mut st, &cfg, &format!("cfg{i}")) {
+                            panic!("cfg {i}: {e}");
+                        }
+                    }
+                }
+                panic!("batch {start} failed but no single function did: {batch_err}");
+            }
+            None => return,
+        }
+    }
+    eprintln!("spirv-val accepted {validated} structurized random CFGs");
+    assert!(validated > 2000);
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+// Scale.
+
+/// Deep loop nests with breaks to random enclosing loop exits and continues, about `n` blocks.
+fn gen_deep(n: usize, seed: u64, cfg: &mut Cfg) {
+    let mut rng = Rng::new(seed);
+    let mut g = Gen { rng: &mut rng, terms: Vec::new(), cases: Vec::new(), budget: n, loops: Vec::new(), max_depth: 40 };
+    let entry = g.new_block();
+    let mut cur = entry;
+    while g.terms.len() < n {
+        match g.stmt(cur, 0) {
+            Some(c) => cur = c,
+            None => {
+                // Dead end: start a fresh block on a path that is still reachable.
+                let c = g.new_block();
+                cur = c;
+                break;
+            }
+        }
+    }
+    g.set(cur, Terminator::Return);
+    g.finish(cfg);
+}
+
+#[test]
+fn scale_large_generated_cfg() {
+    let mut st = Structurizer::new();
+    let mut cfg = Cfg::new();
+    gen_deep(20_000, 7, &mut cfg);
+    let n = cfg.len();
+    let t = Instant::now();
+    let blocks = st.run(&cfg).unwrap().blocks().len();
+    let dt = t.elapsed();
+    eprintln!("20k-block generated CFG: {n} blocks → {blocks} output blocks in {dt:?}");
+    if !cfg!(debug_assertions) {
+        assert!(dt.as_millis() < 250, "too slow: {dt:?}");
+    }
+    check_cfg(&mut st, &cfg, 4).unwrap();
+}
+
+#[test]
+fn scale_chain_and_nested_loops() {
+    let mut st = Structurizer::new();
+    // A chain of 100,000 blocks.
+    let mut terms: Vec<Terminator> = (1..100_000).map(br).collect();
+    terms.push(RET);
+    let cfg = build(&terms);
+    let t = Instant::now();
+    let len = st.run(&cfg).unwrap().blocks().len();
+    eprintln!("100k chain: {len} blocks in {:?}", t.elapsed());
+    assert_eq!(len, 100_000);
+    // 5,000 nested loops, each with a break out of all of them from the innermost body.
+    let depth = 5_000u32;
+    let mut cfg = Cfg::new();
+    // Block i (0 < i <= depth) is the header of loop i; inner body is depth+1; latches follow.
+    cfg.push(br(1));
+    for i in 1..=depth {
+        cfg.push(br(i + 1));
+    }
+    let exit = 2 * depth + 2;
+    cfg.push(cbr(exit, depth + 2)); // innermost body: break everything
+    for i in (1..=depth).rev() {
+        // latch of loop i: continue it or fall out to the latch of loop i-1
+        let next = if i == 1 { exit } else { 2 * depth + 2 - i + 1 };
+        cfg.push(cbr(i, next));
+    }
+    cfg.push(RET);
+    assert_eq!(cfg.len() as u32, exit + 1);
+    let t = Instant::now();
+    let len = st.run(&cfg).unwrap().blocks().len();
+    eprintln!("5000 nested loops: {len} output blocks in {:?}", t.elapsed());
+    check_cfg(&mut st, &cfg, 4).unwrap();
+}
+
+#[test]
+fn timing_typical_sizes() {
+    let mut st = Structurizer::new();
+    let mut cfg = Cfg::new();
+    for &size in &[5usize, 20, 60, 200] {
+        let mut total = std::time::Duration::ZERO;
+        let mut count = 0u32;
+        let mut blocks = 0;
+        for seed in 0..200 {
+            gen_structured(seed * 31 + size as u64, size, &mut cfg);
+            blocks += cfg.len();
+            let t = Instant::now();
+            let _ = st.run(&cfg).map(|s| s.blocks().len());
+            total += t.elapsed();
+            count += 1;
+        }
+        eprintln!(
+            "budget {size:>3}: avg {:.1} blocks, {:.2} µs per function",
+            blocks as f64 / count as f64,
+            total.as_secs_f64() * 1e6 / count as f64
+        );
+    }
+}
+
+/// Re-run one generated case with a full dump: `DEBUG_GEN=random|structured DEBUG_SEED=.. DEBUG_N=..`.
+#[test]
+#[ignore = "debugging aid driven by environment variables"]
+fn debug_case() {
+    let kind = std::env::var("DEBUG_GEN").unwrap_or_default();
+    let seed: u64 = std::env::var("DEBUG_SEED").unwrap().parse().unwrap();
+    let n: usize = std::env::var("DEBUG_N").unwrap().parse().unwrap();
+    let mut cfg = Cfg::new();
+    if kind == "random" {
+        gen_random(seed, n, &mut cfg);
+    } else {
+        gen_structured(seed, n, &mut cfg);
+    }
+    let mut st = Structurizer::new();
+    if let Err(e) = check_cfg(&mut st, &cfg, 24) {
+        panic!("{e}");
+    }
+}
