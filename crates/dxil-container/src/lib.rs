@@ -50,6 +50,7 @@ pub use parts::{
     ShaderHash, Signature, SignatureBuilder, SignatureElement, compute_hash_part,
     write_program_part,
 };
+pub use read::MAX_STRING_LEN;
 pub use writer::{ContainerBuilder, DigestMode, set_digest, write_container};
 
 /// A validator version (`!dx.valver`): it selects the byte rules of several parts.

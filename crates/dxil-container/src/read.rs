@@ -142,7 +142,13 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// The NUL-terminated UTF-8 string starting at `offset` in `data`.
+/// Longest name read through [`c_str_at`]. Many elements may point into one string area, so
+/// without a bound a hostile part could make reading quadratic in its size; real semantic and
+/// entry names are far shorter.
+pub const MAX_STRING_LEN: usize = 4096;
+
+/// The NUL-terminated UTF-8 string starting at `offset` in `data` (at most [`MAX_STRING_LEN`]
+/// bytes).
 pub(crate) fn c_str_at<'a>(
     data: &'a [u8],
     offset: usize,
@@ -158,13 +164,20 @@ pub(crate) fn c_str_at<'a>(
             format!("{what} offset {offset} is outside {} bytes", data.len()),
         )
     })?;
-    let len = tail.iter().position(|&b| b == 0).ok_or_else(|| {
-        Error::new(
-            ErrorKind::Truncated,
-            base.saturating_add(offset),
-            part,
-            format!("{what} at offset {offset} has no terminating NUL"),
-        )
+    let window = tail.get(..=MAX_STRING_LEN).unwrap_or(tail);
+    let len = window.iter().position(|&b| b == 0).ok_or_else(|| {
+        let (kind, message) = if window.len() > MAX_STRING_LEN {
+            (
+                ErrorKind::Unsupported,
+                format!("{what} at offset {offset} is longer than {MAX_STRING_LEN} bytes"),
+            )
+        } else {
+            (
+                ErrorKind::Truncated,
+                format!("{what} at offset {offset} has no terminating NUL"),
+            )
+        };
+        Error::new(kind, base.saturating_add(offset), part, message)
     })?;
     let bytes = tail.get(..len).unwrap_or_default();
     std::str::from_utf8(bytes).map_err(|e| {
@@ -251,5 +264,15 @@ mod tests {
         assert!(c_str_at(data, 3, 0, None, "s").is_err());
         assert!(c_str_at(data, 9, 0, None, "s").is_err());
         assert!(c_str_at(b"\xff\0", 0, 0, None, "s").is_err());
+        let mut long = vec![b'a'; MAX_STRING_LEN + 10];
+        assert_eq!(
+            c_str_at(&long, 0, 0, None, "s").unwrap_err().kind(),
+            ErrorKind::Unsupported
+        );
+        long[MAX_STRING_LEN] = 0;
+        assert_eq!(
+            c_str_at(&long, 0, 0, None, "s").unwrap().len(),
+            MAX_STRING_LEN
+        );
     }
 }

@@ -82,6 +82,23 @@ fn hostile_counts_are_bounded() {
     assert!(CompilerVersion::parse(&words(&[1, 0, 0, max]), 0).is_err());
     assert!(ProgramHeader::parse(&words(&[0, max, 0, 0, 0, 0]), 0, FourCC::DXIL).is_err());
 
+    // Many elements naming one long unterminated string, and a long run of empty strings: both
+    // stay linear in the input size.
+    let count = 16 * 1024u32;
+    let mut sig = words(&[count, 8]);
+    let strings = 8 + 32 * count;
+    for _ in 0..count {
+        sig.extend_from_slice(&words(&[0, strings, 0, 0, 3, 0, 0xf, 0]));
+    }
+    sig.resize(sig.len() + (1 << 20), b'a');
+    let err = Signature::parse(&sig, 0, FourCC::ISG1).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Unsupported, "{err}");
+    let mut zeros = words(&[1, 8, 0, 40, 0, 0, 3, 0, 0xf, 0]);
+    zeros.extend_from_slice(b"A\0");
+    zeros.resize(zeros.len() + (1 << 20), 0);
+    let parsed = Signature::parse(&zeros, 0, FourCC::ISG1).unwrap();
+    assert_eq!(parsed.elements[0].name, "A");
+
     assert!(
         start.elapsed() < Duration::from_secs(2),
         "took {:?}",

@@ -191,9 +191,14 @@ impl<'a> Signature<'a> {
     }
 }
 
+/// Most unreferenced names kept (DXC writes one per signature element the part leaves out, a
+/// handful at most); the bound keeps a hostile string area from costing more memory than input.
+pub const MAX_EXTRA_NAMES: usize = 4096;
+
 /// The NUL-terminated strings of the string area that no element points at. The scan stops at
-/// the zero padding, or at bytes that are not a UTF-8 string (such a part cannot be written back
-/// byte for byte, but reading it is still fine).
+/// the zero padding, at an empty string nothing points at, at bytes that are not a UTF-8 string,
+/// or after [`MAX_EXTRA_NAMES`] names (such a part cannot be written back byte for byte, but
+/// reading it is still fine).
 fn unreferenced_names<'a>(
     data: &'a [u8],
     strings_start: usize,
@@ -204,7 +209,8 @@ fn unreferenced_names<'a>(
     let mut extra = Vec::new();
     let mut pos = strings_start;
     while let Some(tail) = data.get(pos..).filter(|t| !t.is_empty()) {
-        if tail.iter().all(|&b| b == 0) && tail.len() < 4 {
+        // Length first: scanning every tail for zeros would be quadratic.
+        if tail.len() < 4 && tail.iter().all(|&b| b == 0) {
             break;
         }
         let Some(len) = tail.iter().position(|&b| b == 0) else {
@@ -215,6 +221,9 @@ fn unreferenced_names<'a>(
         };
         let offset = pos as u32;
         if referenced.binary_search(&offset).is_err() {
+            if name.is_empty() || extra.len() == MAX_EXTRA_NAMES {
+                break;
+            }
             extra.push(SignatureName { offset, name });
         }
         pos += len + 1;
