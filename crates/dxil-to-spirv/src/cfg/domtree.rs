@@ -125,6 +125,12 @@ impl DomTree {
     /// reachable sources or a superset of it (edges from unreachable nodes are ignored).
     pub fn compute(&mut self, succ: &Csr, preds: &Csr) {
         self.dfs(succ);
+        self.finish(preds);
+    }
+
+    /// The rest of [`DomTree::compute`] after [`DomTree::dfs`] (callers that need the DFS numbering to build
+    /// `preds` avoid a second traversal).
+    pub fn finish(&mut self, preds: &Csr) {
         self.semi_nca(preds);
         self.build_tree();
     }
@@ -297,7 +303,11 @@ impl DomTree {
     /// Does `a` dominate `b` (reflexive)? False when either is unreachable.
     #[inline]
     pub fn dominates(&self, a: u32, b: u32) -> bool {
-        match (self.dt_pre.get(a as usize), self.dt_end.get(a as usize), self.dt_pre.get(b as usize)) {
+        match (
+            self.dt_pre.get(a as usize),
+            self.dt_end.get(a as usize),
+            self.dt_pre.get(b as usize),
+        ) {
             (Some(&pa), Some(&ea), Some(&pb)) => pa != NONE && pb != NONE && pa <= pb && pb < ea,
             _ => false,
         }
@@ -381,8 +391,9 @@ mod tests {
         for _ in 0..400 {
             let n = 1 + (next() % 24) as usize;
             let m = (next() % (3 * n as u64 + 1)) as usize;
-            let edges: Vec<(u32, u32)> =
-                (0..m).map(|_| ((next() % n as u64) as u32, (next() % n as u64) as u32)).collect();
+            let edges: Vec<(u32, u32)> = (0..m)
+                .map(|_| ((next() % n as u64) as u32, (next() % n as u64) as u32))
+                .collect();
             check_against_simple(n, &edges);
         }
     }

@@ -138,7 +138,11 @@ impl LoopForest {
             Some(&i) if i != NONE => i,
             _ => return false,
         };
-        match (self.lpre.get(header as usize), self.lend.get(header as usize), self.lpre.get(inner as usize)) {
+        match (
+            self.lpre.get(header as usize),
+            self.lend.get(header as usize),
+            self.lpre.get(inner as usize),
+        ) {
             (Some(&a), Some(&e), Some(&p)) => a != NONE && a <= p && p < e,
             _ => false,
         }

@@ -19,7 +19,8 @@ pub mod structurize;
 pub mod verify;
 
 pub use structurize::{
-    Condition, Merge, OutBlock, OutBlockId, OutTerminator, PhiPred, Selector, Structured, Structurizer,
+    Condition, Merge, OutBlock, OutBlockId, OutTerminator, PhiPred, Selector, Structured,
+    Structurizer,
 };
 
 use thiserror::Error;
@@ -56,10 +57,16 @@ pub enum Terminator {
     Return,
     Unreachable,
     Branch(BlockId),
-    CondBranch { t: BlockId, f: BlockId },
+    CondBranch {
+        t: BlockId,
+        f: BlockId,
+    },
     /// `cases` indexes [`Cfg::cases`]: `(literal, target)` pairs; literals may share a target, a target may equal
     /// `default`.
-    Switch { default: BlockId, cases: CaseSpan },
+    Switch {
+        default: BlockId,
+        cases: CaseSpan,
+    },
 }
 
 /// The input control-flow graph: flat storage, reusable across functions through [`Cfg::clear`].
@@ -100,11 +107,21 @@ impl Cfg {
     }
 
     /// Append a block ending in a switch.
-    pub fn push_switch(&mut self, default: BlockId, cases: impl IntoIterator<Item = (u64, BlockId)>) -> BlockId {
+    pub fn push_switch(
+        &mut self,
+        default: BlockId,
+        cases: impl IntoIterator<Item = (u64, BlockId)>,
+    ) -> BlockId {
         let start = self.cases.len();
         self.cases.extend(cases);
-        let span = CaseSpan { start: start as u32, len: (self.cases.len() - start) as u32 };
-        self.push(Terminator::Switch { default, cases: span })
+        let span = CaseSpan {
+            start: start as u32,
+            len: (self.cases.len() - start) as u32,
+        };
+        self.push(Terminator::Switch {
+            default,
+            cases: span,
+        })
     }
 
     /// Replace the terminator of an existing block (builders that create blocks before knowing their targets).
@@ -131,8 +148,17 @@ impl Cfg {
         }
         let start = self.cases.len();
         self.cases.extend(cases);
-        let span = CaseSpan { start: start as u32, len: (self.cases.len() - start) as u32 };
-        self.set_terminator(block, Terminator::Switch { default, cases: span })
+        let span = CaseSpan {
+            start: start as u32,
+            len: (self.cases.len() - start) as u32,
+        };
+        self.set_terminator(
+            block,
+            Terminator::Switch {
+                default,
+                cases: span,
+            },
+        )
     }
 
     pub fn terminator(&self, block: BlockId) -> Option<Terminator> {
@@ -142,13 +168,17 @@ impl Cfg {
     /// The `(literal, target)` pairs of a switch. An out-of-range span (not from this `Cfg`) yields an empty slice.
     pub fn cases(&self, span: CaseSpan) -> &[(u64, BlockId)] {
         let start = span.start as usize;
-        self.cases.get(start..start + span.len as usize).unwrap_or(&[])
+        self.cases
+            .get(start..start + span.len as usize)
+            .unwrap_or(&[])
     }
 
     /// Successors in edge-slot order (`Branch`: target; `CondBranch`: t, f; `Switch`: default, then cases), with
     /// multiplicity. Slot numbers are what [`Structured::edge_first_hop`] takes.
     pub fn successors(&self, block: BlockId) -> impl Iterator<Item = BlockId> + '_ {
-        let (a, b, cases): (Option<BlockId>, Option<BlockId>, &[(u64, BlockId)]) = match self.terminator(block) {
+        let (a, b, cases): (Option<BlockId>, Option<BlockId>, &[(u64, BlockId)]) = match self
+            .terminator(block)
+        {
             None | Some(Terminator::Return) | Some(Terminator::Unreachable) => (None, None, &[]),
             Some(Terminator::Branch(t)) => (Some(t), None, &[]),
             Some(Terminator::CondBranch { t, f }) => (Some(t), Some(f), &[]),
@@ -166,12 +196,20 @@ pub enum StructurizeError {
     #[error("function has {count} blocks, more than the supported {max}")]
     TooManyBlocks { count: usize, max: usize },
     #[error("{block} branches to block {target}, which does not exist ({count} blocks)")]
-    InvalidTarget { block: BlockId, target: u32, count: usize },
+    InvalidTarget {
+        block: BlockId,
+        target: u32,
+        count: usize,
+    },
     /// A cycle entered other than through a single dominating header. `cycle` lists the blocks of one such cycle
     /// in path order (the first block is the retreating edge's target; at most [`MAX_REPORTED_CYCLE`] entries),
     /// `entries` the cycle blocks that are entered from outside it.
     #[error("irreducible control flow: cycle {} ({}) is entered at more than one block: {}", fmt_blocks(cycle), if *truncated { "truncated" } else { "complete" }, fmt_blocks(entries))]
-    Irreducible { cycle: Vec<BlockId>, truncated: bool, entries: Vec<BlockId> },
+    Irreducible {
+        cycle: Vec<BlockId>,
+        truncated: bool,
+        entries: Vec<BlockId>,
+    },
     /// A broken invariant of the structurizer itself (a bug): reported instead of panicking.
     #[error("internal structurizer error: {0}")]
     Internal(&'static str),

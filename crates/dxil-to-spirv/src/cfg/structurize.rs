@@ -76,8 +76,13 @@ impl OutBlockId {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Merge {
     None,
-    Selection { merge: OutBlockId },
-    Loop { merge: OutBlockId, continue_target: OutBlockId },
+    Selection {
+        merge: OutBlockId,
+    },
+    Loop {
+        merge: OutBlockId,
+        continue_target: OutBlockId,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,8 +113,16 @@ pub enum OutTerminator {
     Return,
     Unreachable,
     Branch(OutBlockId),
-    CondBranch { cond: Condition, t: OutBlockId, f: OutBlockId },
-    Switch { selector: Selector, default: OutBlockId, cases: CaseRange },
+    CondBranch {
+        cond: Condition,
+        t: OutBlockId,
+        f: OutBlockId,
+    },
+    Switch {
+        selector: Selector,
+        default: OutBlockId,
+        cases: CaseRange,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,8 +170,17 @@ enum PTerm {
     Return,
     Unreachable,
     Branch(u32),
-    Cond { of: u32, t: u32, f: u32 },
-    Switch { of: u32, default: u32, start: u32, len: u32 },
+    Cond {
+        of: u32,
+        t: u32,
+        f: u32,
+    },
+    Switch {
+        of: u32,
+        default: u32,
+        start: u32,
+        len: u32,
+    },
     Zero(u32),
     /// Placeholder for a merge point's blocks.
     Mp(u32),
@@ -255,10 +277,15 @@ impl Hasher for Fx {
     }
     #[inline]
     fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        self.0 = self.0.rotate_left(5) ^ v;
     }
     fn finish(&self) -> u64 {
-        self.0
+        // Keys are `(merge point << 32) | destination`: fold the high half down and finish with the SplitMix64
+        // mixer so every input bit reaches the low bits hashbrown indexes with.
+        let mut z = self.0 ^ (self.0 >> 32);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
     }
 }
 
@@ -379,7 +406,10 @@ impl Structurizer {
             return Err(StructurizeError::Empty);
         }
         if n > MAX_BLOCKS {
-            return Err(StructurizeError::TooManyBlocks { count: n, max: MAX_BLOCKS });
+            return Err(StructurizeError::TooManyBlocks {
+                count: n,
+                max: MAX_BLOCKS,
+            });
         }
         // Deduplicated successors, and each block's first edge slot.
         self.stamp.clear();
@@ -392,7 +422,11 @@ impl Structurizer {
             for t in cfg.successors(BlockId(b)) {
                 slots += 1;
                 if t.index() >= n {
-                    return Err(StructurizeError::InvalidTarget { block: BlockId(b), target: t.0, count: n });
+                    return Err(StructurizeError::InvalidTarget {
+                        block: BlockId(b),
+                        target: t.0,
+                        count: n,
+                    });
                 }
                 if self.stamp[t.index()] != b {
                     self.stamp[t.index()] = b;
@@ -407,9 +441,7 @@ impl Structurizer {
             let dt = &self.dt;
             self.preds.reverse_of(&self.succ, |v| dt.is_reachable(v));
         }
-        let succ = std::mem::take(&mut self.succ);
-        self.dt.compute(&succ, &self.preds);
-        self.succ = succ;
+        self.dt.finish(&self.preds);
         // Classify edges.
         self.is_header.clear();
         self.is_header.resize(n, false);
@@ -440,6 +472,48 @@ impl Structurizer {
     /// follower of that loop, so its code goes after the loop instead of inside it (natural `while` shape, and
     /// `continue`s from it need no forwarding). Every predecessor of such a block is still inside that header's
     /// region, before it in reverse postorder, which is what the scope nesting needs.
+    /// `if (c) { A } else { B }` where neither arm comes back (no merge child): without this, `B` and everything
+    /// after it would nest inside the selection, and nesting depth would grow with every early return in a
+    /// function. The arm with the larger placement subtree is made the selection's merge instead (`if (c) { A }
+    /// B`), which keeps the construct tree shallow and the code shaped the way a front end writes it.
+    fn promote_continuations(&mut self) {
+        let n = self.dt.pre.len();
+        self.counts_scratch.clear();
+        self.counts_scratch.resize(n, 0);
+        self.stamp.clear();
+        self.stamp.resize(n, 0);
+        // stamp[x] = 1 when x has a follow child placed inside its own construct (x's code is followed by a scope).
+        for &c in self.dt.rpo.iter().rev() {
+            self.counts_scratch[c as usize] += 1;
+            let p = self.tparent[c as usize];
+            if p != NONE {
+                self.counts_scratch[p as usize] += self.counts_scratch[c as usize];
+                if self.is_follow[c as usize]
+                    && !(self.is_header[p as usize] && !self.loops.in_loop(c, p))
+                {
+                    self.stamp[p as usize] = 1;
+                }
+            }
+        }
+        for i in 0..self.dt.rpo.len() {
+            let x = self.dt.rpo[i];
+            let s = self.succ.succ(x);
+            if s.len() != 2 || self.stamp[x as usize] != 0 {
+                continue;
+            }
+            let inline = |c: u32| self.tparent[c as usize] == x && !self.is_follow[c as usize];
+            if inline(s[0]) && inline(s[1]) {
+                let (a, b) = (s[0] as usize, s[1] as usize);
+                let pick = if self.counts_scratch[b] >= self.counts_scratch[a] {
+                    b
+                } else {
+                    a
+                };
+                self.is_follow[pick] = true;
+            }
+        }
+    }
+
     fn place_loop_exits(&mut self) {
         let n = self.dt.pre.len();
         self.tparent.clear();
@@ -447,11 +521,15 @@ impl Structurizer {
         self.is_follow.clear();
         self.is_follow.extend_from_slice(&self.is_merge);
         for &c in &self.dt.rpo {
-            let Some(d) = self.dt.idom_of(c) else { continue };
+            let Some(d) = self.dt.idom_of(c) else {
+                continue;
+            };
             let mut parent = d;
             let mut l = self.loops.innermost[d as usize];
             if l != NONE && !self.loops.in_loop(c, l) {
-                while self.loops.parent[l as usize] != NONE && !self.loops.in_loop(c, self.loops.parent[l as usize]) {
+                while self.loops.parent[l as usize] != NONE
+                    && !self.loops.in_loop(c, self.loops.parent[l as usize])
+                {
                     l = self.loops.parent[l as usize];
                 }
                 parent = l;
@@ -461,6 +539,7 @@ impl Structurizer {
                 self.is_follow[c as usize] = true;
             }
         }
+        self.promote_continuations();
         // Children lists in reverse postorder.
         self.counts_scratch.clear();
         self.counts_scratch.resize(n + 1, 0);
@@ -474,8 +553,12 @@ impl Structurizer {
             self.counts_scratch[i + 1] += self.counts_scratch[i];
         }
         self.tchildren.clear();
-        self.tchildren.offsets.extend_from_slice(&self.counts_scratch);
-        self.tchildren.targets.resize(self.counts_scratch[n] as usize, 0);
+        self.tchildren
+            .offsets
+            .extend_from_slice(&self.counts_scratch);
+        self.tchildren
+            .targets
+            .resize(self.counts_scratch[n] as usize, 0);
         for &c in &self.dt.rpo {
             let p = self.tparent[c as usize];
             if p != NONE {
@@ -512,7 +595,11 @@ impl Structurizer {
         }
         let truncated = path.len() > MAX_REPORTED_CYCLE;
         path.truncate(MAX_REPORTED_CYCLE);
-        StructurizeError::Irreducible { cycle: path.into_iter().map(BlockId).collect(), truncated, entries }
+        StructurizeError::Irreducible {
+            cycle: path.into_iter().map(BlockId).collect(),
+            truncated,
+            entries,
+        }
     }
 
     // -----------------------------------------------------------------------------------------------------------
@@ -556,7 +643,11 @@ impl Structurizer {
 
     fn push_proto(&mut self, origin: u32, merge: PMerge, term: PTerm) -> u32 {
         let id = self.protos.len() as u32;
-        self.protos.push(Proto { origin, merge, term });
+        self.protos.push(Proto {
+            origin,
+            merge,
+            term,
+        });
         id
     }
 
@@ -568,7 +659,12 @@ impl Structurizer {
 
     fn pass1(&mut self, cfg: &Cfg) -> Result<(), StructurizeError> {
         let n = cfg.len();
-        for v in [&mut self.region_entry, &mut self.orig_proto, &mut self.follow_construct, &mut self.loop_construct] {
+        for v in [
+            &mut self.region_entry,
+            &mut self.orig_proto,
+            &mut self.follow_construct,
+            &mut self.loop_construct,
+        ] {
             v.clear();
             v.resize(n, NONE);
         }
@@ -577,7 +673,8 @@ impl Structurizer {
         self.stamp.clear();
         self.stamp.resize(n, NONE);
         self.edge_arm.clear();
-        self.edge_arm.resize(self.edge_base.last().copied().unwrap_or(0) as usize, NONE);
+        self.edge_arm
+            .resize(self.edge_base.last().copied().unwrap_or(0) as usize, NONE);
         self.constructs.push(Construct {
             kind: Kind::Root,
             parent: NONE,
@@ -655,7 +752,9 @@ impl Structurizer {
         let outs_bs_len = self.bs.len();
 
         // The terminator's distinct targets with their arm class.
-        let term = cfg.terminator(BlockId(x)).unwrap_or(Terminator::Unreachable);
+        let term = cfg
+            .terminator(BlockId(x))
+            .unwrap_or(Terminator::Unreachable);
         let (is_cond, is_switch) = match term {
             Terminator::CondBranch { t, f } => (t != f, false),
             Terminator::Switch { .. } => (false, true),
@@ -707,8 +806,16 @@ impl Structurizer {
                 cur = k;
             }
             let natural = self.ins.first().copied().unwrap_or(NONE);
-            sel = self.open(if is_switch { Kind::Switch } else { Kind::If }, cur, natural);
-            tp = if first_header_is_x { px } else { self.push_proto(NONE, PMerge::None, PTerm::Unreachable) };
+            sel = self.open(
+                if is_switch { Kind::Switch } else { Kind::If },
+                cur,
+                natural,
+            );
+            tp = if first_header_is_x {
+                px
+            } else {
+                self.push_proto(NONE, PMerge::None, PTerm::Unreachable)
+            };
             let mp = self.constructs[sel as usize].mp;
             self.protos[tp as usize].merge = PMerge::Sel(mp);
             cur = sel;
@@ -737,16 +844,27 @@ impl Structurizer {
                 let af = self.make_arm(cc, x, f.0)?;
                 self.edge_arm[base] = at;
                 self.edge_arm[base + 1] = af;
-                PTerm::Cond { of: x, t: at, f: af }
+                PTerm::Cond {
+                    of: x,
+                    t: at,
+                    f: af,
+                }
             }
             Terminator::Switch { default, cases } => {
                 let own = Tgt::Mp(self.constructs[sel as usize].mp);
                 let own_natural = self.mps[self.constructs[sel as usize].mp as usize].natural;
-                let own_dest = if own_natural == NONE { NONE } else { 2 * own_natural };
+                let own_dest = if own_natural == NONE {
+                    NONE
+                } else {
+                    2 * own_natural
+                };
                 let mut slot = base;
                 let pstart = self.pcases.len() as u32;
                 let mut default_arm = NONE;
-                for (i, t) in std::iter::once(default.0).chain(cfg.cases(cases).iter().map(|c| c.1 .0)).enumerate() {
+                for (i, t) in std::iter::once(default.0)
+                    .chain(cfg.cases(cases).iter().map(|c| c.1.0))
+                    .enumerate()
+                {
                     let a = if self.stamp[t as usize] == x {
                         self.arm_of_target[t as usize]
                     } else {
@@ -771,7 +889,12 @@ impl Structurizer {
                         self.pcases.push((lit, a));
                     }
                 }
-                PTerm::Switch { of: x, default: default_arm, start: pstart, len: self.pcases.len() as u32 - pstart }
+                PTerm::Switch {
+                    of: x,
+                    default: default_arm,
+                    start: pstart,
+                    len: self.pcases.len() as u32 - pstart,
+                }
             }
         };
         self.protos[tp as usize].term = pterm;
@@ -825,7 +948,9 @@ impl Structurizer {
             Ok(self.push_arm(tgt, dest))
         } else {
             if self.tparent[t as usize] != x {
-                return Err(StructurizeError::Internal("inline successor is not a placement-tree child"));
+                return Err(StructurizeError::Internal(
+                    "inline successor is not a placement-tree child",
+                ));
             }
             self.tsucc.push((t, 0));
             Ok(self.push_arm(Tgt::Entry(t), NONE))
@@ -848,12 +973,17 @@ impl Structurizer {
         let gd = self.constructs[goal as usize].depth;
         let cs = self.constructs[c as usize];
         if cs.depth <= gd {
-            return Err(StructurizeError::Internal("exit from outside its target scope"));
+            return Err(StructurizeError::Internal(
+                "exit from outside its target scope",
+            ));
         }
         if cs.up_loop != NONE && self.constructs[cs.up_loop as usize].depth > gd {
             return Ok(cs.up_loop);
         }
-        if cs.kind == Kind::If && cs.up_switch != NONE && self.constructs[cs.up_switch as usize].depth > gd {
+        if cs.kind == Kind::If
+            && cs.up_switch != NONE
+            && self.constructs[cs.up_switch as usize].depth > gd
+        {
             return Ok(cs.up_switch);
         }
         Ok(c)
@@ -867,7 +997,12 @@ impl Structurizer {
         }
         let e = self.traffic.len() as u32;
         let head = self.mps[mp as usize].head;
-        self.traffic.push(Traffic { dest, next, link: head, needs_flag: false });
+        self.traffic.push(Traffic {
+            dest,
+            next,
+            link: head,
+            needs_flag: false,
+        });
         self.mps[mp as usize].head = e;
         self.traffic_map.insert(key, e);
         (e, true)
@@ -876,7 +1011,11 @@ impl Structurizer {
     /// Target for a branch from construct `c` to destination `dest`, recording the forwarding chain.
     fn resolve(&mut self, c: u32, dest: u32) -> Result<Tgt, StructurizeError> {
         let block = (dest >> 1) as usize;
-        let goal = if dest & 1 == 0 { self.follow_construct[block] } else { self.loop_construct[block] };
+        let goal = if dest & 1 == 0 {
+            self.follow_construct[block]
+        } else {
+            self.loop_construct[block]
+        };
         if goal == NONE {
             return Err(StructurizeError::Internal("branch target scope not open"));
         }
@@ -933,10 +1072,19 @@ impl Structurizer {
                 e = tr.link;
             }
             let r = self.groups.len();
-            let else_tgt = self.groups.iter().max_by_key(|g| g.1).map(|g| g.0).unwrap_or(Tgt::Proto(NONE));
+            let else_tgt = self
+                .groups
+                .iter()
+                .max_by_key(|g| g.1)
+                .map(|g| g.0)
+                .unwrap_or(Tgt::Proto(NONE));
             let tests_start = self.mp_tests.len() as u32;
             let shape = if r == 0 {
-                if nat_present || natural != NONE { MpShape::Collapse } else { MpShape::Unreachable }
+                if nat_present || natural != NONE {
+                    MpShape::Collapse
+                } else {
+                    MpShape::Unreachable
+                }
             } else if r == 1 && !nat_present {
                 MpShape::Single
             } else {
@@ -1004,7 +1152,8 @@ impl Structurizer {
                     self.proto_block[i] = next;
                     next += 1;
                     let (wt, wf) = (self.arm_write(t), self.arm_write(f));
-                    let same = self.key(self.arms[t as usize].target) == self.key(self.arms[f as usize].target);
+                    let same = self.key(self.arms[t as usize].target)
+                        == self.key(self.arms[f as usize].target);
                     if same || (wt != NONE && wf != NONE && wt != wf) {
                         self.proto_edge[i] = next;
                         next += 1;
@@ -1018,7 +1167,12 @@ impl Structurizer {
                     next += 1;
                     self.proto_write[i] = self.arm_write(a);
                 }
-                PTerm::Switch { default, start, len, .. } => {
+                PTerm::Switch {
+                    default,
+                    start,
+                    len,
+                    ..
+                } => {
                     self.proto_block[i] = next;
                     next += 1;
                     let mut w = self.arm_write(default);
@@ -1086,10 +1240,16 @@ impl Structurizer {
         let write = |w: u32| if w == NONE { None } else { Some(w) };
         for i in 0..np {
             let p = self.protos[i];
-            let origin = if p.origin == NONE { None } else { Some(BlockId(p.origin)) };
+            let origin = if p.origin == NONE {
+                None
+            } else {
+                Some(BlockId(p.origin))
+            };
             let merge = match p.merge {
                 PMerge::None => Merge::None,
-                PMerge::Sel(m) => Merge::Selection { merge: self.block_of(Tgt::Mp(m)) },
+                PMerge::Sel(m) => Merge::Selection {
+                    merge: self.block_of(Tgt::Mp(m)),
+                },
                 PMerge::Loop(l) => {
                     let c = self.constructs[l as usize];
                     Merge::Loop {
@@ -1116,7 +1276,10 @@ impl Structurizer {
                 PTerm::Zero(a) => OutTerminator::Switch {
                     selector: Selector::Zero,
                     default: tgt(self, a),
-                    cases: CaseRange { start: self.cases.len() as u32, len: 0 },
+                    cases: CaseRange {
+                        start: self.cases.len() as u32,
+                        len: 0,
+                    },
                 },
                 PTerm::Cond { of, t, f } => {
                     let tb = tgt(self, t);
@@ -1131,7 +1294,12 @@ impl Structurizer {
                         f: if edge != NONE { OutBlockId(edge) } else { fb },
                     }
                 }
-                PTerm::Switch { of, default, start, len } => {
+                PTerm::Switch {
+                    of,
+                    default,
+                    start,
+                    len,
+                } => {
                     let d = tgt(self, default);
                     let cstart = self.cases.len() as u32;
                     for c in start..start + len {
@@ -1146,7 +1314,12 @@ impl Structurizer {
                     }
                 }
             };
-            self.blocks.push(OutBlock { original: origin, merge, flag_write: write(self.proto_write[i]), term });
+            self.blocks.push(OutBlock {
+                original: origin,
+                merge,
+                flag_write: write(self.proto_write[i]),
+                term,
+            });
             if let PTerm::Cond { f, .. } = p.term {
                 let edge = self.proto_edge[i];
                 if edge != NONE {
@@ -1208,7 +1381,11 @@ impl Structurizer {
                         original: None,
                         merge: Merge::None,
                         flag_write: None,
-                        term: OutTerminator::CondBranch { cond: Condition::FlagEquals(d), t: tb, f: fb },
+                        term: OutTerminator::CondBranch {
+                            cond: Condition::FlagEquals(d),
+                            t: tb,
+                            f: fb,
+                        },
                     });
                 }
             }
@@ -1232,7 +1409,10 @@ impl Structurizer {
                 OutTerminator::Switch { default, cases, .. } => {
                     let row = self.out_succ.targets.len();
                     self.out_succ.targets.push(default.0);
-                    for &(_, c) in self.cases.get(cases.start as usize..(cases.start + cases.len) as usize).unwrap_or(&[])
+                    for &(_, c) in self
+                        .cases
+                        .get(cases.start as usize..(cases.start + cases.len) as usize)
+                        .unwrap_or(&[])
                     {
                         if !self.out_succ.targets[row..].contains(&c.0) {
                             self.out_succ.targets.push(c.0);
@@ -1245,11 +1425,10 @@ impl Structurizer {
         self.out_dt.dfs(&self.out_succ);
         {
             let dt = &self.out_dt;
-            self.out_preds.reverse_of(&self.out_succ, |v| dt.is_reachable(v));
+            self.out_preds
+                .reverse_of(&self.out_succ, |v| dt.is_reachable(v));
         }
-        let succ = std::mem::take(&mut self.out_succ);
-        self.out_dt.compute(&succ, &self.out_preds);
-        self.out_succ = succ;
+        self.out_dt.finish(&self.out_preds);
     }
 
     fn compute_phis(&mut self, cfg: &Cfg) {
@@ -1288,7 +1467,10 @@ impl Structurizer {
                     ok = false;
                     break;
                 }
-                self.phi_list.push(PhiPred { parent: OutBlockId(q), pred: BlockId(o) });
+                self.phi_list.push(PhiPred {
+                    parent: OutBlockId(q),
+                    pred: BlockId(o),
+                });
             }
             if ok {
                 self.phi_range[x as usize] = (start as u32, (self.phi_list.len() - start) as u32);
@@ -1312,7 +1494,20 @@ impl<'a> Structured<'a> {
     /// Cases of an [`OutTerminator::Switch`].
     pub fn cases(&self, range: CaseRange) -> &'a [(u64, OutBlockId)] {
         let start = range.start as usize;
-        self.s.cases.get(start..start + range.len as usize).unwrap_or(&[])
+        self.s
+            .cases
+            .get(start..start + range.len as usize)
+            .unwrap_or(&[])
+    }
+
+    /// Sizes of the internal tables, for tests and tuning: (constructs, merge points, forwarded
+    /// construct/destination pairs).
+    pub fn stats(&self) -> (usize, usize, usize) {
+        (
+            self.s.constructs.len(),
+            self.s.mps.len(),
+            self.s.traffic.len(),
+        )
     }
 
     /// Does any block write the flag variable?
@@ -1322,7 +1517,12 @@ impl<'a> Structured<'a> {
 
     /// Output block carrying original block `b`'s instructions; `None` when `b` is unreachable (dropped).
     pub fn image(&self, b: BlockId) -> Option<OutBlockId> {
-        self.s.image.get(b.index()).copied().filter(|&i| i != NONE).map(OutBlockId)
+        self.s
+            .image
+            .get(b.index())
+            .copied()
+            .filter(|&i| i != NONE)
+            .map(OutBlockId)
     }
 
     /// Output edge `(from, to)` leaving the terminator for original edge slot `slot` of block `b` (slots as in
@@ -1338,7 +1538,10 @@ impl<'a> Structured<'a> {
         if a == NONE {
             return None;
         }
-        Some((OutBlockId(s.arm_from[a as usize]), OutBlockId(s.arm_to[a as usize])))
+        Some((
+            OutBlockId(s.arm_from[a as usize]),
+            OutBlockId(s.arm_to[a as usize]),
+        ))
     }
 
     /// `OpPhi` parents for original block `b`, or `None` when its phis must be demoted (see the module docs).

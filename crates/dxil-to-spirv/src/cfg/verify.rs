@@ -78,7 +78,11 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
                 push(t.0, &mut succ)?;
                 push(f.0, &mut succ)?;
             }
-            OutTerminator::Switch { selector, default, cases } => {
+            OutTerminator::Switch {
+                selector,
+                default,
+                cases,
+            } => {
                 if selector == Selector::Zero && !s.cases(cases).is_empty() {
                     bail!("block {i}: zero-selector switch with cases");
                 }
@@ -90,11 +94,18 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
         }
         succ.push_row_end();
         match (b.merge, b.term) {
-            (Merge::Selection { .. }, OutTerminator::CondBranch { .. } | OutTerminator::Switch { .. }) => {}
-            (Merge::Selection { .. }, _) => bail!("block {i}: OpSelectionMerge before a non-conditional terminator"),
+            (
+                Merge::Selection { .. },
+                OutTerminator::CondBranch { .. } | OutTerminator::Switch { .. },
+            ) => {}
+            (Merge::Selection { .. }, _) => {
+                bail!("block {i}: OpSelectionMerge before a non-conditional terminator")
+            }
             (Merge::Loop { .. }, OutTerminator::Branch(_) | OutTerminator::CondBranch { .. }) => {}
             (Merge::Loop { .. }, _) => bail!("block {i}: OpLoopMerge before a switch or return"),
-            (Merge::None, OutTerminator::Switch { .. }) => bail!("block {i}: switch without a merge"),
+            (Merge::None, OutTerminator::Switch { .. }) => {
+                bail!("block {i}: switch without a merge")
+            }
             _ => {}
         }
     }
@@ -102,13 +113,15 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
     dt.dfs(&succ);
     let mut preds = Csr::default();
     preds.reverse_of(&succ, |v| dt.is_reachable(v));
-    dt.compute(&succ, &preds);
+    dt.finish(&preds);
 
     // Originals.
     let mut seen = vec![false; cfg.len()];
     for (i, b) in blocks.iter().enumerate() {
         if let Some(o) = b.original {
-            let Some(flag) = seen.get_mut(o.index()) else { bail!("block {i}: original {o} out of range") };
+            let Some(flag) = seen.get_mut(o.index()) else {
+                bail!("block {i}: original {o} out of range")
+            };
             if *flag {
                 bail!("{o} appears twice");
             }
@@ -134,7 +147,10 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
         odt.dfs(&g);
         for (b, &present) in seen.iter().enumerate() {
             if present != odt.is_reachable(b as u32) {
-                bail!("block {b}: reachable originally = {}, present in output = {present}", !present);
+                bail!(
+                    "block {b}: reachable originally = {}, present in output = {present}",
+                    !present
+                );
             }
         }
     }
@@ -160,7 +176,10 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
         let (merge, cont) = match b.merge {
             Merge::None => continue,
             Merge::Selection { merge } => (merge.0, NONE),
-            Merge::Loop { merge, continue_target } => (merge.0, continue_target.0),
+            Merge::Loop {
+                merge,
+                continue_target,
+            } => (merge.0, continue_target.0),
         };
         if merge as usize >= nb || (cont != NONE && cont as usize >= nb) {
             bail!("block {i}: merge/continue out of range");
@@ -169,7 +188,10 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             continue;
         }
         if is_merge_of[merge as usize] != NONE {
-            bail!("block {merge} is the merge of both {} and {i}", is_merge_of[merge as usize]);
+            bail!(
+                "block {merge} is the merge of both {} and {i}",
+                is_merge_of[merge as usize]
+            );
         }
         is_merge_of[merge as usize] = i;
         if dt.is_reachable(merge) && (merge == i || !dt.dominates(i, merge)) {
@@ -181,7 +203,13 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             _ => CKind::If,
         };
         headed[i as usize] = cons.len() as u32;
-        cons.push(Con { kind, header: i, merge, cont, loop_header: NONE });
+        cons.push(Con {
+            kind,
+            header: i,
+            merge,
+            cont,
+            loop_header: NONE,
+        });
         if kind == CKind::Loop {
             if cont == merge || cont == i {
                 bail!("loop {i}: continue target {cont} equals its merge or header");
@@ -193,7 +221,13 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
                 bail!("loop header {i} does not dominate its continue target {cont}");
             }
             cont_headed[cont as usize] = cons.len() as u32;
-            cons.push(Con { kind: CKind::Continue, header: cont, merge, cont, loop_header: i });
+            cons.push(Con {
+                kind: CKind::Continue,
+                header: cont,
+                merge,
+                cont,
+                loop_header: i,
+            });
         }
     }
     for (c, &m) in cont_headed.iter().zip(&is_merge_of) {
@@ -211,7 +245,10 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
         match b.merge {
             Merge::None => {}
             Merge::Selection { merge } => aug.targets.push(merge.0),
-            Merge::Loop { merge, continue_target } => {
+            Merge::Loop {
+                merge,
+                continue_target,
+            } => {
                 aug.targets.push(merge.0);
                 aug.targets.push(continue_target.0);
             }
@@ -222,7 +259,7 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
     sdt.dfs(&aug);
     let mut apreds = Csr::default();
     apreds.reverse_of(&aug, |v| sdt.is_reachable(v));
-    sdt.compute(&aug, &apreds);
+    sdt.finish(&apreds);
     let contains = |k: &Con, b: u32| -> bool {
         let out_of_merge = !sdt.dominates(k.merge, b);
         match k.kind {
@@ -315,7 +352,11 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
     }
     for c in &cons {
         if c.kind == CKind::Loop && dt.is_reachable(c.cont) && back_edges[c.header as usize] != 1 {
-            bail!("loop header {} has {} back edges", c.header, back_edges[c.header as usize]);
+            bail!(
+                "loop header {} has {} back edges",
+                c.header,
+                back_edges[c.header as usize]
+            );
         }
     }
 
@@ -331,7 +372,10 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             let mut k = inner[b as usize];
             while k != NONE && !contains(&cons[k as usize], a) {
                 if cons[k as usize].header != b {
-                    bail!("edge {a} → {b} enters the construct headed by {} in its middle", cons[k as usize].header);
+                    bail!(
+                        "edge {a} → {b} enters the construct headed by {} in its middle",
+                        cons[k as usize].header
+                    );
                 }
                 k = parent[k as usize];
             }
@@ -339,7 +383,10 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             let back = dt.dominates(b, a);
             let mut k = ca;
             while k != NONE && !contains(&cons[k as usize], b) {
-                if back && cons[k as usize].kind == CKind::Continue && cons[k as usize].loop_header == b {
+                if back
+                    && cons[k as usize].kind == CKind::Continue
+                    && cons[k as usize].loop_header == b
+                {
                     break;
                 }
                 if !is_exit(k, b) {
@@ -358,14 +405,21 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
         let blk = &blocks[a as usize];
         if let (Merge::None, OutTerminator::CondBranch { .. }) = (blk.merge, blk.term) {
             if !exit_target {
-                bail!("block {a}: conditional branch without a merge and without a break/continue target");
+                bail!(
+                    "block {a}: conditional branch without a merge and without a break/continue target"
+                );
             }
         }
-        if let (Merge::Selection { .. }, OutTerminator::Switch { default, cases, .. }) = (blk.merge, blk.term) {
+        if let (Merge::Selection { .. }, OutTerminator::Switch { default, cases, .. }) =
+            (blk.merge, blk.term)
+        {
             let merge = cons[headed[a as usize] as usize].merge;
             for t in std::iter::once(default).chain(s.cases(cases).iter().map(|c| c.1)) {
                 if t.0 != merge && !dt.dominates(a, t.0) {
-                    bail!("switch {a}: case target {} is not dominated by the header", t.0);
+                    bail!(
+                        "switch {a}: case target {} is not dominated by the header",
+                        t.0
+                    );
                 }
             }
         }

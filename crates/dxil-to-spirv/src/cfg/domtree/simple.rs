@@ -28,7 +28,11 @@ pub fn idoms(succ: &Csr) -> Vec<u32> {
                 if pi == NONE || doms[pi as usize] == NONE {
                     continue;
                 }
-                new = if new == NONE { pi } else { intersect(&doms, pi, new) };
+                new = if new == NONE {
+                    pi
+                } else {
+                    intersect(&doms, pi, new)
+                };
             }
             if new != doms[i] {
                 doms[i] = new;
