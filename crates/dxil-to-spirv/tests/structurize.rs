@@ -889,6 +889,7 @@ fn cbr(t: u32, f: u32) -> Terminator {
 }
 const RET: Terminator = Terminator::Return;
 
+#[allow(clippy::vec_init_then_push)] // one shape per statement reads better than one huge literal
 fn shapes() -> Vec<(&'static str, Cfg)> {
     let mut v = Vec::new();
     v.push(("straight", build(&[br(1), br(2), RET])));
@@ -1085,10 +1086,10 @@ fn spirv_val_random_cfgs() {
             Some(Err(batch_err)) => {
                 for i in start..start + batch {
                     make(i, &mut cfg);
-                    if st.run(&cfg).is_ok() {
-                        if let Err(e) = validate_one(&mut st, &cfg, &format!("cfg{i}")) {
-                            panic!("cfg {i}: {e}");
-                        }
+                    if st.run(&cfg).is_ok()
+                        && let Err(e) = validate_one(&mut st, &cfg, &format!("cfg{i}"))
+                    {
+                        panic!("cfg {i}: {e}");
                     }
                 }
                 panic!("batch {start} failed but no single function did: {batch_err}");

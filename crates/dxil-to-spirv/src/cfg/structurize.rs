@@ -18,6 +18,7 @@
 //!      default: a construct whose merge may be reached by `break` from nested `if`s);
 //!    * a loop gets `OpLoopMerge` in the header block, a synthetic continue block (`OpBranch header`) that all
 //!      back edges reach, and as merge the point before its first exit block (or a synthetic block).
+//!
 //!    A conditional branch with no merge children and at least one exit arm stays header-less (a conditional
 //!    break/continue); one with two inline arms gets a selection with a synthetic merge.
 //! 4. **Exits.** A branch to a destination that SPIR-V does not let it reach directly (only the innermost
@@ -488,9 +489,8 @@ impl Structurizer {
             let p = self.tparent[c as usize];
             if p != NONE {
                 self.counts_scratch[p as usize] += self.counts_scratch[c as usize];
-                if self.is_follow[c as usize]
-                    && !(self.is_header[p as usize] && !self.loops.in_loop(c, p))
-                {
+                let placed_inside = !self.is_header[p as usize] || self.loops.in_loop(c, p);
+                if self.is_follow[c as usize] && placed_inside {
                     self.stamp[p as usize] = 1;
                 }
             }
@@ -858,7 +858,6 @@ impl Structurizer {
                 } else {
                     2 * own_natural
                 };
-                let mut slot = base;
                 let pstart = self.pcases.len() as u32;
                 let mut default_arm = NONE;
                 for (i, t) in std::iter::once(default.0)
@@ -880,8 +879,7 @@ impl Structurizer {
                         self.arm_of_target[t as usize] = a;
                         a
                     };
-                    self.edge_arm[slot] = a;
-                    slot += 1;
+                    self.edge_arm[base + i] = a;
                     if i == 0 {
                         default_arm = a;
                     } else {
@@ -1112,12 +1110,10 @@ impl Structurizer {
             while e != NONE {
                 let tr = self.traffic[e as usize];
                 let mut needs = tests;
-                if !needs {
-                    if let Tgt::Mp(m2) = tr.next {
-                        let key = ((m2 as u64) << 32) | tr.dest as u64;
-                        if let Some(&e2) = self.traffic_map.get(&key) {
-                            needs = self.traffic[e2 as usize].needs_flag;
-                        }
+                if let (false, Tgt::Mp(m2)) = (needs, tr.next) {
+                    let key = ((m2 as u64) << 32) | tr.dest as u64;
+                    if let Some(&e2) = self.traffic_map.get(&key) {
+                        needs = self.traffic[e2 as usize].needs_flag;
                     }
                 }
                 self.traffic[e as usize].needs_flag = needs;
@@ -1197,10 +1193,10 @@ impl Structurizer {
         let arm = self.arms[a as usize];
         if let Tgt::Mp(m) = arm.target {
             let key = ((m as u64) << 32) | arm.dest as u64;
-            if let Some(&e) = self.traffic_map.get(&key) {
-                if self.traffic[e as usize].needs_flag {
-                    return arm.dest;
-                }
+            if let Some(&e) = self.traffic_map.get(&key)
+                && self.traffic[e as usize].needs_flag
+            {
+                return arm.dest;
             }
         }
         NONE

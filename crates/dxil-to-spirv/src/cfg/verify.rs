@@ -70,10 +70,11 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
                 if t == f {
                     bail!("block {i}: conditional branch with equal targets");
                 }
-                if let Condition::Original(o) = cond {
-                    if b.original.is_some() && b.original != Some(o) {
-                        bail!("block {i} branches on the condition of another original block");
-                    }
+                if let Condition::Original(o) = cond
+                    && b.original.is_some()
+                    && b.original != Some(o)
+                {
+                    bail!("block {i} branches on the condition of another original block");
                 }
                 push(t.0, &mut succ)?;
                 push(f.0, &mut succ)?;
@@ -159,10 +160,10 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
     }
     // Order.
     for b in 1..nb as u32 {
-        if let Some(d) = dt.idom_of(b) {
-            if d >= b {
-                bail!("block {b} appears before its immediate dominator {d}");
-            }
+        if let Some(d) = dt.idom_of(b)
+            && d >= b
+        {
+            bail!("block {b} appears before its immediate dominator {d}");
         }
     }
 
@@ -403,12 +404,12 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             }
         }
         let blk = &blocks[a as usize];
-        if let (Merge::None, OutTerminator::CondBranch { .. }) = (blk.merge, blk.term) {
-            if !exit_target {
-                bail!(
-                    "block {a}: conditional branch without a merge and without a break/continue target"
-                );
-            }
+        if let (Merge::None, OutTerminator::CondBranch { .. }) = (blk.merge, blk.term)
+            && !exit_target
+        {
+            bail!(
+                "block {a}: conditional branch without a merge and without a break/continue target"
+            );
         }
         if let (Merge::Selection { .. }, OutTerminator::Switch { default, cases, .. }) =
             (blk.merge, blk.term)
