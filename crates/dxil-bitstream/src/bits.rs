@@ -216,68 +216,47 @@ impl<'a> BitCursor<'a> {
         None
     }
 
-    /// Fills `out` with consecutive `n`-bit fields (1 ≤ `n` ≤ 64), extracting as many as fit
-    /// from each loaded window.
-    pub fn read_fixed_into(&mut self, n: u32, out: &mut [u64]) -> Result<()> {
-        if n == 0 || n > 56 {
-            for v in out.iter_mut() {
-                *v = self.read_fixed(n)?;
-            }
-            return Ok(());
-        }
-        let mask = low_mask(n);
-        let mut i = 0;
-        while i < out.len() {
-            let (w, avail) = self.window();
-            let k = ((avail / u64::from(n)) as usize).min(out.len() - i);
-            if k == 0 {
-                return Err(self.truncated(u64::from(n), "a fixed-width field"));
-            }
-            let mut shift = 0;
-            for v in out.get_mut(i..i + k).unwrap_or_default() {
-                *v = (w >> shift) & mask;
-                shift += n;
-            }
-            self.pos += u64::from(shift);
-            i += k;
+    /// Fills `out` with consecutive VBR`n` values (2 ≤ `n` ≤ 32).
+    pub fn read_vbr_into(&mut self, n: u32, out: &mut [u64]) -> Result<()> {
+        for slot in out {
+            *slot = self.read_vbr(n)?;
         }
         Ok(())
     }
 
-    /// Fills `out` with consecutive VBR`n` values (2 ≤ `n` ≤ 32), decoding every value that
-    /// lies entirely within the loaded 64-bit window before loading the next one.
+    /// Appends `count` consecutive VBR`n` values (2 ≤ `n` ≤ 32) to `ops`, decoding every
+    /// value that lies entirely within the loaded 64-bit window before loading the next one.
+    /// The caller has checked that `count` values can fit in the remaining data.
     #[inline]
-    pub fn read_vbr_into(&mut self, n: u32, out: &mut [u64]) -> Result<()> {
+    pub fn read_vbr_push(&mut self, n: u32, count: usize, ops: &mut Vec<u64>) -> Result<()> {
+        ops.reserve(count);
         // Constant widths let the compiler fold masks and shifts in the hot loop.
         match n {
-            6 => self.vbr_batch(6, out),
-            4 => self.vbr_batch(4, out),
-            8 => self.vbr_batch(8, out),
-            _ => self.vbr_batch(n, out),
+            6 => self.vbr_push(6, count, ops),
+            4 => self.vbr_push(4, count, ops),
+            8 => self.vbr_push(8, count, ops),
+            _ => self.vbr_push(n, count, ops),
         }
     }
 
     #[inline(always)]
-    fn vbr_batch(&mut self, n: u32, out: &mut [u64]) -> Result<()> {
+    fn vbr_push(&mut self, n: u32, count: usize, ops: &mut Vec<u64>) -> Result<()> {
         debug_assert!((2..=32).contains(&n));
         let cont = 1u64 << (n - 1);
         let mask = low_mask(n);
-        let mut i = 0;
-        while i < out.len() {
+        let mut remaining = count;
+        while remaining > 0 {
             let (mut w, avail) = self.window();
             // At most 64 bits, consumed from the bottom of `w`.
             let avail = avail as u32;
             let mut left = avail;
-            for slot in out.get_mut(i..).unwrap_or_default() {
-                if left < n {
-                    break;
-                }
+            while remaining > 0 && left >= n {
                 let chunk = w & mask;
                 if chunk & cont == 0 {
-                    *slot = chunk;
+                    ops.push(chunk);
                     w >>= n;
                     left -= n;
-                    i += 1;
+                    remaining -= 1;
                     continue;
                 }
                 // Several chunks: decode on copies, so a value cut by the window's end is
@@ -303,23 +282,48 @@ impl<'a> BitCursor<'a> {
                 if !complete {
                     break;
                 }
-                *slot = v;
+                ops.push(v);
                 w = rest;
                 left = rest_left;
-                i += 1;
+                remaining -= 1;
             }
             let used = avail - left;
             if used == 0 {
                 // Not even one value ends inside a full window: an over-long encoding wider
                 // than the window, or the data ends (the slow path reports which).
-                let v = self.read_vbr_slow(n)?;
-                if let Some(slot) = out.get_mut(i) {
-                    *slot = v;
-                }
-                i += 1;
+                ops.push(self.read_vbr_slow(n)?);
+                remaining -= 1;
             } else {
                 self.pos += u64::from(used);
             }
+        }
+        Ok(())
+    }
+
+    /// Appends `count` consecutive `n`-bit fields (1 ≤ `n` ≤ 64) to `ops`.
+    #[inline]
+    pub fn read_fixed_push(&mut self, n: u32, count: usize, ops: &mut Vec<u64>) -> Result<()> {
+        ops.reserve(count);
+        if n == 0 || n > 56 {
+            for _ in 0..count {
+                ops.push(self.read_fixed(n)?);
+            }
+            return Ok(());
+        }
+        let mask = low_mask(n);
+        let mut remaining = count;
+        while remaining > 0 {
+            let (mut w, avail) = self.window();
+            let k = ((avail as u32 / n) as usize).min(remaining);
+            if k == 0 {
+                return Err(self.truncated(u64::from(n), "a fixed-width field"));
+            }
+            for _ in 0..k {
+                ops.push(w & mask);
+                w >>= n;
+            }
+            self.pos += k as u64 * u64::from(n);
+            remaining -= k;
         }
         Ok(())
     }
@@ -485,13 +489,13 @@ mod tests {
                 let mut batch = scalar.clone();
                 let count = (bytes.len() as u64 * 8 - u64::from(start)) / u64::from(n);
                 let expect: Vec<u64> = (0..count).map(|_| scalar.read_fixed(n).unwrap()).collect();
-                let mut got = vec![0; count as usize];
-                batch.read_fixed_into(n, &mut got).unwrap();
+                let mut got = vec![7];
+                batch.read_fixed_push(n, count as usize, &mut got).unwrap();
+                assert_eq!(got.remove(0), 7);
                 assert_eq!(got, expect, "fixed{n} from bit {start}");
                 assert_eq!(batch.pos(), scalar.pos());
-                let mut one_more = vec![0; 1];
                 assert_eq!(
-                    batch.read_fixed_into(n, &mut one_more).unwrap_err().kind(),
+                    batch.read_fixed_push(n, 1, &mut got).unwrap_err().kind(),
                     ErrorKind::Truncated
                 );
             }
@@ -505,12 +509,11 @@ mod tests {
                     expect.push(v);
                     scalar = probe.clone();
                 }
-                let mut got = vec![0; expect.len()];
-                batch.read_vbr_into(n, &mut got).unwrap();
+                let mut got = Vec::new();
+                batch.read_vbr_push(n, expect.len(), &mut got).unwrap();
                 assert_eq!(got, expect, "vbr{n} from bit {start}");
                 assert_eq!(batch.pos(), scalar.pos());
-                let mut one_more = vec![0; 1];
-                assert!(batch.read_vbr_into(n, &mut one_more).is_err());
+                assert!(batch.read_vbr_push(n, 1, &mut got).is_err());
             }
         }
     }

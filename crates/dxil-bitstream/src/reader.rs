@@ -163,6 +163,12 @@ struct Frame {
 pub struct BitstreamReader<'a> {
     cur: BitCursor<'a>,
     frames: Vec<Frame>,
+    /// Copies from the innermost frame, kept current on entry, exit and definition, so the
+    /// per-record path touches no frame.
+    width: u32,
+    abbrev_limit: u32,
+    scope: Scope,
+    in_blockinfo: bool,
     store: AbbrevStore,
     pending: Pending,
     scratch: Vec<u64>,
@@ -246,6 +252,10 @@ impl<'a> BitstreamReader<'a> {
         Ok(BitstreamReader {
             cur,
             frames: Vec::with_capacity(8),
+            width: TOP_LEVEL_ABBREV_WIDTH,
+            abbrev_limit: FIRST_APPLICATION_ABBREV,
+            scope: AbbrevStore::default().open_scope(0),
+            in_blockinfo: false,
             store: AbbrevStore::default(),
             pending: Pending::None,
             scratch: Vec::new(),
@@ -317,6 +327,7 @@ impl<'a> BitstreamReader<'a> {
     #[cold]
     fn fail(&mut self, e: Error) -> Error {
         self.failed = true;
+        self.pending = Pending::None;
         e.in_block(self.block_id())
     }
 
@@ -363,7 +374,7 @@ impl<'a> BitstreamReader<'a> {
     /// Decodes the record whose [`Entry::Record`] was just returned into `ops` (cleared first).
     /// `Char6` and array elements come out as plain operands; a blob is returned as a slice.
     pub fn read_record(&mut self, ops: &mut Vec<u64>) -> Result<Record<'a>> {
-        self.check_live()?;
+        // A stopped reader has nothing pending, so this also refuses after an error.
         let Pending::Record { abbrev_id, start } = self.pending else {
             return Err(self.usage("read_record called without a pending record"));
         };
@@ -396,21 +407,19 @@ impl<'a> BitstreamReader<'a> {
         if !matches!(self.pending, Pending::None) {
             self.finish_pending()?;
         }
-        let Some(frame) = self.frames.last() else {
+        if self.frames.is_empty() {
             return self.next_top_level();
-        };
+        }
         let start = self.cur.pos();
         // Widths are at most 32, so the id fits.
-        let id = match self.cur.read_fixed(frame.abbrev_width) {
+        let id = match self.cur.read_fixed(self.width) {
             Ok(id) => id as u32,
             Err(e) => return Err(self.ended_inside_block(e)),
         };
         if id < UNABBREV_RECORD {
             return self.builtin_entry(id, start);
         }
-        if id != UNABBREV_RECORD
-            && (id - FIRST_APPLICATION_ABBREV) as usize >= self.store.count(&frame.scope)
-        {
+        if id >= self.abbrev_limit {
             return Err(self.undefined_abbrev(id, start));
         }
         self.pending = Pending::Record {
@@ -547,7 +556,26 @@ impl<'a> BitstreamReader<'a> {
             scope,
             blockinfo_target: None,
         });
+        self.refresh_current();
         Ok(())
+    }
+
+    fn refresh_current(&mut self) {
+        match self.frames.last() {
+            Some(f) => {
+                self.width = f.abbrev_width;
+                self.scope = f.scope;
+                self.in_blockinfo = f.block_id == BLOCKINFO_BLOCK_ID;
+                let count = self.store.count(&f.scope);
+                self.abbrev_limit = FIRST_APPLICATION_ABBREV
+                    .saturating_add(u32::try_from(count).unwrap_or(u32::MAX));
+            }
+            None => {
+                self.width = TOP_LEVEL_ABBREV_WIDTH;
+                self.abbrev_limit = FIRST_APPLICATION_ABBREV;
+                self.in_blockinfo = false;
+            }
+        }
     }
 
     fn skip_pending_block(&mut self, h: PendingBlock) -> Result<()> {
@@ -598,6 +626,7 @@ impl<'a> BitstreamReader<'a> {
         if let Some(frame) = self.frames.pop() {
             self.store.close_scope(&frame.scope);
         }
+        self.refresh_current();
         Ok(Entry::EndBlock {
             block_id,
             bit_offset: self.cur.abs(start),
@@ -654,6 +683,7 @@ impl<'a> BitstreamReader<'a> {
             Some((_, list)) => self.store.commit_blockinfo(list, ops_start),
             None => self.store.commit_local(&scope, ops_start),
         };
+        self.refresh_current();
         Ok(Entry::DefineAbbrev {
             abbrev_id: FIRST_APPLICATION_ABBREV + index as u32,
             blockinfo_target: target.map(|(id, _)| id),
@@ -668,38 +698,34 @@ impl<'a> BitstreamReader<'a> {
         start: u64,
         ops: &mut Vec<u64>,
     ) -> Result<(u32, Option<Blob<'a>>)> {
-        let Some(frame) = self.frames.last() else {
-            return Err(self.usage("internal: record at the top level"));
-        };
         let (code, blob) = if abbrev_id == UNABBREV_RECORD {
             (read_unabbreviated(&mut self.cur, ops)?, None)
         } else {
-            let abbrev = self
+            let Some(abbrev) = self
                 .store
-                .get(
-                    &frame.scope,
-                    (abbrev_id - FIRST_APPLICATION_ABBREV) as usize,
-                )
-                .ok_or_else(|| {
-                    Error::new(
-                        ErrorKind::Usage,
-                        self.cur.abs(start),
-                        "internal: abbreviation vanished",
-                    )
-                })?;
+                .get(&self.scope, (abbrev_id - FIRST_APPLICATION_ABBREV) as usize)
+            else {
+                return Err(self.vanished(start));
+            };
             read_abbreviated(&mut self.cur, abbrev, ops)?
         };
-        if frame.block_id == BLOCKINFO_BLOCK_ID {
+        if self.in_blockinfo {
             self.blockinfo_record(code, ops, start)?;
         }
         Ok((code, blob))
     }
 
+    #[cold]
+    fn vanished(&self, start: u64) -> Error {
+        Error::new(
+            ErrorKind::Internal,
+            self.cur.abs(start),
+            "a checked abbreviation id no longer resolves",
+        )
+    }
+
     fn skip_record_body(&mut self, abbrev_id: u32, start: u64) -> Result<()> {
-        let Some(frame) = self.frames.last() else {
-            return Err(self.usage("internal: record at the top level"));
-        };
-        if frame.block_id == BLOCKINFO_BLOCK_ID {
+        if self.in_blockinfo {
             // BLOCKINFO records have side effects; decode them even when skipped.
             let mut ops = std::mem::take(&mut self.scratch);
             ops.clear();
@@ -717,19 +743,12 @@ impl<'a> BitstreamReader<'a> {
             }
             return Ok(());
         }
-        let abbrev = self
+        let Some(abbrev) = self
             .store
-            .get(
-                &frame.scope,
-                (abbrev_id - FIRST_APPLICATION_ABBREV) as usize,
-            )
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorKind::Usage,
-                    self.cur.abs(start),
-                    "internal: abbreviation vanished",
-                )
-            })?;
+            .get(&self.scope, (abbrev_id - FIRST_APPLICATION_ABBREV) as usize)
+        else {
+            return Err(self.vanished(start));
+        };
         skip_abbreviated(&mut self.cur, abbrev)
     }
 
@@ -839,9 +858,7 @@ fn read_unabbreviated(cur: &mut BitCursor<'_>, ops: &mut Vec<u64>) -> Result<u32
         None => read_code_and_count(cur)?,
     };
     check_count(cur, n, 6, "unabbreviated record")?;
-    let first = ops.len();
-    ops.resize(first + n as usize, 0);
-    cur.read_vbr_into(6, ops.get_mut(first..).unwrap_or_default())?;
+    cur.read_vbr_push(6, n as usize, ops)?;
     Ok(code)
 }
 
@@ -908,15 +925,13 @@ fn read_array(cur: &mut BitCursor<'_>, elt: AbbrevOp, ops: &mut Vec<u64>) -> Res
         return Err(cur.malformed(cur.pos(), "internal: invalid array element"));
     };
     check_count(cur, n, min_bits, "array")?;
-    let first = ops.len();
-    ops.resize(first + n as usize, 0);
-    let out = ops.get_mut(first..).unwrap_or_default();
     match elt {
-        AbbrevOp::Fixed(w) => cur.read_fixed_into(w, out),
-        AbbrevOp::Vbr(w) => cur.read_vbr_into(w, out),
+        AbbrevOp::Fixed(w) => cur.read_fixed_push(w, n as usize, ops),
+        AbbrevOp::Vbr(w) => cur.read_vbr_push(w, n as usize, ops),
         _ => {
-            cur.read_fixed_into(6, out)?;
-            for v in out {
+            let first = ops.len();
+            cur.read_fixed_push(6, n as usize, ops)?;
+            for v in ops.get_mut(first..).unwrap_or_default() {
                 *v = u64::from(decode_char6(*v));
             }
             Ok(())
