@@ -621,6 +621,8 @@ mod spv {
         out_buf: u32,
         consts: std::collections::HashMap<u32, u32>,
         functions: usize,
+        pub phis: usize,
+        pub demoted: usize,
     }
 
     impl Module {
@@ -659,6 +661,8 @@ mod spv {
                 out_buf,
                 consts: Default::default(),
                 functions: 0,
+                phis: 0,
+                demoted: 0,
             };
             // Entry point with an empty body; the test functions are validated on their own.
             let main =
@@ -697,11 +701,25 @@ mod spv {
             let one = self.c(1);
             let mut cond_val = vec![0u32; cfg.len()];
             let mut sel_val = vec![0u32; cfg.len()];
+            // SSA values crossing blocks: every original block x defines `v[x] = v[idom(x)] + x` (or a phi of its
+            // predecessors' values when `phi_preds` allows one). A use whose definition no longer dominates it
+            // in the output goes through the demotion variable `spill[idom]`, as the contract says.
+            let mut g = Csr::default();
+            g.begin(cfg.len());
+            for b in 0..cfg.len() as u32 {
+                for t in cfg.successors(BlockId(b)) {
+                    g.targets.push(t.0);
+                }
+                g.push_row_end();
+            }
+            let idom = simple::idoms(&g);
+            let val_ids: Vec<u32> = (0..cfg.len()).map(|_| self.b.id()).collect();
             self.b
                 .begin_function(self.void, None, spirv::FunctionControl::NONE, self.fn_ty)
                 .unwrap();
             let mut flag = 0;
             let mut counter = 0;
+            let mut spill = vec![0u32; cfg.len()];
             for (i, blk) in blocks.iter().enumerate() {
                 self.b.begin_block(Some(labels[i])).unwrap();
                 if i == 0 {
@@ -711,9 +729,48 @@ mod spv {
                     counter = self
                         .b
                         .variable(self.ptr_fn_u32, None, StorageClass::Function, None);
+                    for sp in spill.iter_mut() {
+                        *sp = self
+                            .b
+                            .variable(self.ptr_fn_u32, None, StorageClass::Function, None);
+                    }
                     self.b.store(counter, zero, None, vec![]).unwrap();
                 }
                 if let Some(o) = blk.original {
+                    let x = o.index();
+                    let phis = s.phi_preds(o).filter(|p| !p.is_empty());
+                    let base = if let Some(pp) = phis {
+                        // The incoming value of predecessor p is a use at the end of p.
+                        if pp.iter().all(|p| s.def_dominates_use(p.pred, p.pred)) {
+                            let pairs: Vec<(u32, u32)> = pp
+                                .iter()
+                                .map(|p| (val_ids[p.pred.index()], labels[p.parent.index()]))
+                                .collect();
+                            self.phis += 1;
+                            Some(self.b.phi(self.u32_ty, None, pairs).unwrap())
+                        } else {
+                            None
+                        }
+                    } else {
+                        None
+                    };
+                    let d = idom[x];
+                    let base = match (base, d) {
+                        (Some(b), _) => b,
+                        (None, NONE) => zero,
+                        (None, d) if s.def_dominates_use(BlockId(d), o) => val_ids[d as usize],
+                        (None, d) => {
+                            self.demoted += 1;
+                            self.b
+                                .load(self.u32_ty, None, spill[d as usize], None, vec![])
+                                .unwrap()
+                        }
+                    };
+                    let xc = self.c(o.0);
+                    self.b
+                        .i_add(self.u32_ty, Some(val_ids[x]), base, xc)
+                        .unwrap();
+                    self.b.store(spill[x], val_ids[x], None, vec![]).unwrap();
                     let idx = self
                         .b
                         .load(self.u32_ty, None, counter, None, vec![])
@@ -1065,6 +1122,7 @@ fn spirv_val_random_cfgs() {
     let total = 3000u64;
     let batch = 100u64;
     let mut validated = 0;
+    let (mut phis, mut demoted) = (0, 0);
     for start in (0..total).step_by(batch as usize) {
         let mut m = spv::Module::new();
         let make = |i: u64, cfg: &mut Cfg| {
@@ -1081,6 +1139,8 @@ fn spirv_val_random_cfgs() {
             }
         }
         let n = m.functions();
+        phis += m.phis;
+        demoted += m.demoted;
         match spv::validate(&m.words(), &format!("batch{start}")) {
             Some(Ok(())) => validated += n,
             Some(Err(batch_err)) => {
@@ -1097,8 +1157,14 @@ fn spirv_val_random_cfgs() {
             None => return,
         }
     }
-    eprintln!("spirv-val accepted {validated} structurized random CFGs");
+    eprintln!(
+        "spirv-val accepted {validated} structurized random CFGs ({phis} OpPhi, {demoted} cross-block uses demoted)"
+    );
     assert!(validated > 2000);
+    assert!(
+        phis > 1000 && demoted > 10,
+        "the phi and demotion paths must both be exercised"
+    );
 }
 
 // ------------------------------------------------------------------------------------------------------------------
