@@ -171,6 +171,16 @@ pub(crate) struct AbbrevStore {
 
 const SMALL_BLOCK_IDS: usize = 32;
 
+impl Scope {
+    /// The scope of the top level, where no abbreviation applies.
+    pub const TOP_LEVEL: Scope = Scope {
+        blockinfo_list: None,
+        blockinfo_count: 0,
+        local_start: 0,
+        local_ops_start: 0,
+    };
+}
+
 impl Default for AbbrevStore {
     fn default() -> Self {
         // Sized for a DXC module: 16 BLOCKINFO abbreviations, a few local ones per block.

@@ -259,7 +259,18 @@ impl<'a> BitCursor<'a> {
                     remaining -= 1;
                     continue;
                 }
-                // Several chunks: decode on copies, so a value cut by the window's end is
+                // Two chunks, the most common long form (values 2^(n-1) to 2^(2n-2)-1).
+                if n <= 16 && left >= 2 * n {
+                    let second = (w >> n) & mask;
+                    if second & cont == 0 {
+                        ops.push((chunk & (cont - 1)) | (second << (n - 1)));
+                        w >>= 2 * n;
+                        left -= 2 * n;
+                        remaining -= 1;
+                        continue;
+                    }
+                }
+                // More chunks: decode on copies, so a value cut by the window's end is
                 // simply decoded again from the next window.
                 let mut v = chunk & (cont - 1);
                 let mut rest = w >> n;
@@ -304,6 +315,18 @@ impl<'a> BitCursor<'a> {
     #[inline]
     pub fn read_fixed_push(&mut self, n: u32, count: usize, ops: &mut Vec<u64>) -> Result<()> {
         ops.reserve(count);
+        // Strings are arrays of Fixed(8), Fixed(7) or Char6: constant widths turn the
+        // per-window division into a multiplication.
+        match n {
+            8 => self.fixed_push(8, count, ops),
+            7 => self.fixed_push(7, count, ops),
+            6 => self.fixed_push(6, count, ops),
+            _ => self.fixed_push(n, count, ops),
+        }
+    }
+
+    #[inline(always)]
+    fn fixed_push(&mut self, n: u32, count: usize, ops: &mut Vec<u64>) -> Result<()> {
         if n == 0 || n > 56 {
             for _ in 0..count {
                 ops.push(self.read_fixed(n)?);

@@ -254,7 +254,7 @@ impl<'a> BitstreamReader<'a> {
             frames: Vec::with_capacity(8),
             width: TOP_LEVEL_ABBREV_WIDTH,
             abbrev_limit: FIRST_APPLICATION_ABBREV,
-            scope: AbbrevStore::default().open_scope(0),
+            scope: Scope::TOP_LEVEL,
             in_blockinfo: false,
             store: AbbrevStore::default(),
             pending: Pending::None,
@@ -342,6 +342,7 @@ impl<'a> BitstreamReader<'a> {
     /// nor entered is skipped first.
     // Not an `Iterator`: between calls the caller enters, skips or decodes what was returned.
     #[allow(clippy::should_implement_trait)]
+    #[inline]
     pub fn next(&mut self) -> Result<Entry> {
         self.check_live()?;
         match self.next_inner() {
@@ -373,6 +374,7 @@ impl<'a> BitstreamReader<'a> {
 
     /// Decodes the record whose [`Entry::Record`] was just returned into `ops` (cleared first).
     /// `Char6` and array elements come out as plain operands; a blob is returned as a slice.
+    #[inline]
     pub fn read_record(&mut self, ops: &mut Vec<u64>) -> Result<Record<'a>> {
         // A stopped reader has nothing pending, so this also refuses after an error.
         let Pending::Record { abbrev_id, start } = self.pending else {
@@ -734,14 +736,12 @@ impl<'a> BitstreamReader<'a> {
             return r.map(|_| ());
         }
         if abbrev_id == UNABBREV_RECORD {
-            let cur = &mut self.cur;
-            cur.read_vbr_u32(6, "record code")?;
-            let n = cur.read_vbr_u32(6, "operand count")?;
-            check_count(cur, n, 6, "unabbreviated record")?;
-            for _ in 0..n {
-                cur.read_vbr(6)?;
-            }
-            return Ok(());
+            // The batch decoder is faster than skipping value by value.
+            let mut ops = std::mem::take(&mut self.scratch);
+            ops.clear();
+            let r = read_unabbreviated(&mut self.cur, &mut ops);
+            self.scratch = ops;
+            return r.map(|_| ());
         }
         let Some(abbrev) = self
             .store

@@ -111,6 +111,9 @@ impl Default for BitstreamWriter {
     }
 }
 
+/// More chunks than any 64-bit value needs in the narrowest VBR: a bound on forced padding.
+const MAX_FORCED_CHUNKS: u32 = 64;
+
 /// Where operand `index` must be forced to at least `min_chunks` VBR chunks.
 #[derive(Debug, Clone, Copy)]
 struct Padding {
@@ -183,6 +186,11 @@ impl BitstreamWriter {
     pub fn emit_vbr_min_chunks(&mut self, value: u64, width: u32, min_chunks: u32) -> Result<()> {
         if !(2..=32).contains(&width) {
             return Err(self.invalid(format!("VBR width {width} is not 2..=32")));
+        }
+        if min_chunks > MAX_FORCED_CHUNKS {
+            return Err(self.invalid(format!(
+                "{min_chunks} VBR chunks requested; at most {MAX_FORCED_CHUNKS}"
+            )));
         }
         self.sink.put_vbr(value, width, min_chunks);
         Ok(())
@@ -385,6 +393,11 @@ impl BitstreamWriter {
         operand_index: usize,
         min_chunks: u32,
     ) -> Result<u64> {
+        if min_chunks > MAX_FORCED_CHUNKS {
+            return Err(self.invalid(format!(
+                "{min_chunks} VBR chunks requested; at most {MAX_FORCED_CHUNKS}"
+            )));
+        }
         let pad = Padding {
             index: operand_index,
             min_chunks,
@@ -840,6 +853,14 @@ pub(crate) mod tests {
 
         // Too wide for the field, wrong chunk count, out of range.
         assert!(patch_vbr(&mut bytes, small, 8, 5, 1 << 35).is_err());
+        let mut w = BitstreamWriter::new();
+        assert!(w.emit_vbr_min_chunks(1, 6, 65).is_err());
+        w.enter_subblock(8, 3).unwrap();
+        assert!(
+            w.emit_record_min_chunks(UNABBREV_RECORD, 1, &[1], 0, 65)
+                .is_err()
+        );
+        assert_eq!(w.bit_position(), 96);
         assert_eq!(
             patch_vbr(&mut bytes, small, 8, 4, 1).unwrap_err().kind(),
             ErrorKind::Malformed
