@@ -1321,6 +1321,49 @@ fn debug_case() {
     }
     let mut st = Structurizer::new();
     if let Err(e) = check_cfg(&mut st, &cfg, 24) {
+        for b in 0..cfg.len() as u32 {
+            eprint!("  {b}: {:?}", cfg.terminator(BlockId(b)).unwrap());
+            if let Some(Terminator::Switch { cases, .. }) = cfg.terminator(BlockId(b)) {
+                eprint!(" {:?}", cfg.cases(cases));
+            }
+            eprintln!();
+        }
         panic!("{e}");
+    }
+}
+
+#[test]
+#[ignore = "prints the structurization of a few typical shapes"]
+fn show_typical_shapes() {
+    let mut st = Structurizer::new();
+    // for (i...) { if (a) continue; if (b) break; body } ; after
+    let cfg = build(&[
+        br(1),
+        cbr(2, 7),
+        cbr(6, 3),
+        cbr(7, 4),
+        br(5),
+        br(6),
+        br(1),
+        RET,
+    ]);
+    let s = st.run(&cfg).unwrap();
+    println!("for-continue-break:\n{}", dump(&s, &cfg));
+    // early return in nested loops
+    let cfg = build(&[
+        br(1),
+        cbr(2, 6),
+        cbr(3, 5),
+        cbr(7, 4),
+        br(2),
+        br(1),
+        RET,
+        RET,
+    ]);
+    let s = st.run(&cfg).unwrap();
+    println!("early-return:\n{}", dump(&s, &cfg));
+    for (name, cfg) in shapes() {
+        let s = st.run(&cfg).unwrap();
+        println!("{name}:\n{}", dump(&s, &cfg));
     }
 }

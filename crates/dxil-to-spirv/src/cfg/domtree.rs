@@ -313,6 +313,15 @@ impl DomTree {
         }
     }
 
+    /// Dominator-tree preorder number of `v` and one past the last number of its subtree (`NONE`s when
+    /// unreachable): `a` dominates `b` iff `b`'s number lies in `a`'s interval.
+    pub fn dom_interval(&self, v: u32) -> (u32, u32) {
+        (
+            self.dt_pre.get(v as usize).copied().unwrap_or(NONE),
+            self.dt_end.get(v as usize).copied().unwrap_or(NONE),
+        )
+    }
+
     /// Immediate dominator, `None` for the entry and unreachable nodes.
     pub fn idom_of(&self, v: u32) -> Option<u32> {
         self.idom.get(v as usize).copied().filter(|&d| d != NONE)

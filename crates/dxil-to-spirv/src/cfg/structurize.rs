@@ -313,6 +313,9 @@ pub struct Structurizer {
     /// Blocks placed after their parent's code as a scope follower rather than inline in an arm.
     is_follow: Vec<bool>,
     fwd_preds: Vec<u32>,
+    dead_lo: Vec<u32>,
+    dead_hi: Vec<u32>,
+    dead_root: Vec<u32>,
     counts_scratch: Vec<u32>,
     stamp: Vec<u32>,
     edge_base: Vec<u32>,
@@ -514,21 +517,71 @@ impl Structurizer {
         }
     }
 
+    /// A *dead end* is a dominator subtree no edge leaves (every path in it ends in a return or unreachable):
+    /// `if (c) { …; return; }` inside a loop. Such code stays where its dominator puts it instead of being moved
+    /// after the loops it leaves, since it never needs to reach anything after them. `dead_root[v]` is the
+    /// outermost dead-end root dominating `v`, `NONE` outside dead ends.
+    fn find_dead_ends(&mut self) {
+        let n = self.dt.pre.len();
+        // Per node, the extreme dominator-tree numbers of its successors, folded up the dominator tree.
+        self.dead_lo.clear();
+        self.dead_lo.resize(n, NONE);
+        self.dead_hi.clear();
+        self.dead_hi.resize(n, 0);
+        for &u in &self.dt.rpo {
+            for &v in self.succ.succ(u) {
+                let p = self.dt.dom_interval(v).0;
+                let (lo, hi) = (&mut self.dead_lo[u as usize], &mut self.dead_hi[u as usize]);
+                *lo = (*lo).min(p);
+                *hi = (*hi).max(p + 1);
+            }
+        }
+        for &u in self.dt.rpo.iter().rev() {
+            if let Some(d) = self.dt.idom_of(u) {
+                let (lo, hi) = (self.dead_lo[u as usize], self.dead_hi[u as usize]);
+                self.dead_lo[d as usize] = self.dead_lo[d as usize].min(lo);
+                self.dead_hi[d as usize] = self.dead_hi[d as usize].max(hi);
+            }
+        }
+    }
+
+    /// Is the dominator subtree of `u` closed (no edge leaves it)? Valid after `find_dead_ends`.
+    fn subtree_closed(&self, u: u32) -> bool {
+        let (a, e) = self.dt.dom_interval(u);
+        let (lo, hi) = (self.dead_lo[u as usize], self.dead_hi[u as usize]);
+        // `lo == NONE`: no successors at all in the subtree; `hi` is one past the largest number.
+        lo == NONE || (lo >= a && hi <= e)
+    }
+
     fn place_loop_exits(&mut self) {
         let n = self.dt.pre.len();
         self.tparent.clear();
         self.tparent.resize(n, NONE);
         self.is_follow.clear();
         self.is_follow.extend_from_slice(&self.is_merge);
+        self.find_dead_ends();
+        self.dead_root.clear();
+        self.dead_root.resize(n, NONE);
         for &c in &self.dt.rpo {
             let Some(d) = self.dt.idom_of(c) else {
                 continue;
             };
             let mut parent = d;
             let mut l = self.loops.innermost[d as usize];
-            if l != NONE && !self.loops.in_loop(c, l) {
+            let exits_loop = l != NONE && !self.loops.in_loop(c, l);
+            // A dead end leaving a loop stays inline; inside it, only its own loops are left early. Roots are
+            // limited to blocks reached from their dominator alone: with several predecessors, some of them
+            // could be placed after a loop the root would stay inside of.
+            let mut root = self.dead_root[d as usize];
+            if root == NONE && exits_loop && !self.is_merge[c as usize] && self.subtree_closed(c) {
+                root = c;
+            }
+            self.dead_root[c as usize] = root;
+            let allowed = |l: u32| root == NONE || self.dt.dominates(root, l);
+            if exits_loop && allowed(l) {
                 while self.loops.parent[l as usize] != NONE
                     && !self.loops.in_loop(c, self.loops.parent[l as usize])
+                    && allowed(self.loops.parent[l as usize])
                 {
                     l = self.loops.parent[l as usize];
                 }
