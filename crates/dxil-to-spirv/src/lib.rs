@@ -1,6 +1,6 @@
 //! DXIL → SPIR-V translation.
 //!
-//! The crate is being built up module by module. [`cfg`] turns the arbitrary reducible control-flow graph of a DXIL
+//! The crate is being built up module by module. [`cfg`](mod@cfg) turns the arbitrary reducible control-flow graph of a DXIL
 //! function into the structured form SPIR-V requires (merge declarations, properly nested constructs).
 //!
 //! No crates.io crate covers that step for our input: general SPIR-V builders (`rspirv`) emit whatever CFG they are

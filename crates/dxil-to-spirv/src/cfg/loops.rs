@@ -158,3 +158,32 @@ fn find(rep: &mut [u32], mut v: u32) -> u32 {
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 0 → 1 (outer header) → 2 (inner header) → 3 (inner latch: 2 or 4) → 4 (outer latch: 1 or 5) → 5.
+    #[test]
+    fn nested_loops() {
+        let edges: &[&[u32]] = &[&[1], &[2], &[3], &[2, 4], &[1, 5], &[]];
+        let mut succ = Csr::default();
+        succ.begin(edges.len());
+        for row in edges {
+            succ.targets.extend_from_slice(row);
+            succ.push_row_end();
+        }
+        let mut preds = Csr::default();
+        preds.reverse_of(&succ, |_| true);
+        let mut dt = DomTree::new();
+        dt.compute(&succ, &preds);
+        let is_header = [false, true, true, false, false, false];
+        let mut lf = LoopForest::new();
+        lf.compute(&dt, &preds, &is_header);
+        assert_eq!(lf.innermost, vec![NONE, 1, 2, 2, 1, NONE]);
+        assert_eq!(lf.parent[2], 1);
+        assert_eq!(lf.parent[1], NONE);
+        assert!(lf.in_loop(3, 1) && lf.in_loop(3, 2) && lf.in_loop(4, 1));
+        assert!(!lf.in_loop(4, 2) && !lf.in_loop(5, 1) && !lf.in_loop(0, 1));
+    }
+}

@@ -6,13 +6,19 @@
 //!    source). A retreating edge that is not a back edge makes the CFG irreducible: that is reported as
 //!    [`StructurizeError::Irreducible`]. Loop nesting forest ([`LoopForest`]). A *merge node* is a block with two or
 //!    more distinct forward predecessors.
-//! 2. **Scope tree** (Ramsey, "Beyond Relooper", 2022). The code of block `x` is placed inside its dominator
-//!    subtree: its dominator-tree children that are merge nodes (`y1 < … < yk` in reverse postorder) follow `x`'s
-//!    code as nested scopes `Block(Block(x …) y1 …) yk`; its other children are reached only from `x` and are
-//!    placed inline in the arm of `x`'s terminator that reaches them. A loop header wraps its code in a loop scope;
-//!    merge children outside the loop (per the loop forest) go after the loop instead of inside it. A branch is
-//!    then one of: inline (next block), `Follow(y)` (to the end of the scope `y` follows), `Continue(h)` (back edge).
-//! 3. **Lowering to SPIR-V constructs.** Each scope becomes a construct whose merge is a *merge point*:
+//! 2. **Placement tree.** The dominator tree, adjusted in three ways. A block that leaves the innermost loop of
+//!    its dominator (a loop exit) hangs under the header of the outermost loop it leaves, so its code goes after
+//!    that loop. Exception: a *dead end* (a loop exit with one predecessor whose dominator subtree no edge leaves,
+//!    like `if (c) { …; return; }`) stays inline. And when neither arm of a two-way branch comes back (no merge
+//!    child), the arm with the larger subtree becomes the continuation (`if (c) { A } B` rather than `if (c) { A }
+//!    else { B … rest of the function }`), which keeps nesting flat across early returns.
+//! 3. **Scope tree** (Ramsey, "Beyond Relooper", 2022). The code of block `x` is placed with its placement subtree:
+//!    its *followers* (`y1 < … < yk` in reverse postorder: children with several forward predecessors, loop exits,
+//!    promoted continuations) follow `x`'s code as nested scopes `Block(Block(x …) y1 …) yk`; its other children
+//!    are reached only from `x` and are placed inline in the arm of `x`'s terminator that reaches them. A loop
+//!    header wraps its code in a loop scope; followers outside the loop go after the loop. A branch is then one
+//!    of: inline (next block), `Follow(y)` (to the end of the scope `y` follows), `Continue(h)` (back edge).
+//! 4. **Lowering to SPIR-V constructs.** Each scope becomes a construct whose merge is a *merge point*:
 //!    * the scope followed by `y1` is the selection of `x`'s conditional branch or switch (`OpSelectionMerge`);
 //!    * outer scopes `y2 … yk` get a synthetic header `OpSelectionMerge; OpSwitch %zero %next` (a switch with only a
 //!      default: a construct whose merge may be reached by `break` from nested `if`s);
@@ -21,7 +27,7 @@
 //!
 //!    A conditional branch with no merge children and at least one exit arm stays header-less (a conditional
 //!    break/continue); one with two inline arms gets a selection with a synthetic merge.
-//! 4. **Exits.** A branch to a destination that SPIR-V does not let it reach directly (only the innermost
+//! 5. **Exits.** A branch to a destination that SPIR-V does not let it reach directly (only the innermost
 //!    construct's merge, the nearest enclosing switch's merge from inside `if`s, and the nearest loop's merge and
 //!    continue target are legal) leaves through the outermost legal merge on the way, and that merge point
 //!    forwards it. A merge point with more than one outgoing destination becomes a chain of header-less
@@ -29,8 +35,13 @@
 //!    the function's single flag variable. Values are destination codes: `Follow(y)` = `2y`, `Continue(h)` =
 //!    `2h + 1`. Merge points with nothing to forward collapse onto the block that follows (no synthetic block).
 //!
-//! Every pass is linear or near-linear (union-find) in blocks + edges, except that a destination forwarded
-//! through `d` nested constructs costs `d` (once per distinct construct/destination pair). Nothing recurses.
+//! Every pass is linear or near-linear (union-find) in blocks + edges, except two walks bounded by nesting depth:
+//! placing a loop exit climbs the loops it leaves, and a destination forwarded through `d` nested constructs
+//! costs `d` (once per distinct construct/destination pair; that is also the size of the forwarding chains in the
+//! output). Semi-NCA's ancestor walk is quadratic only on contrived graphs. Nothing recurses.
+//!
+//! The output is checked by [`super::verify`], by an interpreter comparing original and structured executions
+//! under the same branch decisions, and by spirv-val on modules built from it (`tests/structurize.rs`).
 //!
 //! # Contract for the translator
 //!
@@ -38,10 +49,10 @@
 //!   [`OutBlock::original`] block gets the original block's instructions (phis first, see below), then the
 //!   [`OutBlock::flag_write`] (`OpStore %flag %k`), then the merge instruction, then the terminator. A synthetic
 //!   block has only the flag write, merge and terminator.
-//! * [`Condition::Original(x)`]/[`Selector::Original(x)`]: branch on original block `x`'s condition / switch on
+//! * `Condition::Original(x)` / `Selector::Original(x)`: branch on original block `x`'s condition / switch on
 //!   its selector with the original literals. `x`'s block dominates every block that uses them.
-//!   [`Condition::FlagEquals(k)`]: `OpLoad %flag` then `OpIEqual` with the `u32` constant `k`.
-//!   [`Selector::Zero`]: `OpSwitch` on the `u32` constant 0 with no cases.
+//!   `Condition::FlagEquals(k)`: `OpLoad %flag` then `OpIEqual` with the `u32` constant `k`.
+//!   `Selector::Zero`: `OpSwitch` on the `u32` constant 0 with no cases.
 //! * The flag: when [`Structured::uses_flag`], declare one `Function`-storage `u32` variable in the entry block. Its
 //!   initial value is never read.
 //! * Phis of original block `b`: when [`Structured::phi_preds`] is `Some(list)`, emit `OpPhi` in `b`'s output
@@ -1624,5 +1635,133 @@ impl<'a> Structured<'a> {
     /// Predecessors of an output block (deduplicated per source).
     pub fn out_predecessors(&self, b: OutBlockId) -> &'a [u32] {
         self.s.out_preds.succ(b.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::verify::verify;
+    use super::*;
+
+    fn cfg(terms: &[Terminator]) -> Cfg {
+        let mut c = Cfg::new();
+        for &t in terms {
+            c.push(t);
+        }
+        c
+    }
+
+    fn b(i: u32) -> BlockId {
+        BlockId(i)
+    }
+
+    #[test]
+    fn diamond_is_one_selection() {
+        let c = cfg(&[
+            Terminator::CondBranch { t: b(1), f: b(2) },
+            Terminator::Branch(b(3)),
+            Terminator::Branch(b(3)),
+            Terminator::Return,
+        ]);
+        let mut st = Structurizer::new();
+        let s = st.run(&c).unwrap();
+        verify(&s, &c).unwrap();
+        let blocks = s.blocks();
+        assert_eq!(blocks.len(), 4);
+        assert_eq!(
+            blocks[0].merge,
+            Merge::Selection {
+                merge: OutBlockId(3)
+            }
+        );
+        assert_eq!(
+            blocks[0].term,
+            OutTerminator::CondBranch {
+                cond: Condition::Original(b(0)),
+                t: OutBlockId(1),
+                f: OutBlockId(2)
+            }
+        );
+        assert!(!s.uses_flag());
+        let phis = s.phi_preds(b(3)).unwrap();
+        assert_eq!(phis.len(), 2);
+        assert!(phis.contains(&PhiPred {
+            parent: OutBlockId(1),
+            pred: b(1)
+        }));
+        assert_eq!(
+            s.edge_first_hop(b(0), 1),
+            Some((OutBlockId(0), OutBlockId(2)))
+        );
+        assert!(s.def_dominates_use(b(0), b(3)) && !s.def_dominates_use(b(1), b(3)));
+    }
+
+    #[test]
+    fn break_out_of_two_loops_uses_the_flag() {
+        // 0 → 1 (outer) → 2 (inner): 2 → {2, 3}; 3 → {5 (break both), 4}; 4 → {1, 5}; 5 return.
+        let c = cfg(&[
+            Terminator::Branch(b(1)),
+            Terminator::Branch(b(2)),
+            Terminator::CondBranch { t: b(2), f: b(3) },
+            Terminator::CondBranch { t: b(6), f: b(4) },
+            Terminator::CondBranch { t: b(1), f: b(5) },
+            Terminator::Return,
+            Terminator::Branch(b(5)),
+        ]);
+        let mut st = Structurizer::new();
+        let s = st.run(&c).unwrap();
+        verify(&s, &c).unwrap();
+        let loops = s
+            .blocks()
+            .iter()
+            .filter(|x| matches!(x.merge, Merge::Loop { .. }))
+            .count();
+        assert_eq!(loops, 2);
+        // The inner loop's header keeps its instructions and OpLoopMerge; its phis can stay phis.
+        let h = s.image(b(2)).unwrap();
+        assert!(matches!(s.block(h).unwrap().merge, Merge::Loop { .. }));
+        assert!(s.phi_preds(b(2)).is_some());
+        // 6 leaves both loops: it is placed after the outer loop, reached through the inner loop's merge, which
+        // forwards either to the outer loop's continue target or to its merge, depending on the flag.
+        assert!(s.uses_flag());
+        let img6 = s.image(b(6)).unwrap();
+        assert!(img6 > s.image(b(4)).unwrap());
+    }
+
+    #[test]
+    fn unreachable_blocks_are_dropped_and_context_is_reused() {
+        let mut st = Structurizer::new();
+        let c = cfg(&[Terminator::Return, Terminator::Branch(b(0))]);
+        let s = st.run(&c).unwrap();
+        assert_eq!(s.blocks().len(), 1);
+        assert_eq!(s.image(b(1)), None);
+        assert_eq!(s.edge_first_hop(b(1), 0), None);
+        let c2 = cfg(&[
+            Terminator::CondBranch { t: b(1), f: b(1) },
+            Terminator::Unreachable,
+        ]);
+        let s = st.run(&c2).unwrap();
+        verify(&s, &c2).unwrap();
+        assert_eq!(s.blocks()[0].term, OutTerminator::Branch(OutBlockId(1)));
+        assert_eq!(s.edge_first_hop(b(0), 0), s.edge_first_hop(b(0), 1));
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let mut st = Structurizer::new();
+        assert_eq!(st.run(&Cfg::new()).err(), Some(StructurizeError::Empty));
+        let c = cfg(&[Terminator::Branch(b(7))]);
+        assert!(matches!(
+            st.run(&c),
+            Err(StructurizeError::InvalidTarget { target: 7, .. })
+        ));
+        let c = cfg(&[
+            Terminator::CondBranch { t: b(1), f: b(2) },
+            Terminator::Branch(b(2)),
+            Terminator::Branch(b(1)),
+        ]);
+        let err = st.run(&c).err().unwrap();
+        assert!(matches!(err, StructurizeError::Irreducible { .. }), "{err}");
+        assert!(err.to_string().contains("irreducible"));
     }
 }
