@@ -331,6 +331,7 @@ impl<'a> BitstreamReader<'a> {
         e.in_block(self.block_id())
     }
 
+    #[inline(always)]
     fn check_live(&self) -> Result<()> {
         if self.failed {
             return Err(self.usage("the reader stopped at an earlier error"));
