@@ -482,15 +482,10 @@ impl Structurizer {
         Ok(())
     }
 
-    /// Build the placement tree. A block outside the innermost loop of its immediate dominator is a loop exit: it
-    /// is hung under the header of the outermost loop that contains its dominator but not itself and becomes a
-    /// follower of that loop, so its code goes after the loop instead of inside it (natural `while` shape, and
-    /// `continue`s from it need no forwarding). Every predecessor of such a block is still inside that header's
-    /// region, before it in reverse postorder, which is what the scope nesting needs.
-    /// `if (c) { A } else { B }` where neither arm comes back (no merge child): without this, `B` and everything
-    /// after it would nest inside the selection, and nesting depth would grow with every early return in a
-    /// function. The arm with the larger placement subtree is made the selection's merge instead (`if (c) { A }
-    /// B`), which keeps the construct tree shallow and the code shaped the way a front end writes it.
+    /// `if (c) { A } else { B }` where `A` is a dead end (returns, never comes back) and there is no merge child:
+    /// without this, `B` and everything after it would nest inside the selection, and nesting depth would grow
+    /// with every early return in a function. `B` is made the selection's merge instead (`if (c) { A } B`).
+    /// Arms that both lead on elsewhere keep a merge of their own, which forwards without a flag.
     fn promote_continuations(&mut self) {
         let n = self.dt.pre.len();
         self.counts_scratch.clear();
@@ -517,13 +512,18 @@ impl Structurizer {
             }
             let inline = |c: u32| self.tparent[c as usize] == x && !self.is_follow[c as usize];
             if inline(s[0]) && inline(s[1]) {
-                let (a, b) = (s[0] as usize, s[1] as usize);
-                let pick = if self.counts_scratch[b] >= self.counts_scratch[a] {
-                    b
-                } else {
-                    a
+                let (a, b) = (s[0], s[1]);
+                let pick = match (self.subtree_closed(a), self.subtree_closed(b)) {
+                    (true, true)
+                        if self.counts_scratch[a as usize] > self.counts_scratch[b as usize] =>
+                    {
+                        a
+                    }
+                    (true, _) => b,
+                    (false, true) => a,
+                    (false, false) => continue,
                 };
-                self.is_follow[pick] = true;
+                self.is_follow[pick as usize] = true;
             }
         }
     }
@@ -564,6 +564,11 @@ impl Structurizer {
         lo == NONE || (lo >= a && hi <= e)
     }
 
+    /// Build the placement tree. A block outside the innermost loop of its immediate dominator is a loop exit: it
+    /// is hung under the header of the outermost loop that contains its dominator but not itself and becomes a
+    /// follower of that loop, so its code goes after the loop instead of inside it (natural `while` shape, and
+    /// `continue`s from it need no forwarding). Every predecessor of such a block is still inside that header's
+    /// region, before it in reverse postorder, which is what the scope nesting needs.
     fn place_loop_exits(&mut self) {
         let n = self.dt.pre.len();
         self.tparent.clear();
