@@ -5,6 +5,7 @@
 //! little-endian `u64` (at least 57 usable bits) and only falls back to a byte-by-byte window
 //! within 8 bytes of the end.
 
+use crate::abbrev::{AbbrevOp, encoding};
 use crate::error::{Error, ErrorKind, Result};
 
 #[derive(Debug, Clone)]
@@ -202,6 +203,36 @@ impl<'a> BitCursor<'a> {
             }
             shift = shift.saturating_add(n - 1);
         }
+    }
+
+    /// One DEFINE_ABBREV operand in its short forms, decoded from a single window: a literal
+    /// below 128, Array, Char6, Blob, or Fixed/VBR with a valid width below 16. `None` (and
+    /// nothing consumed) for anything else, which the caller decodes field by field.
+    #[inline(always)]
+    pub fn read_short_abbrev_op(&mut self) -> Option<AbbrevOp> {
+        let (w, avail) = self.window();
+        if avail < 9 {
+            return None;
+        }
+        let (op, bits) = if w & 1 == 1 {
+            let v = (w >> 1) & 0xFF;
+            if v & 0x80 != 0 {
+                return None;
+            }
+            (AbbrevOp::Literal(v), 9)
+        } else {
+            let width = ((w >> 4) & 0x1F) as u32;
+            match (w >> 1) & 7 {
+                encoding::FIXED if width < 16 => (AbbrevOp::Fixed(width), 9),
+                encoding::VBR if width < 16 && width != 1 => (AbbrevOp::Vbr(width), 9),
+                encoding::ARRAY => (AbbrevOp::Array, 4),
+                encoding::CHAR6 => (AbbrevOp::Char6, 4),
+                encoding::BLOB => (AbbrevOp::Blob, 4),
+                _ => return None,
+            }
+        };
+        self.pos += bits;
+        Some(op)
     }
 
     /// The common start of an unabbreviated record: code and operand count both below 32, so

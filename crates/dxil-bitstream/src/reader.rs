@@ -820,6 +820,10 @@ fn read_abbrev_definition(cur: &mut BitCursor<'_>, out: &mut Vec<AbbrevOp>) -> R
         ));
     }
     for _ in 0..n {
+        if let Some(op) = cur.read_short_abbrev_op() {
+            out.push(op);
+            continue;
+        }
         let op_pos = cur.pos();
         if cur.read_fixed(1)? == 1 {
             out.push(AbbrevOp::Literal(cur.read_vbr(8)?));
