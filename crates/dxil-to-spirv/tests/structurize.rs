@@ -810,3 +810,12 @@ fn show_typical_shapes() {
         println!("{name}:\n{}", dump(&s, &cfg));
     }
 }
+
+#[test]
+#[ignore = "prints one shape"]
+fn show_two_loop_break() {
+    let mut st = Structurizer::new();
+    let cfg = build(&[br(1), br(2), cbr(2, 3), cbr(6, 4), cbr(1, 5), RET, br(5)]);
+    let s = st.run(&cfg).unwrap();
+    println!("{}", dump(&s, &cfg));
+}

@@ -6,12 +6,13 @@
 //!    source). A retreating edge that is not a back edge makes the CFG irreducible: that is reported as
 //!    [`StructurizeError::Irreducible`]. Loop nesting forest ([`LoopForest`]). A *merge node* is a block with two or
 //!    more distinct forward predecessors.
-//! 2. **Placement tree.** The dominator tree, adjusted in three ways. A block that leaves the innermost loop of
-//!    its dominator (a loop exit) hangs under the header of the outermost loop it leaves, so its code goes after
-//!    that loop. Exception: a *dead end* (a loop exit with one predecessor whose dominator subtree no edge leaves,
-//!    like `if (c) { …; return; }`) stays inline. And when neither arm of a two-way branch comes back (no merge
-//!    child), the arm with the larger subtree becomes the continuation (`if (c) { A } B` rather than `if (c) { A }
-//!    else { B … rest of the function }`), which keeps nesting flat across early returns.
+//! 2. **Placement tree.** The dominator tree, adjusted twice. A block that leaves the innermost loop of its
+//!    dominator (a loop exit) hangs under the header of the outermost loop it leaves, so its code goes after that
+//!    loop, unless it has one predecessor, its code leads on to at most one place (or returns), and another exit
+//!    of that loop is the loop's natural continuation: then it stays inline (`if (c) { …; break; }`), and the
+//!    loop's merge forwards its one destination without a flag. And when one arm of a two-way branch never comes
+//!    back (no merge child), the other arm becomes the continuation (`if (c) { A; return; } B` rather than
+//!    `if (c) { A } else { B … rest of the function }`), which keeps nesting flat across early returns.
 //! 3. **Scope tree** (Ramsey, "Beyond Relooper", 2022). The code of block `x` is placed with its placement subtree:
 //!    its *followers* (`y1 < … < yk` in reverse postorder: children with several forward predecessors, loop exits,
 //!    promoted continuations) follow `x`'s code as nested scopes `Block(Block(x …) y1 …) yk`; its other children
@@ -70,6 +71,9 @@
 use super::domtree::{Csr, DomTree, NONE};
 use super::loops::LoopForest;
 use super::{BlockId, Cfg, MAX_BLOCKS, MAX_REPORTED_CYCLE, StructurizeError, Terminator};
+
+/// "Several" in `ext_one`.
+const MANY: u32 = u32::MAX - 1;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 
@@ -324,9 +328,10 @@ pub struct Structurizer {
     /// Blocks placed after their parent's code as a scope follower rather than inline in an arm.
     is_follow: Vec<bool>,
     fwd_preds: Vec<u32>,
-    dead_lo: Vec<u32>,
-    dead_hi: Vec<u32>,
-    dead_root: Vec<u32>,
+    ext_one: Vec<u32>,
+    exit_must: Vec<u32>,
+    exit_best: Vec<u32>,
+    inline_root: Vec<u32>,
     counts_scratch: Vec<u32>,
     stamp: Vec<u32>,
     edge_base: Vec<u32>,
@@ -513,7 +518,8 @@ impl Structurizer {
             let inline = |c: u32| self.tparent[c as usize] == x && !self.is_follow[c as usize];
             if inline(s[0]) && inline(s[1]) {
                 let (a, b) = (s[0], s[1]);
-                let pick = match (self.subtree_closed(a), self.subtree_closed(b)) {
+                let closed = |v: u32| self.ext_one[v as usize] == NONE;
+                let pick = match (closed(a), closed(b)) {
                     (true, true)
                         if self.counts_scratch[a as usize] > self.counts_scratch[b as usize] =>
                     {
@@ -528,81 +534,123 @@ impl Structurizer {
         }
     }
 
-    /// A *dead end* is a dominator subtree no edge leaves (every path in it ends in a return or unreachable):
-    /// `if (c) { …; return; }` inside a loop. Such code stays where its dominator puts it instead of being moved
-    /// after the loops it leaves, since it never needs to reach anything after them. `dead_root[v]` is the
-    /// outermost dead-end root dominating `v`, `NONE` outside dead ends.
-    fn find_dead_ends(&mut self) {
+    /// For every block, the single target outside its dominator subtree that edges from the subtree reach:
+    /// `NONE` when there is none (a dead end: every path returns), `MANY` when there are several.
+    fn find_exit_targets(&mut self) {
         let n = self.dt.pre.len();
-        // Per node, the extreme dominator-tree numbers of its successors, folded up the dominator tree.
-        self.dead_lo.clear();
-        self.dead_lo.resize(n, NONE);
-        self.dead_hi.clear();
-        self.dead_hi.resize(n, 0);
+        self.ext_one.clear();
+        self.ext_one.resize(n, NONE);
+        let join = |cur: u32, t: u32| match (cur, t) {
+            (_, NONE) => cur,
+            (NONE, t) => t,
+            (c, t) if c == t => c,
+            _ => MANY,
+        };
         for &u in &self.dt.rpo {
+            let mut e = NONE;
             for &v in self.succ.succ(u) {
-                let p = self.dt.dom_interval(v).0;
-                let (lo, hi) = (&mut self.dead_lo[u as usize], &mut self.dead_hi[u as usize]);
-                *lo = (*lo).min(p);
-                *hi = (*hi).max(p + 1);
+                if !self.dt.dominates(u, v) {
+                    e = join(e, v);
+                }
             }
+            self.ext_one[u as usize] = e;
         }
+        // Fold children into parents (reverse RPO visits a block after everything it dominates).
         for &u in self.dt.rpo.iter().rev() {
-            if let Some(d) = self.dt.idom_of(u) {
-                let (lo, hi) = (self.dead_lo[u as usize], self.dead_hi[u as usize]);
-                self.dead_lo[d as usize] = self.dead_lo[d as usize].min(lo);
-                self.dead_hi[d as usize] = self.dead_hi[d as usize].max(hi);
-            }
+            let Some(d) = self.dt.idom_of(u) else {
+                continue;
+            };
+            let t = self.ext_one[u as usize];
+            let t = if t != MANY && t != NONE && self.dt.dominates(d, t) {
+                NONE
+            } else {
+                t
+            };
+            self.ext_one[d as usize] = join(self.ext_one[d as usize], t);
         }
     }
 
-    /// Is the dominator subtree of `u` closed (no edge leaves it)? Valid after `find_dead_ends`.
-    fn subtree_closed(&self, u: u32) -> bool {
-        let (a, e) = self.dt.dom_interval(u);
-        let (lo, hi) = (self.dead_lo[u as usize], self.dead_hi[u as usize]);
-        // `lo == NONE`: no successors at all in the subtree; `hi` is one past the largest number.
-        lo == NONE || (lo >= a && hi <= e)
+    /// The outermost loop that contains `c`'s dominator `d` but not `c`, climbing only loops whose header `root`
+    /// dominates (any loop when `root` is `NONE`); `NONE` when `c` is not such a loop exit.
+    fn exited_loop(&self, c: u32, d: u32, root: u32) -> u32 {
+        let allowed = |l: u32| root == NONE || self.dt.dominates(root, l);
+        let mut l = self.loops.innermost[d as usize];
+        if l == NONE || self.loops.in_loop(c, l) || !allowed(l) {
+            return NONE;
+        }
+        while self.loops.parent[l as usize] != NONE
+            && !self.loops.in_loop(c, self.loops.parent[l as usize])
+            && allowed(self.loops.parent[l as usize])
+        {
+            l = self.loops.parent[l as usize];
+        }
+        l
     }
 
     /// Build the placement tree. A block outside the innermost loop of its immediate dominator is a loop exit: it
     /// is hung under the header of the outermost loop that contains its dominator but not itself and becomes a
     /// follower of that loop, so its code goes after the loop instead of inside it (natural `while` shape, and
     /// `continue`s from it need no forwarding). Every predecessor of such a block is still inside that header's
-    /// region, before it in reverse postorder, which is what the scope nesting needs.
+    /// region, before it in reverse postorder, which is what the scope nesting needs. Exits with one predecessor
+    /// whose code leads to at most one place may instead stay inline (see below).
     fn place_loop_exits(&mut self) {
         let n = self.dt.pre.len();
         self.tparent.clear();
         self.tparent.resize(n, NONE);
         self.is_follow.clear();
         self.is_follow.extend_from_slice(&self.is_merge);
-        self.find_dead_ends();
-        self.dead_root.clear();
-        self.dead_root.resize(n, NONE);
+        self.find_exit_targets();
+        // Which exits of each loop must follow it: the ones with several predecessors, or whose code leads on to
+        // several places. If there are none, the exit with the largest code follows it (it is the loop's natural
+        // merge); the other exits stay inline, each ending in one branch that the loop's merge forwards without
+        // a flag (`if (c) { …; break; }`, `if (c) { …; return; }`).
+        self.exit_must.clear();
+        self.exit_must.resize(n, 0);
+        self.exit_best.clear();
+        self.exit_best.resize(n, NONE);
         for &c in &self.dt.rpo {
             let Some(d) = self.dt.idom_of(c) else {
                 continue;
             };
-            let mut parent = d;
-            let mut l = self.loops.innermost[d as usize];
-            let exits_loop = l != NONE && !self.loops.in_loop(c, l);
-            // A dead end leaving a loop stays inline; inside it, only its own loops are left early. Roots are
-            // limited to blocks reached from their dominator alone: with several predecessors, some of them
-            // could be placed after a loop the root would stay inside of.
-            let mut root = self.dead_root[d as usize];
-            if root == NONE && exits_loop && !self.is_merge[c as usize] && self.subtree_closed(c) {
-                root = c;
+            let h = self.exited_loop(c, d, NONE);
+            if h == NONE {
+                continue;
             }
-            self.dead_root[c as usize] = root;
-            let allowed = |l: u32| root == NONE || self.dt.dominates(root, l);
-            if exits_loop && allowed(l) {
-                while self.loops.parent[l as usize] != NONE
-                    && !self.loops.in_loop(c, self.loops.parent[l as usize])
-                    && allowed(self.loops.parent[l as usize])
-                {
-                    l = self.loops.parent[l as usize];
+            if self.is_merge[c as usize] || self.ext_one[c as usize] == MANY {
+                self.exit_must[h as usize] += 1;
+            } else {
+                let size = |v: u32| {
+                    let (a, e) = self.dt.dom_interval(v);
+                    e - a
+                };
+                let best = self.exit_best[h as usize];
+                if best == NONE || size(c) > size(best) {
+                    self.exit_best[h as usize] = c;
                 }
-                parent = l;
             }
+        }
+        // An exit kept inline is the root of a region whose own loop exits may only leave loops inside it. Roots
+        // have one predecessor (their dominator), so nothing outside a region is placed away from it.
+        self.inline_root.clear();
+        self.inline_root.resize(n, NONE);
+        for &c in &self.dt.rpo {
+            let Some(d) = self.dt.idom_of(c) else {
+                continue;
+            };
+            let mut root = self.inline_root[d as usize];
+            let mut parent = d;
+            let h = self.exited_loop(c, d, root);
+            if h != NONE {
+                let eligible = !self.is_merge[c as usize] && self.ext_one[c as usize] != MANY;
+                let natural_merge =
+                    self.exit_must[h as usize] == 0 && self.exit_best[h as usize] == c;
+                if eligible && !natural_merge {
+                    root = c;
+                } else {
+                    parent = h;
+                }
+            }
+            self.inline_root[c as usize] = root;
             self.tparent[c as usize] = parent;
             if self.is_header[parent as usize] && !self.loops.in_loop(c, parent) {
                 self.is_follow[c as usize] = true;
@@ -1702,7 +1750,7 @@ mod tests {
     }
 
     #[test]
-    fn break_out_of_two_loops_uses_the_flag() {
+    fn break_out_of_the_outer_loop_from_the_inner_exit() {
         // 0 → 1 (outer) → 2 (inner): 2 → {2, 3}; 3 → {5 (break both), 4}; 4 → {1, 5}; 5 return.
         let c = cfg(&[
             Terminator::Branch(b(1)),
@@ -1726,11 +1774,20 @@ mod tests {
         let h = s.image(b(2)).unwrap();
         assert!(matches!(s.block(h).unwrap().merge, Merge::Loop { .. }));
         assert!(s.phi_preds(b(2)).is_some());
-        // 6 leaves both loops: it is placed after the outer loop, reached through the inner loop's merge, which
-        // forwards either to the outer loop's continue target or to its merge, depending on the flag.
-        assert!(s.uses_flag());
-        let img6 = s.image(b(6)).unwrap();
-        assert!(img6 > s.image(b(4)).unwrap());
+        // 3 is the inner loop's only exit, hence its merge; 6 (one predecessor, one destination) stays inline in
+        // the outer loop and breaks straight to the outer merge 5: no flag.
+        assert!(!s.uses_flag());
+        let outer = s.block(s.image(b(1)).unwrap()).unwrap();
+        let Merge::Loop { merge, .. } = outer.merge else {
+            panic!("outer loop header without OpLoopMerge")
+        };
+        assert_eq!(Some(merge), s.image(b(5)));
+        let inner = s.block(s.image(b(2)).unwrap()).unwrap();
+        assert!(matches!(inner.merge, Merge::Loop { merge, .. } if Some(merge) == s.image(b(3))));
+        assert_eq!(
+            s.block(s.image(b(6)).unwrap()).unwrap().term,
+            OutTerminator::Branch(merge)
+        );
     }
 
     #[test]
