@@ -68,9 +68,7 @@ enum RawTerm {
 fn label_after(s: &str) -> Option<String> {
     let i = s.find("label %")?;
     let rest = &s[i + 7..];
-    let end = rest
-        .find(|c: char| c == ',' || c == ' ' || c == ']')
-        .unwrap_or(rest.len());
+    let end = rest.find([',', ' ', ']']).unwrap_or(rest.len());
     Some(rest[..end].to_string())
 }
 
@@ -238,7 +236,7 @@ fn corpus_cfgs_structurize_and_validate() {
     let mut batch: Vec<String> = Vec::new();
     let mut validated = 0usize;
     let t0 = std::time::Instant::now();
-    let mut flush = |module: &mut spv::Module, batch: &mut Vec<String>, validated: &mut usize| {
+    let flush = |module: &mut spv::Module, batch: &mut Vec<String>, validated: &mut usize| {
         if batch.is_empty() {
             return;
         }

@@ -640,19 +640,21 @@ impl Structurizer {
             let mut root = self.inline_root[d as usize];
             let mut parent = d;
             let h = self.exited_loop(c, d, root);
+            let mut inline = false;
             if h != NONE {
                 let eligible = !self.is_merge[c as usize] && self.ext_one[c as usize] != MANY;
                 let natural_merge =
                     self.exit_must[h as usize] == 0 && self.exit_best[h as usize] == c;
                 if eligible && !natural_merge {
                     root = c;
+                    inline = true;
                 } else {
                     parent = h;
                 }
             }
             self.inline_root[c as usize] = root;
             self.tparent[c as usize] = parent;
-            if self.is_header[parent as usize] && !self.loops.in_loop(c, parent) {
+            if !inline && self.is_header[parent as usize] && !self.loops.in_loop(c, parent) {
                 self.is_follow[c as usize] = true;
             }
         }
