@@ -74,6 +74,10 @@ use super::{BlockId, Cfg, MAX_BLOCKS, MAX_REPORTED_CYCLE, StructurizeError, Term
 
 /// "Several" in `ext_one`.
 const MANY: u32 = u32::MAX - 1;
+
+/// Loop exits totalling at most this many blocks stay inside the loop when they all lead to the same place.
+/// Larger ones would nest the code after the loop inside it.
+const SMALL_EXITS: u32 = 16;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
 
@@ -331,6 +335,8 @@ pub struct Structurizer {
     ext_one: Vec<u32>,
     exit_must: Vec<u32>,
     exit_best: Vec<u32>,
+    exit_small: Vec<u32>,
+    exit_target: Vec<u32>,
     inline_root: Vec<u32>,
     counts_scratch: Vec<u32>,
     stamp: Vec<u32>,
@@ -608,6 +614,10 @@ impl Structurizer {
         self.exit_must.resize(n, 0);
         self.exit_best.clear();
         self.exit_best.resize(n, NONE);
+        self.exit_small.clear();
+        self.exit_small.resize(n, 0);
+        self.exit_target.clear();
+        self.exit_target.resize(n, NONE);
         for &c in &self.dt.rpo {
             let Some(d) = self.dt.idom_of(c) else {
                 continue;
@@ -627,6 +637,24 @@ impl Structurizer {
                 if best == NONE || size(c) > size(best) {
                     self.exit_best[h as usize] = c;
                 }
+                // Small exits that all lead to the same place need no natural merge at all: the loop's merge
+                // then forwards that one destination without a flag.
+                let hs = h as usize;
+                self.exit_small[hs] = self.exit_small[hs].saturating_add(size(c));
+                let t = self.ext_one[c as usize];
+                self.exit_target[hs] = match (self.exit_target[hs], t) {
+                    (x, NONE) => x,
+                    (NONE, t) => t,
+                    (x, t) if x == t => x,
+                    _ => MANY,
+                };
+            }
+        }
+        for h in 0..n {
+            let t = self.exit_target[h];
+            if self.exit_must[h] == 0 && t != NONE && t != MANY && self.exit_small[h] <= SMALL_EXITS
+            {
+                self.exit_best[h] = NONE;
             }
         }
         // An exit kept inline is the root of a region whose own loop exits may only leave loops inside it. Roots
