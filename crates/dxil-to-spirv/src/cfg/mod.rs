@@ -79,6 +79,9 @@ pub struct Cfg {
 /// Upper bound on blocks: keeps every derived index (`2 * block + 1` destinations, edge counts) inside `u32`.
 pub const MAX_BLOCKS: usize = 1 << 28;
 
+/// Upper bound on edges (terminator targets, with multiplicity), for the same reason.
+pub const MAX_EDGES: u32 = 1 << 30;
+
 impl Cfg {
     pub fn new() -> Self {
         Self::default()
@@ -195,6 +198,8 @@ pub enum StructurizeError {
     Empty,
     #[error("function has {count} blocks, more than the supported {max}")]
     TooManyBlocks { count: usize, max: usize },
+    #[error("function has more than {max} branch targets")]
+    TooManyEdges { max: usize },
     #[error("{block} branches to block {target}, which does not exist ({count} blocks)")]
     InvalidTarget {
         block: BlockId,
@@ -210,6 +215,9 @@ pub enum StructurizeError {
         truncated: bool,
         entries: Vec<BlockId>,
     },
+    /// SPIR-V (and LLVM) require distinct case literals.
+    #[error("{block}: switch lists case literal {literal} more than once")]
+    DuplicateCase { block: BlockId, literal: u64 },
     /// A broken invariant of the structurizer itself (a bug): reported instead of panicking.
     #[error("internal structurizer error: {0}")]
     Internal(&'static str),

@@ -70,7 +70,9 @@
 
 use super::domtree::{Csr, DomTree, NONE};
 use super::loops::LoopForest;
-use super::{BlockId, Cfg, MAX_BLOCKS, MAX_REPORTED_CYCLE, StructurizeError, Terminator};
+use super::{
+    BlockId, Cfg, MAX_BLOCKS, MAX_EDGES, MAX_REPORTED_CYCLE, StructurizeError, Terminator,
+};
 
 /// "Several" in `ext_one`.
 const MANY: u32 = u32::MAX - 1;
@@ -340,6 +342,7 @@ pub struct Structurizer {
     inline_root: Vec<u32>,
     counts_scratch: Vec<u32>,
     stamp: Vec<u32>,
+    literals: Vec<u64>,
     edge_base: Vec<u32>,
     // Pass 1.
     protos: Vec<Proto>,
@@ -445,8 +448,23 @@ impl Structurizer {
         let mut slots = 0u32;
         for b in 0..n as u32 {
             self.edge_base.push(slots);
+            if let Some(Terminator::Switch { cases, .. }) = cfg.terminator(BlockId(b)) {
+                self.literals.clear();
+                self.literals.extend(cfg.cases(cases).iter().map(|c| c.0));
+                self.literals.sort_unstable();
+                if let Some(w) = self.literals.windows(2).find(|w| w[0] == w[1]) {
+                    return Err(StructurizeError::DuplicateCase {
+                        block: BlockId(b),
+                        literal: w[0],
+                    });
+                }
+            }
             for t in cfg.successors(BlockId(b)) {
-                slots += 1;
+                slots = slots.checked_add(1).filter(|&s| s <= MAX_EDGES).ok_or(
+                    StructurizeError::TooManyEdges {
+                        max: MAX_EDGES as usize,
+                    },
+                )?;
                 if t.index() >= n {
                     return Err(StructurizeError::InvalidTarget {
                         block: BlockId(b),
@@ -1855,5 +1873,16 @@ mod tests {
         let err = st.run(&c).err().unwrap();
         assert!(matches!(err, StructurizeError::Irreducible { .. }), "{err}");
         assert!(err.to_string().contains("irreducible"));
+        let mut c = Cfg::new();
+        c.push_switch(b(1), [(3, b(1)), (3, b(2))]);
+        c.push(Terminator::Return);
+        c.push(Terminator::Return);
+        assert_eq!(
+            st.run(&c).err(),
+            Some(StructurizeError::DuplicateCase {
+                block: b(0),
+                literal: 3
+            })
+        );
     }
 }
