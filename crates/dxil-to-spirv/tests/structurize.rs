@@ -600,6 +600,23 @@ fn spirv_val_random_cfgs() {
             None => return,
         }
     }
+    // A few large, deeply nested ones too.
+    let mut m = spv::Module::new();
+    for i in 0..16u64 {
+        gen_deep(300 + (i as usize % 5) * 150, 1000 + i, &mut cfg);
+        let s = st.run(&cfg).unwrap();
+        m.add(&s, &cfg);
+    }
+    let n = m.functions();
+    if let Some(Err(e)) = spv::validate(&m.words(), "deep") {
+        for i in 0..16u64 {
+            gen_deep(300 + (i as usize % 5) * 150, 1000 + i, &mut cfg);
+            validate_one(&mut st, &cfg, &format!("deep{i}"))
+                .unwrap_or_else(|e| panic!("deep cfg {i}: {e}"));
+        }
+        panic!("deep batch failed but no single function did: {e}");
+    }
+    validated += n;
     eprintln!(
         "spirv-val accepted {validated} structurized random CFGs ({phis} OpPhi, {demoted} cross-block uses demoted)"
     );

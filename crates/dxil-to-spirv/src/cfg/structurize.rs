@@ -407,6 +407,10 @@ impl Structurizer {
         self.mps.clear();
         self.traffic.clear();
         self.traffic_map.clear();
+        // Clearing a hash table costs its capacity: don't let one huge function slow down all later small ones.
+        if self.traffic_map.capacity() > 1 << 14 {
+            self.traffic_map.shrink_to(1 << 10);
+        }
         self.ctx.clear();
         self.work.clear();
         self.blocks.clear();
