@@ -829,10 +829,21 @@ fn show_typical_shapes() {
 }
 
 #[test]
-#[ignore = "prints one shape"]
-fn show_two_loop_break() {
+#[ignore = "profiling loop"]
+fn profile_small() {
     let mut st = Structurizer::new();
-    let cfg = build(&[br(1), br(2), cbr(2, 3), cbr(6, 4), cbr(1, 5), RET, br(5)]);
-    let s = st.run(&cfg).unwrap();
-    println!("{}", dump(&s, &cfg));
+    let cfg = build(&[br(1), cbr(2, 3), br(1), cbr(4, 5), br(5), RET]);
+    let t = Instant::now();
+    let mut total = 0;
+    for _ in 0..200_000 {
+        total += st.run(&cfg).unwrap().blocks().len();
+    }
+    eprintln!("{total} {:?} per run", t.elapsed() / 200_000);
+    for cfg in [build(&[RET]), build(&[cbr(1, 2), br(2), RET])] {
+        let t = Instant::now();
+        for _ in 0..200_000 {
+            total += st.run(&cfg).unwrap().blocks().len();
+        }
+        eprintln!("{} blocks: {:?} per run", cfg.len(), t.elapsed() / 200_000);
+    }
 }

@@ -12,6 +12,25 @@
 //!   forest); [`verify`] re-checks an output against the structured-control-flow rules.
 //!
 //! See [`structurize`] for the algorithm and the exact contract the translator must follow.
+//!
+//! ```
+//! use dxil_to_spirv::cfg::{BlockId, Cfg, Merge, OutTerminator, Structurizer, Terminator};
+//!
+//! // 0: if (c) goto 1 else goto 2;  1: goto 2;  2: return
+//! let mut cfg = Cfg::new();
+//! cfg.push(Terminator::CondBranch { t: BlockId(1), f: BlockId(2) });
+//! cfg.push(Terminator::Branch(BlockId(2)));
+//! cfg.push(Terminator::Return);
+//!
+//! let mut st = Structurizer::new(); // keep it: buffers are reused for the next function
+//! let s = st.run(&cfg).unwrap();
+//! let entry = &s.blocks()[0];
+//! assert_eq!(entry.original, Some(BlockId(0)));
+//! assert_eq!(entry.merge, Merge::Selection { merge: s.image(BlockId(2)).unwrap() });
+//! assert!(matches!(entry.term, OutTerminator::CondBranch { .. }));
+//! // Block 2's phis can stay OpPhi, with these output parents:
+//! assert_eq!(s.phi_preds(BlockId(2)).unwrap().len(), 2);
+//! ```
 
 pub mod domtree;
 pub mod loops;
