@@ -846,4 +846,5 @@ fn profile_small() {
         }
         eprintln!("{} blocks: {:?} per run", cfg.len(), t.elapsed() / 200_000);
     }
+    assert!(total > 0);
 }
