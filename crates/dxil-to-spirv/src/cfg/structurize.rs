@@ -380,6 +380,7 @@ pub struct Structurizer {
     out_succ: Csr,
     out_preds: Csr,
     out_dt: DomTree,
+    has_forwarding: bool,
     origin: Vec<u32>,
     phi_range: Vec<(u32, u32)>,
     phi_list: Vec<PhiPred>,
@@ -1587,13 +1588,24 @@ impl Structurizer {
             }
             self.out_succ.push_row_end();
         }
-        self.out_dt.dfs(&self.out_succ);
-        {
+        // Without forwarding blocks, every output path is an original path with synthetic blocks that each belong
+        // to one original edge (or to all back edges of one loop) spliced in, so dominance among original blocks
+        // is unchanged and the input's dominator tree answers `def_dominates_use`. Forwarding chains merge paths
+        // of different original edges; only then is the output's own tree needed. (Blocks unreachable in the
+        // output are then only `OpUnreachable` merges, which have no successors to filter out.)
+        self.has_forwarding = self
+            .mps
+            .iter()
+            .any(|m| matches!(m.shape, MpShape::Single | MpShape::Chain));
+        if self.has_forwarding {
+            self.out_dt.dfs(&self.out_succ);
             let dt = &self.out_dt;
             self.out_preds
                 .reverse_of(&self.out_succ, |v| dt.is_reachable(v));
+            self.out_dt.finish(&self.out_preds);
+        } else {
+            self.out_preds.reverse_of(&self.out_succ, |_| true);
         }
-        self.out_dt.finish(&self.out_preds);
     }
 
     fn compute_phis(&mut self, cfg: &Cfg) {
@@ -1722,14 +1734,10 @@ impl<'a> Structured<'a> {
     /// was dropped as unreachable.
     pub fn def_dominates_use(&self, def: BlockId, use_: BlockId) -> bool {
         match (self.image(def), self.image(use_)) {
-            (Some(d), Some(u)) => self.s.out_dt.dominates(d.0, u.0),
+            (Some(d), Some(u)) if self.s.has_forwarding => self.s.out_dt.dominates(d.0, u.0),
+            (Some(_), Some(_)) => self.s.dt.dominates(def.0, use_.0),
             _ => false,
         }
-    }
-
-    /// Dominance between output blocks (reflexive).
-    pub fn out_dominates(&self, a: OutBlockId, b: OutBlockId) -> bool {
-        self.s.out_dt.dominates(a.0, b.0)
     }
 
     /// Successors of an output block (deduplicated).

@@ -2,7 +2,7 @@
 //! output dump, and the SPIR-V module builder + spirv-val runner.
 #![allow(dead_code)] // each test binary uses a different subset
 
-use dxil_to_spirv::cfg::domtree::{Csr, NONE, simple};
+use dxil_to_spirv::cfg::domtree::{Csr, DomTree, NONE, simple};
 use dxil_to_spirv::cfg::verify::verify;
 use dxil_to_spirv::cfg::{
     BlockId, Cfg, Condition, Merge, OutBlockId, OutTerminator, Selector, Structured, Structurizer,
@@ -177,7 +177,47 @@ pub fn check_cfg(st: &mut Structurizer, cfg: &Cfg, seeds: u64) -> Result<usize, 
 
 /// The phi contract: listed parents are exactly the output predecessors, each standing for an original
 /// predecessor; edge first hops leave the block that realizes the original terminator.
+/// Dominator tree of the output, computed here independently of the structurizer's own answer.
+pub fn out_domtree(s: &Structured<'_>) -> DomTree {
+    let mut g = Csr::default();
+    g.begin(s.blocks().len());
+    for b in 0..s.blocks().len() as u32 {
+        g.targets.extend_from_slice(s.out_successors(OutBlockId(b)));
+        g.push_row_end();
+    }
+    let mut preds = Csr::default();
+    let mut dt = DomTree::new();
+    dt.dfs(&g);
+    preds.reverse_of(&g, |v| dt.is_reachable(v));
+    dt.finish(&preds);
+    dt
+}
+
 pub fn check_phis_and_edges(s: &Structured<'_>, cfg: &Cfg) -> Result<(), String> {
+    let odt = out_domtree(s);
+    // `def_dominates_use` against the output's real dominance (all pairs for small functions, a sample else).
+    let n = cfg.len() as u32;
+    for u in 0..n {
+        let Some(iu) = s.image(BlockId(u)) else {
+            continue;
+        };
+        let ds: Vec<u32> = if n <= 48 {
+            (0..n).collect()
+        } else {
+            (0..8).map(|k| (u * 7919 + k * 104_729) % n).collect()
+        };
+        for d in ds {
+            let Some(id) = s.image(BlockId(d)) else {
+                continue;
+            };
+            let expect = odt.dominates(id.0, iu.0);
+            if s.def_dominates_use(BlockId(d), BlockId(u)) != expect {
+                return Err(format!(
+                    "def_dominates_use({d}, {u}) != output dominance {expect}"
+                ));
+            }
+        }
+    }
     for b in 0..cfg.len() as u32 {
         let Some(img) = s.image(BlockId(b)) else {
             continue;
@@ -196,7 +236,7 @@ pub fn check_phis_and_edges(s: &Structured<'_>, cfg: &Cfg) -> Result<(), String>
                         p.parent, p.pred
                     ));
                 }
-                if !s.out_dominates(s.image(p.pred).unwrap(), p.parent) {
+                if !odt.dominates(s.image(p.pred).unwrap().0, p.parent.0) {
                     return Err(format!(
                         "block {b}: phi parent {:?} not dominated by its original pred",
                         p.parent
@@ -208,7 +248,7 @@ pub fn check_phis_and_edges(s: &Structured<'_>, cfg: &Cfg) -> Result<(), String>
             let (from, to) = s
                 .edge_first_hop(BlockId(b), slot)
                 .ok_or(format!("no first hop for {b}/{slot}"))?;
-            if !s.out_dominates(img, from) || !s.out_successors(from).contains(&to.0) {
+            if !odt.dominates(img.0, from.0) || !s.out_successors(from).contains(&to.0) {
                 return Err(format!(
                     "block {b} slot {slot}: bad first hop {from:?} → {to:?}"
                 ));
