@@ -364,7 +364,7 @@ pub struct Structurizer {
     ins: Vec<u32>,
     outs: Vec<u32>,
     bs: Vec<u32>,
-    tsucc: Vec<(u32, u32)>,
+    tsucc: Vec<u32>,
     // Pass 2.
     mp_tests: Vec<(u32, Tgt)>,
     groups: Vec<(Tgt, u32)>,
@@ -1069,7 +1069,7 @@ impl Structurizer {
 
         // Schedule: inline arms, close the selection, follows with their scope closes, then the loop's tail.
         for i in tstart..self.tsucc.len() {
-            let (t, _) = self.tsucc[i];
+            let t = self.tsucc[i];
             self.acts.push(Work::Tree(t));
         }
         self.tsucc.truncate(tstart);
@@ -1120,7 +1120,7 @@ impl Structurizer {
                     "inline successor is not a placement-tree child",
                 ));
             }
-            self.tsucc.push((t, 0));
+            self.tsucc.push(t);
             Ok(self.push_arm(Tgt::Entry(t), NONE))
         }
     }
