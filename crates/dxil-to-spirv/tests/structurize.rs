@@ -449,6 +449,34 @@ fn shapes() -> Vec<(&'static str, Cfg)> {
         build(&[cbr(1, 2), br(3), br(3), RET, br(1), br(4)]),
     ));
     v.push(("entry-loop", build(&[cbr(0, 1), RET])));
+    // early return from the inner of two nested loops
+    v.push((
+        "early-return-nested-loops",
+        build(&[
+            br(1),
+            cbr(2, 6),
+            cbr(3, 5),
+            cbr(7, 4),
+            br(2),
+            br(1),
+            RET,
+            RET,
+        ]),
+    ));
+    // nested if-else whose four leaves all jump to the outer join
+    v.push((
+        "nested-if-shared-join",
+        build(&[
+            cbr(1, 4),
+            cbr(2, 3),
+            br(7),
+            br(7),
+            cbr(5, 6),
+            br(7),
+            br(7),
+            RET,
+        ]),
+    ));
     v.push((
         "short-circuit",
         build(&[cbr(1, 2), cbr(3, 2), br(4), br(4), RET]),
