@@ -519,6 +519,19 @@ fn natural_shapes_need_no_synthetic_blocks() {
     }
 }
 
+/// Shapes a front end writes without any multi-level break need no flag variable.
+#[test]
+fn structured_shapes_need_no_flag() {
+    let mut st = Structurizer::new();
+    for (name, cfg) in shapes() {
+        if matches!(name, "break-3-loops" | "multi-backedge-early-return") {
+            continue;
+        }
+        let s = st.run(&cfg).unwrap();
+        assert!(!s.uses_flag(), "{name}\n{}", dump(&s, &cfg));
+    }
+}
+
 #[test]
 fn irreducible_is_an_error_naming_the_cycle() {
     let mut st = Structurizer::new();
