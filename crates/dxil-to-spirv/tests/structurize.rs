@@ -889,3 +889,16 @@ fn profile_small() {
     }
     assert!(total > 0);
 }
+
+/// Cases proptest once shrank to (fixed bugs), kept as plain regressions.
+#[test]
+fn regressions() {
+    let mut st = Structurizer::new();
+    let mut cfg = Cfg::new();
+    // A loop exit kept inline while one of its predecessors was placed after the loop.
+    gen_random(8_900_017_695_910_838_442, 10, &mut cfg);
+    check_cfg(&mut st, &cfg, 24).unwrap();
+    // Switch cases reaching the merge with different flag values.
+    gen_random(9_999_232_725_437_270_498, 9, &mut cfg);
+    check_cfg(&mut st, &cfg, 24).unwrap();
+}
