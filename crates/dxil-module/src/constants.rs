@@ -152,6 +152,12 @@ impl Constants {
         }
     }
 
+    /// Mutable access for readers that patch forward references in bulk.
+    pub(crate) fn items_and_values_mut(&mut self) -> (&mut [Constant], &mut [Value]) {
+        self.index = None;
+        (&mut self.items, &mut self.values)
+    }
+
     fn key_of(&self, d: &ConstData) -> ConstKey {
         match d {
             ConstData::Aggregate(r) => ConstKey::Values(0, self.values_of(*r).to_vec(), None),

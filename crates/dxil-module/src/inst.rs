@@ -255,7 +255,9 @@ impl Predicate {
         if self.0 <= 15 {
             F[self.0 as usize]
         } else {
-            I.get((self.0 as usize).wrapping_sub(32)).copied().unwrap_or("?")
+            I.get((self.0 as usize).wrapping_sub(32))
+                .copied()
+                .unwrap_or("?")
         }
     }
 }
@@ -509,4 +511,213 @@ pub struct DebugLoc {
     pub scope: u64,
     /// Metadata id + 1 of the inlined-at location, 0 for none.
     pub inlined_at: u64,
+}
+
+impl InstKind {
+    /// Calls `f` on every value operand (block indices and raw indices are not values).
+    /// `pool` is the owning body's operand pool.
+    pub fn for_each_value(&self, pool: &[u32], mut f: impl FnMut(Value)) {
+        self.visit(pool, &mut |v| f(v));
+    }
+
+    fn visit(&self, pool: &[u32], f: &mut dyn FnMut(Value)) {
+        use InstKind::*;
+        let list = |r: &PoolRange, f: &mut dyn FnMut(Value)| {
+            for &v in r.get(pool) {
+                f(Value(v));
+            }
+        };
+        let pairs = |r: &PoolRange, f: &mut dyn FnMut(Value)| {
+            for p in r.get(pool).chunks_exact(2) {
+                f(Value(p[0]));
+            }
+        };
+        match self {
+            Ret { value } => {
+                if let Some(v) = value {
+                    f(*v)
+                }
+            }
+            Br { .. } | Unreachable | Fence { .. } => {}
+            CondBr { cond, .. } => f(*cond),
+            Switch { cond, cases, .. } => {
+                f(*cond);
+                pairs(cases, f);
+            }
+            Binary { lhs, rhs, .. } | Cmp { lhs, rhs, .. } => {
+                f(*lhs);
+                f(*rhs);
+            }
+            Cast { value, .. } => f(*value),
+            Select {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                f(*cond);
+                f(*if_true);
+                f(*if_false);
+            }
+            ExtractElement { vector, index } => {
+                f(*vector);
+                f(*index);
+            }
+            InsertElement {
+                vector,
+                element,
+                index,
+            } => {
+                f(*vector);
+                f(*element);
+                f(*index);
+            }
+            ShuffleVector { v1, v2, mask } => {
+                f(*v1);
+                f(*v2);
+                f(*mask);
+            }
+            ExtractValue { aggregate, .. } => f(*aggregate),
+            InsertValue {
+                aggregate, element, ..
+            } => {
+                f(*aggregate);
+                f(*element);
+            }
+            Phi { incoming } => pairs(incoming, f),
+            Alloca { size, .. } => f(*size),
+            Load { ptr, .. } => f(*ptr),
+            Store { ptr, value, .. } => {
+                f(*ptr);
+                f(*value);
+            }
+            Gep { operands, .. } => list(operands, f),
+            Call { callee, args, .. } => {
+                f(*callee);
+                list(args, f);
+            }
+            AtomicRmw { ptr, value, .. } => {
+                f(*ptr);
+                f(*value);
+            }
+            CmpXchg { ptr, cmp, new, .. } => {
+                f(*ptr);
+                f(*cmp);
+                f(*new);
+            }
+            VaArg { list, .. } => f(*list),
+        }
+    }
+
+    /// Rewrites every value operand in place (used by readers to resolve forward references).
+    pub fn map_values(&mut self, pool: &mut [u32], f: &mut dyn FnMut(Value) -> Value) {
+        use InstKind::*;
+        fn list(r: PoolRange, pool: &mut [u32], step: usize, f: &mut dyn FnMut(Value) -> Value) {
+            let s = r.start as usize;
+            if let Some(slice) = pool.get_mut(s..s + r.len as usize) {
+                for v in slice.iter_mut().step_by(step) {
+                    *v = f(Value(*v)).0;
+                }
+            }
+        }
+        match self {
+            Ret { value } => {
+                if let Some(v) = value {
+                    *v = f(*v)
+                }
+            }
+            Br { .. } | Unreachable | Fence { .. } => {}
+            CondBr { cond, .. } => *cond = f(*cond),
+            Switch { cond, cases, .. } => {
+                *cond = f(*cond);
+                list(*cases, pool, 2, f);
+            }
+            Binary { lhs, rhs, .. } | Cmp { lhs, rhs, .. } => {
+                *lhs = f(*lhs);
+                *rhs = f(*rhs);
+            }
+            Cast { value, .. } => *value = f(*value),
+            Select {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                *cond = f(*cond);
+                *if_true = f(*if_true);
+                *if_false = f(*if_false);
+            }
+            ExtractElement { vector, index } => {
+                *vector = f(*vector);
+                *index = f(*index);
+            }
+            InsertElement {
+                vector,
+                element,
+                index,
+            } => {
+                *vector = f(*vector);
+                *element = f(*element);
+                *index = f(*index);
+            }
+            ShuffleVector { v1, v2, mask } => {
+                *v1 = f(*v1);
+                *v2 = f(*v2);
+                *mask = f(*mask);
+            }
+            ExtractValue { aggregate, .. } => *aggregate = f(*aggregate),
+            InsertValue {
+                aggregate, element, ..
+            } => {
+                *aggregate = f(*aggregate);
+                *element = f(*element);
+            }
+            Phi { incoming } => list(*incoming, pool, 2, f),
+            Alloca { size, .. } => *size = f(*size),
+            Load { ptr, .. } => *ptr = f(*ptr),
+            Store { ptr, value, .. } => {
+                *ptr = f(*ptr);
+                *value = f(*value);
+            }
+            Gep { operands, .. } => list(*operands, pool, 1, f),
+            Call { callee, args, .. } => {
+                *callee = f(*callee);
+                list(*args, pool, 1, f);
+            }
+            AtomicRmw { ptr, value, .. } => {
+                *ptr = f(*ptr);
+                *value = f(*value);
+            }
+            CmpXchg { ptr, cmp, new, .. } => {
+                *ptr = f(*ptr);
+                *cmp = f(*cmp);
+                *new = f(*new);
+            }
+            VaArg { list: l, .. } => *l = f(*l),
+        }
+    }
+
+    /// Calls `f` on every block this instruction names (branch targets, phi predecessors).
+    pub fn for_each_block(&self, pool: &[u32], mut f: impl FnMut(BlockId)) {
+        use InstKind::*;
+        match self {
+            Br { dest } => f(*dest),
+            CondBr {
+                if_true, if_false, ..
+            } => {
+                f(*if_true);
+                f(*if_false);
+            }
+            Switch { default, cases, .. } => {
+                f(*default);
+                for p in cases.get(pool).chunks_exact(2) {
+                    f(BlockId(p[1]));
+                }
+            }
+            Phi { incoming } => {
+                for p in incoming.get(pool).chunks_exact(2) {
+                    f(BlockId(p[1]));
+                }
+            }
+            _ => {}
+        }
+    }
 }

@@ -14,6 +14,7 @@ pub mod entity;
 pub mod inst;
 pub mod metadata;
 pub mod module;
+pub mod read;
 pub mod types;
 pub mod value;
 
@@ -24,8 +25,9 @@ pub use inst::{
 };
 pub use metadata::{MdData, MdKind, Metadata, NamedMd};
 pub use module::{
-    Attachment, AttrGroup, Attribute, BlockData, Body, Function, GlobalVar, LocalName, Module,
-    FUNCTION_SLOT,
+    Attachment, AttrGroup, Attribute, BlockData, Body, FUNCTION_SLOT, Function, GlobalVar,
+    LocalName, Module,
 };
+pub use read::{ReadError, ReadErrorKind, read_module};
 pub use types::{TypeData, Types};
 pub use value::{Value, ValueRef};
