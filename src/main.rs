@@ -1,1 +1,48 @@
-fn main() {}
+//! `dxil`: read, print, assemble, translate and run DXIL shaders.
+#![forbid(unsafe_code)]
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+#[derive(Parser)]
+#[command(
+    name = "dxil",
+    version,
+    about = "DXIL containers: inspect, disassemble, assemble, translate to SPIR-V, run"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Describe a container: parts, stage, entry points, signatures, resources, flags, digest.
+    Info(cmd::info::Args),
+    /// Print the bitstream of a container's DXIL part (blocks and records), for debugging.
+    Dump(cmd::dump::Args),
+    /// Print a root signature and the Vulkan layout it maps to; optionally write it as a container.
+    Rootsig(cmd::rootsig::Args),
+    /// Run a conformance case (a compute shader with D3D12 semantics) on a Vulkan device.
+    Run(cmd::run::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Info(a) => cmd::info::run(a),
+        Command::Dump(a) => cmd::dump::run(a),
+        Command::Rootsig(a) => cmd::rootsig::run(a),
+        Command::Run(a) => return cmd::run::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

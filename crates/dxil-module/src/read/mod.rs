@@ -10,12 +10,14 @@
 //! function body the function and instruction index.
 
 mod error;
+mod names;
 
 use std::collections::HashMap;
 
 use dxil_bitstream::{BitstreamReader, Entry};
 
 pub use error::{ReadError, ReadErrorKind, ReadLocation, Result};
+pub use names::LlvmNames;
 
 use crate::constants::{ConstData, Constant};
 use crate::entity::{AttrListId, BlockId, FuncId, GlobalId, InstId, MdId, PoolRange, TypeId};
