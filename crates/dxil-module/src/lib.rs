@@ -9,6 +9,7 @@
 //! reproduce DXC's listing.
 #![forbid(unsafe_code)]
 
+pub mod check;
 pub mod constants;
 pub mod entity;
 pub mod inst;
