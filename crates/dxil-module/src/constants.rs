@@ -131,6 +131,11 @@ impl Constants {
         r.get(&self.bytes)
     }
 
+    /// Reserves room for `n` more constants.
+    pub fn reserve(&mut self, n: usize) {
+        self.items.reserve(n);
+    }
+
     /// Appends a constant without deduplication (readers keep the file's constants as they are).
     pub fn push(&mut self, c: Constant) -> ConstId {
         let id = ConstId(self.items.len() as u32);

@@ -28,7 +28,48 @@ pub struct NamedMd {
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct MdKind {
     pub id: u32,
-    pub name: String,
+    /// Borrowed from [`KNOWN_KINDS`] when it is one of them (every DXC module registers the same
+    /// few dozen kinds; sharing them keeps reading allocation-free for them).
+    pub name: std::borrow::Cow<'static, str>,
+}
+
+/// Kinds LLVM 3.7 registers in every context, followed by the ones DXC adds.
+pub const KNOWN_KINDS: &[&str] = &[
+    "dbg",
+    "tbaa",
+    "prof",
+    "fpmath",
+    "range",
+    "tbaa.struct",
+    "invariant.load",
+    "alias.scope",
+    "noalias",
+    "nontemporal",
+    "llvm.mem.parallel_loop_access",
+    "nonnull",
+    "dereferenceable",
+    "dereferenceable_or_null",
+    "dx.hl.resource.attribute",
+    "dx.controlflow.hints",
+    "dx.precise",
+    "dx.nonuniform",
+    "dx.temp",
+    "dx.dbg.varlayout",
+    "llvm.loop",
+    "dx.ishelper",
+    "dx.resourceAccess",
+    "dx.isPreciseAtSpecDefinition",
+];
+
+impl MdKind {
+    /// A kind, sharing the name with [`KNOWN_KINDS`] when possible.
+    pub fn new(id: u32, name: &[u8]) -> MdKind {
+        let name = match KNOWN_KINDS.iter().find(|k| k.as_bytes() == name) {
+            Some(k) => std::borrow::Cow::Borrowed(*k),
+            None => std::borrow::Cow::Owned(String::from_utf8_lossy(name).into_owned()),
+        };
+        MdKind { id, name }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -104,7 +145,7 @@ impl Metadata {
         self.kinds
             .iter()
             .find(|k| k.id == id)
-            .map(|k| k.name.as_str())
+            .map(|k| k.name.as_ref())
     }
 
     pub fn kind_id(&self, name: &str) -> Option<u32> {

@@ -12,8 +12,6 @@
 mod error;
 mod names;
 
-use std::collections::HashMap;
-
 use dxil_bitstream::{BitstreamReader, Entry};
 
 pub use error::{ReadError, ReadErrorKind, ReadLocation, Result};
@@ -62,11 +60,13 @@ pub fn read_module(bitcode: &[u8], base_offset: u64) -> Result<Module> {
         struct_name: None,
         at_bit: 0,
         at_code: None,
-        ptr_types: HashMap::new(),
-        vec_types: HashMap::new(),
+        ptr_types: Vec::new(),
+        vec_types: Vec::new(),
         md_module_count: 0,
         void_ty: None,
         i1_ty: None,
+        block_words: 0,
+        fn_words: 0,
         bits_total: bitcode.len() as u64 * 8,
     };
     r.read_top()?;
@@ -87,11 +87,16 @@ struct Reader<'a> {
     struct_name: Option<String>,
     at_bit: u64,
     at_code: Option<u32>,
-    ptr_types: HashMap<(TypeId, u32), TypeId>,
-    vec_types: HashMap<(u32, TypeId), TypeId>,
+    /// (pointee, address space) → pointer type; small, so a linear scan beats hashing.
+    ptr_types: Vec<(TypeId, u32, TypeId)>,
+    /// (length, element) → vector type.
+    vec_types: Vec<(u32, TypeId, TypeId)>,
     md_module_count: usize,
     void_ty: Option<TypeId>,
     i1_ty: Option<TypeId>,
+    /// Length in words of the sub-block last announced by `next`.
+    block_words: u32,
+    fn_words: u32,
     bits_total: u64,
 }
 
@@ -191,8 +196,15 @@ impl<'a> Reader<'a> {
     fn next(&mut self) -> Result<Entry> {
         let e = self.bs.next()?;
         match e {
-            Entry::SubBlock { bit_offset, .. }
-            | Entry::Record { bit_offset, .. }
+            Entry::SubBlock {
+                bit_offset,
+                length_words,
+                ..
+            } => {
+                self.at_bit = bit_offset;
+                self.block_words = length_words;
+            }
+            Entry::Record { bit_offset, .. }
             | Entry::DefineAbbrev { bit_offset, .. }
             | Entry::EndBlock { bit_offset, .. }
             | Entry::TrailingData { bit_offset, .. } => self.at_bit = bit_offset,
@@ -272,11 +284,20 @@ impl<'a> Reader<'a> {
                         self.read_types()?;
                     }
                     block::CONSTANTS => {
+                        let words = self.block_words as usize;
+                        self.m.constants.reserve(words / 2);
                         self.bs.enter_block()?;
                         self.read_constants(None)?;
                         self.resolve_global_inits()?;
                     }
                     block::METADATA => {
+                        // Sized from the block length: bounded by the input, and it saves the
+                        // repeated growth that dominated reading small modules.
+                        let words = self.block_words as usize;
+                        let md = &mut self.m.metadata;
+                        md.items.reserve(words / 3);
+                        md.operands.reserve(words);
+                        md.bytes.reserve(words * 2);
                         self.bs.enter_block()?;
                         self.read_metadata(None)?;
                         self.md_module_count = self.m.metadata.items.len();
@@ -286,6 +307,7 @@ impl<'a> Reader<'a> {
                         self.read_module_vst()?;
                     }
                     block::FUNCTION => {
+                        self.fn_words = self.block_words;
                         self.resolve_global_inits()?;
                         self.bs.enter_block()?;
                         self.read_function()?;
@@ -364,23 +386,31 @@ impl<'a> Reader<'a> {
     }
 
     fn pointer_type(&mut self, pointee: TypeId, address_space: u32) -> TypeId {
-        if let Some(t) = self.ptr_types.get(&(pointee, address_space)) {
-            return *t;
+        if let Some(&(_, _, t)) = self
+            .ptr_types
+            .iter()
+            .find(|(p, a, _)| *p == pointee && *a == address_space)
+        {
+            return t;
         }
         let t = self.m.types.push(TypeData::Pointer {
             pointee,
             address_space,
         });
-        self.ptr_types.insert((pointee, address_space), t);
+        self.ptr_types.push((pointee, address_space, t));
         t
     }
 
     fn vector_type(&mut self, len: u32, elem: TypeId) -> TypeId {
-        if let Some(t) = self.vec_types.get(&(len, elem)) {
-            return *t;
+        if let Some(&(_, _, t)) = self
+            .vec_types
+            .iter()
+            .find(|(l, e, _)| *l == len && *e == elem)
+        {
+            return t;
         }
         let t = self.m.types.push(TypeData::Vector { len, elem });
-        self.vec_types.insert((len, elem), t);
+        self.vec_types.push((len, elem, t));
         t
     }
 
@@ -668,7 +698,13 @@ impl<'a> Reader<'a> {
                     u32::try_from(a).map_err(|_| self.malformed("address space exceeds 32 bits"))
                 })?;
                 let id = TypeId(self.m.types.len() as u32);
-                self.ptr_types.entry((pointee, address_space)).or_insert(id);
+                if !self
+                    .ptr_types
+                    .iter()
+                    .any(|(p, a, _)| *p == pointee && *a == address_space)
+                {
+                    self.ptr_types.push((pointee, address_space, id));
+                }
                 TypeData::Pointer {
                     pointee,
                     address_space,
@@ -700,7 +736,13 @@ impl<'a> Reader<'a> {
                 }
                 let elem = self.forward_type(self.op(1)?)?;
                 let id = TypeId(self.m.types.len() as u32);
-                self.vec_types.entry((len, elem)).or_insert(id);
+                if !self
+                    .vec_types
+                    .iter()
+                    .any(|(l, e, _)| *l == len && *e == elem)
+                {
+                    self.vec_types.push((len, elem, id));
+                }
                 TypeData::Vector { len, elem }
             }
             13 => TypeData::OtherFloat(OtherFloatKind::X86Fp80),
@@ -1106,8 +1148,15 @@ impl<'a> Reader<'a> {
                     }
                     match code {
                         1 => {
-                            let bytes: Vec<u8> = self.ops.iter().map(|&c| c as u8).collect();
-                            let id = self.m.metadata.push_string(&bytes);
+                            let start = self.m.metadata.bytes.len() as u32;
+                            self.m
+                                .metadata
+                                .bytes
+                                .extend(self.ops.iter().map(|&c| c as u8));
+                            let id = self.m.metadata.push(MdData::String(PoolRange {
+                                start,
+                                len: self.ops.len() as u32,
+                            }));
                             self.note_local_md(f.as_deref_mut(), id);
                         }
                         2 => {
@@ -1155,8 +1204,18 @@ impl<'a> Reader<'a> {
                         }
                         6 => {
                             let id = self.op_u32(0)?;
-                            let name = chars_to_string(&self.ops[1..]);
-                            self.m.metadata.kinds.push(MdKind { id, name });
+                            let mut buf = [0u8; 64];
+                            let chars = &self.ops[1..];
+                            let kind = if chars.len() <= buf.len() {
+                                for (b, c) in buf.iter_mut().zip(chars) {
+                                    *b = *c as u8;
+                                }
+                                MdKind::new(id, &buf[..chars.len()])
+                            } else {
+                                let bytes: Vec<u8> = chars.iter().map(|&c| c as u8).collect();
+                                MdKind::new(id, &bytes)
+                            };
+                            self.m.metadata.kinds.push(kind);
                         }
                         8 | 9 => return Err(self.unsupported("pre-3.6 metadata nodes")),
                         _ => {
@@ -1547,6 +1606,12 @@ impl<'a> Reader<'a> {
                 }
                 st.declared_blocks = n as usize;
                 st.body.blocks.reserve(n as usize);
+                // Roughly one instruction per 1.5 words of function block.
+                let words = self.fn_words as usize;
+                st.body.insts.reserve(words * 2 / 3);
+                st.body.pool.reserve(words);
+                st.values.reserve(words / 2);
+                st.types.reserve(words / 2);
                 st.body.blocks.push(BlockData { start: 0, end: 0 });
                 Ok(())
             }
