@@ -1,3 +1,6 @@
 #![no_main]
-// Placeholder until this layer's reader lands; replaced by the layer's owner.
-libfuzzer_sys::fuzz_target!(|_data: &[u8]| {});
+// Shader layer: container → module → DxilModule → every dx.op call decoded and every handle
+// operand resolved; the body lives in the crate (`dxil_shader::fuzz`) so `cargo test` runs it too.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    dxil_shader::fuzz::fuzz_shader(data);
+});
