@@ -18,6 +18,7 @@ pub mod module;
 pub mod read;
 pub mod types;
 pub mod value;
+pub mod write;
 
 pub use constants::{ConstData, ConstKey, Constant, Constants};
 pub use entity::{AttrListId, BlockId, ConstId, FuncId, GlobalId, InstId, MdId, PoolRange, TypeId};
@@ -32,3 +33,7 @@ pub use module::{
 pub use read::{ReadError, ReadErrorKind, read_module};
 pub use types::{TypeData, Types};
 pub use value::{Value, ValueRef};
+pub use write::{
+    PatchSite, WriteError, WriteErrorKind, WriteOptions, WriteOutput, patch_constant, write_module,
+    write_module_with_sites,
+};

@@ -1,0 +1,1442 @@
+//! [`Module`] → LLVM 3.7 bitcode, laid out exactly as DXC's `BitcodeWriter` lays it out.
+//!
+//! Nothing is taken from the order in which the model happens to store its tables: types,
+//! constants, metadata and attribute lists are re-uniqued the way an LLVM context uniques them
+//! and numbered the way LLVM 3.7's `ValueEnumerator` numbers them (see [`enumerate`]), so a
+//! module built from text gives the same bytes as one read from DXC's bitcode. The record layer
+//! then follows `BitcodeWriter.cpp`: block order, BLOCKINFO and local abbreviations, which
+//! record uses which abbreviation, relative operand ids wrapping at 32 bits, sign-rotated phi
+//! operands and integers, and DXC's change of sorting symbol tables by name.
+//!
+//! What the text listing does not carry is taken from the model where present: the metadata
+//! kind table (DXC registers kinds in the order its passes first ask for them, which varies
+//! between compilations) comes from [`Metadata::kinds`](crate::Metadata::kinds), and a module
+//! without one gets [`DXC_DEFAULT_KINDS`].
+//!
+//! The module is validated while it is enumerated: every id must be in range and every operand
+//! must have a type that can be encoded; problems come back as [`WriteError`]s naming the
+//! function and instruction. The writer never panics on a malformed module.
+
+mod consts;
+mod enumerate;
+mod error;
+mod mds;
+mod types;
+
+use std::hash::{BuildHasherDefault, Hasher};
+
+use dxil_bitstream::{AbbrevOp, BitstreamWriter, builtin_abbrev::UNABBREV_RECORD};
+
+use crate::entity::{BlockId, ConstId, FuncId};
+use crate::inst::InstKind;
+use crate::module::{Function, LocalName, Module};
+use crate::value::{Value, ValueRef};
+
+use consts::NConst;
+use enumerate::{Enumerator, NONE};
+use mds::NMd;
+use types::Node;
+
+pub use enumerate::DXC_DEFAULT_KINDS;
+pub use error::{Result, WriteError, WriteErrorKind, WriteLocation};
+
+/// Options of [`write_module`].
+#[derive(Clone, Debug, Default)]
+pub struct WriteOptions {
+    /// Integer constants to write as patchable specialization constants: each keeps its own
+    /// module-level slot (never merged with an equal constant) and is written with the
+    /// CONSTANTS `INTEGER` abbreviation in exactly [`PATCH_CHUNKS`] VBR8 chunks, whatever its
+    /// value, so that it can later be rewritten in place with [`patch_constant`].
+    pub patchable_constants: Vec<ConstId>,
+}
+
+/// Chunk width of a patchable constant's VBR field (the `INTEGER` abbreviation's VBR8).
+pub const PATCH_CHUNK_WIDTH: u32 = 8;
+/// Number of VBR chunks of a patchable constant: 35 payload bits, enough for any sign-rotated
+/// 32-bit value.
+pub const PATCH_CHUNKS: u32 = 5;
+
+/// Where a patchable constant's value lies in the written bitcode.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct PatchSite {
+    /// The constant, as given in [`WriteOptions::patchable_constants`].
+    pub constant: ConstId,
+    /// Bit offset of the first VBR chunk, counted from the start of the bitcode (the `BC`
+    /// magic); add `8 ×` the bitcode's byte offset for a position in a container.
+    pub bit_offset: u64,
+}
+
+/// The bitcode and the positions of its patchable constants.
+#[derive(Clone, Debug, Default)]
+pub struct WriteOutput {
+    pub bitcode: Vec<u8>,
+    pub patch_sites: Vec<PatchSite>,
+}
+
+/// Writes `m` as LLVM 3.7 bitcode (starting with `BC 0xC0DE`), as DXC would.
+pub fn write_module(m: &Module, opts: &WriteOptions) -> Result<Vec<u8>> {
+    write_module_with_sites(m, opts).map(|o| o.bitcode)
+}
+
+/// Like [`write_module`], also returning where the patchable constants were written.
+pub fn write_module_with_sites(m: &Module, opts: &WriteOptions) -> Result<WriteOutput> {
+    let e = Enumerator::new(m, &opts.patchable_constants)?;
+    let typebits = log2_ceil(e.types.len() as u64 + 1);
+    let mut w = Writer {
+        e,
+        bs: BitstreamWriter::new(),
+        vals: Vec::with_capacity(64),
+        typebits,
+        sites: Vec::new(),
+        patchable: &opts.patchable_constants,
+    };
+    w.write()?;
+    let bitcode = w.bs.finish()?;
+    Ok(WriteOutput {
+        bitcode,
+        patch_sites: w.sites,
+    })
+}
+
+/// Rewrites a patchable constant in place: `value` is sign-rotated as LLVM stores integers and
+/// written into the site's [`PATCH_CHUNKS`] chunks. Values whose rotation needs more than 35
+/// bits are refused.
+pub fn patch_constant(bitcode: &mut [u8], site: &PatchSite, value: i64) -> Result<()> {
+    dxil_bitstream::patch_vbr(
+        bitcode,
+        site.bit_offset,
+        PATCH_CHUNK_WIDTH,
+        PATCH_CHUNKS,
+        sign_rotate(value as u64),
+    )
+    .map_err(|e| WriteError::new(WriteErrorKind::Limit, format!("patching: {e}")))
+}
+
+// ---------------------------------------------------------------------- helpers
+
+/// A small multiplicative hasher for the writer's interning tables (keys are ids and short
+/// slices; SipHash's DoS resistance buys nothing here and costs a lot).
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher(u64);
+
+impl FxHasher {
+    #[inline]
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(c);
+            self.add(u64::from_le_bytes(b));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut b = [0u8; 8];
+            b[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
+
+/// LLVM's `Log2_32_Ceil` (0 → 32 is never asked for here).
+fn log2_ceil(v: u64) -> u32 {
+    if v <= 1 {
+        0
+    } else {
+        64 - (v - 1).leading_zeros()
+    }
+}
+
+/// `emitSignedInt64`.
+fn sign_rotate(v: u64) -> u64 {
+    if (v as i64) >= 0 {
+        v << 1
+    } else {
+        (v.wrapping_neg() << 1) | 1
+    }
+}
+
+fn is_char6(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'.' || b == b'_'
+}
+
+mod block {
+    pub const MODULE: u32 = 8;
+    pub const PARAMATTR: u32 = 9;
+    pub const PARAMATTR_GROUP: u32 = 10;
+    pub const CONSTANTS: u32 = 11;
+    pub const FUNCTION: u32 = 12;
+    pub const VALUE_SYMTAB: u32 = 14;
+    pub const METADATA: u32 = 15;
+    pub const METADATA_ATTACHMENT: u32 = 16;
+    pub const TYPE_NEW: u32 = 17;
+}
+
+// Abbreviation ids registered by BLOCKINFO (in the order DXC defines them).
+const VST_ENTRY_8: u32 = 4;
+const VST_ENTRY_7: u32 = 5;
+const VST_ENTRY_6: u32 = 6;
+const VST_BBENTRY_6: u32 = 7;
+const CST_SETTYPE: u32 = 4;
+const CST_INTEGER: u32 = 5;
+const CST_CE_CAST: u32 = 6;
+const FN_LOAD: u32 = 4;
+const FN_BINOP: u32 = 5;
+const FN_BINOP_FLAGS: u32 = 6;
+const FN_CAST: u32 = 7;
+const FN_RET_VOID: u32 = 8;
+const FN_RET_VAL: u32 = 9;
+const FN_UNREACHABLE: u32 = 10;
+const FN_GEP: u32 = 11;
+
+struct Writer<'m, 'o> {
+    e: Enumerator<'m>,
+    bs: BitstreamWriter,
+    vals: Vec<u64>,
+    typebits: u32,
+    sites: Vec<PatchSite>,
+    patchable: &'o [ConstId],
+}
+
+impl<'m> Writer<'m, '_> {
+    fn record(&mut self, code: u32, abbrev: u32) -> Result<()> {
+        self.bs.emit_record(abbrev, code, &self.vals)?;
+        self.vals.clear();
+        Ok(())
+    }
+
+    fn write(&mut self) -> Result<()> {
+        let m = self.e.m;
+        self.bs.enter_subblock(block::MODULE, 3)?;
+        self.bs.emit_record_unabbrev(1, &[1])?;
+        self.write_blockinfo()?;
+        self.write_attributes()?;
+        self.write_types()?;
+        self.write_module_info()?;
+        let first = self.e.first_module_const as usize;
+        let last = self.e.num_module_values as usize;
+        self.write_constants(first, last, true, None)?;
+        self.write_module_metadata()?;
+        self.write_kinds()?;
+        self.write_module_vst()?;
+        for (i, f) in m.functions.iter().enumerate() {
+            if f.body.is_some() {
+                self.write_function(f)
+                    .map_err(|e| e.with_function(i as u32, &f.name))?;
+            }
+        }
+        self.bs.exit_block()?;
+        Ok(())
+    }
+
+    fn write_blockinfo(&mut self) -> Result<()> {
+        use AbbrevOp::*;
+        let tb = self.typebits;
+        self.bs.enter_blockinfo()?;
+        let vst = block::VALUE_SYMTAB;
+        self.bs
+            .define_blockinfo_abbrev(vst, &[Fixed(3), Vbr(8), Array, Fixed(8)])?;
+        self.bs
+            .define_blockinfo_abbrev(vst, &[Literal(1), Vbr(8), Array, Fixed(7)])?;
+        self.bs
+            .define_blockinfo_abbrev(vst, &[Literal(1), Vbr(8), Array, Char6])?;
+        self.bs
+            .define_blockinfo_abbrev(vst, &[Literal(2), Vbr(8), Array, Char6])?;
+        let cst = block::CONSTANTS;
+        self.bs
+            .define_blockinfo_abbrev(cst, &[Literal(1), Fixed(tb)])?;
+        self.bs
+            .define_blockinfo_abbrev(cst, &[Literal(4), Vbr(8)])?;
+        self.bs
+            .define_blockinfo_abbrev(cst, &[Literal(11), Fixed(4), Fixed(tb), Vbr(8)])?;
+        self.bs.define_blockinfo_abbrev(cst, &[Literal(2)])?;
+        let f = block::FUNCTION;
+        self.bs
+            .define_blockinfo_abbrev(f, &[Literal(20), Vbr(6), Fixed(tb), Vbr(4), Fixed(1)])?;
+        self.bs
+            .define_blockinfo_abbrev(f, &[Literal(2), Vbr(6), Vbr(6), Fixed(4)])?;
+        self.bs
+            .define_blockinfo_abbrev(f, &[Literal(2), Vbr(6), Vbr(6), Fixed(4), Fixed(7)])?;
+        self.bs
+            .define_blockinfo_abbrev(f, &[Literal(3), Vbr(6), Fixed(tb), Fixed(4)])?;
+        self.bs.define_blockinfo_abbrev(f, &[Literal(10)])?;
+        self.bs.define_blockinfo_abbrev(f, &[Literal(10), Vbr(6)])?;
+        self.bs.define_blockinfo_abbrev(f, &[Literal(15)])?;
+        self.bs
+            .define_blockinfo_abbrev(f, &[Literal(43), Fixed(1), Fixed(tb), Array, Vbr(6)])?;
+        self.bs.exit_block()?;
+        Ok(())
+    }
+
+    fn write_attributes(&mut self) -> Result<()> {
+        use crate::module::Attribute;
+        if !self.e.groups_order.is_empty() {
+            self.bs.enter_subblock(block::PARAMATTR_GROUP, 3)?;
+            for k in 0..self.e.groups_order.len() {
+                let g = self.e.groups_order[k];
+                let group = &self.e.groups[g as usize];
+                self.vals.push(u64::from(self.e.group_id(g)));
+                self.vals.push(u64::from(group.slot));
+                for a in &group.attrs {
+                    match a {
+                        Attribute::Enum(k) => self.vals.extend([0, u64::from(*k)]),
+                        Attribute::Int(k, v) => self.vals.extend([1, u64::from(*k), *v]),
+                        Attribute::Str(k) => {
+                            self.vals.push(3);
+                            self.vals.extend(k.bytes().map(u64::from));
+                            self.vals.push(0);
+                        }
+                        Attribute::StrValue(k, v) => {
+                            self.vals.push(if v.is_empty() { 3 } else { 4 });
+                            self.vals.extend(k.bytes().map(u64::from));
+                            self.vals.push(0);
+                            if !v.is_empty() {
+                                self.vals.extend(v.bytes().map(u64::from));
+                                self.vals.push(0);
+                            }
+                        }
+                    }
+                }
+                self.record(3, UNABBREV_RECORD)?;
+            }
+            self.bs.exit_block()?;
+        }
+        if !self.e.lists_order.is_empty() {
+            self.bs.enter_subblock(block::PARAMATTR, 3)?;
+            for k in 0..self.e.lists_order.len() {
+                let c = self.e.lists_order[k];
+                for &g in self.e.list_groups(c) {
+                    self.vals.push(u64::from(self.e.group_id(g)));
+                }
+                self.record(2, UNABBREV_RECORD)?;
+            }
+            self.bs.exit_block()?;
+        }
+        Ok(())
+    }
+
+    fn write_types(&mut self) -> Result<()> {
+        use AbbrevOp::*;
+        let tb = self.typebits;
+        self.bs.enter_subblock(block::TYPE_NEW, 4)?;
+        let ptr = self
+            .bs
+            .define_abbrev(&[Literal(8), Fixed(tb), Literal(0)])?;
+        let func = self
+            .bs
+            .define_abbrev(&[Literal(21), Fixed(1), Array, Fixed(tb)])?;
+        let anon = self
+            .bs
+            .define_abbrev(&[Literal(18), Fixed(1), Array, Fixed(tb)])?;
+        let sname = self.bs.define_abbrev(&[Literal(19), Array, Char6])?;
+        let named = self
+            .bs
+            .define_abbrev(&[Literal(20), Fixed(1), Array, Fixed(tb)])?;
+        let array = self.bs.define_abbrev(&[Literal(11), Vbr(8), Fixed(tb)])?;
+        self.bs
+            .emit_record_unabbrev(1, &[self.e.types.order.len() as u64])?;
+        for k in 0..self.e.types.order.len() {
+            let n = self.e.types.order[k];
+            let node = self.e.types.node(n).clone();
+            let id = |w: &Self, x: u32| -> Result<u64> { w.e.type_id(x).map(u64::from) };
+            let (code, abbrev) = match &node {
+                Node::Void => (2, UNABBREV_RECORD),
+                Node::Half => (10, UNABBREV_RECORD),
+                Node::Float => (3, UNABBREV_RECORD),
+                Node::Double => (4, UNABBREV_RECORD),
+                Node::Label => (5, UNABBREV_RECORD),
+                Node::Metadata => (16, UNABBREV_RECORD),
+                Node::Other(k) => {
+                    use crate::types::OtherFloatKind::*;
+                    let c = match k {
+                        X86Fp80 => 13,
+                        Fp128 => 14,
+                        PpcFp128 => 15,
+                        X86Mmx => 17,
+                    };
+                    (c, UNABBREV_RECORD)
+                }
+                Node::Int(w) => {
+                    self.vals.push(u64::from(*w));
+                    (7, UNABBREV_RECORD)
+                }
+                Node::Pointer(p, a) => {
+                    self.vals.push(id(self, *p)?);
+                    self.vals.push(u64::from(*a));
+                    (8, if *a == 0 { ptr } else { UNABBREV_RECORD })
+                }
+                Node::Function {
+                    vararg,
+                    ret,
+                    params,
+                } => {
+                    self.vals.push(u64::from(*vararg));
+                    self.vals.push(id(self, *ret)?);
+                    for &p in params {
+                        self.vals.push(id(self, p)?);
+                    }
+                    (21, func)
+                }
+                Node::Literal { packed, elems } => {
+                    self.vals.push(u64::from(*packed));
+                    for &x in elems {
+                        self.vals.push(id(self, x)?);
+                    }
+                    (18, anon)
+                }
+                Node::Named { name, packed, body } => {
+                    if !name.is_empty() {
+                        let abbrev = if name.bytes().all(is_char6) {
+                            sname
+                        } else {
+                            UNABBREV_RECORD
+                        };
+                        self.vals.extend(name.bytes().map(u64::from));
+                        self.record(19, abbrev)?;
+                    }
+                    self.vals.push(u64::from(*packed));
+                    match body {
+                        Some(elems) => {
+                            for &x in elems {
+                                self.vals.push(id(self, x)?);
+                            }
+                            (20, named)
+                        }
+                        None => (6, UNABBREV_RECORD),
+                    }
+                }
+                Node::Array(len, elem) => {
+                    self.vals.push(*len);
+                    self.vals.push(id(self, *elem)?);
+                    (11, array)
+                }
+                Node::Vector(len, elem) => {
+                    self.vals.push(u64::from(*len));
+                    self.vals.push(id(self, *elem)?);
+                    (12, UNABBREV_RECORD)
+                }
+            };
+            self.record(code, abbrev)?;
+        }
+        self.bs.exit_block()?;
+        Ok(())
+    }
+
+    fn write_module_info(&mut self) -> Result<()> {
+        let m = self.e.m;
+        for (code, s) in [(2u32, &m.triple), (3, &m.datalayout)] {
+            if !s.is_empty() {
+                self.vals.extend(s.bytes().map(u64::from));
+                self.record(code, UNABBREV_RECORD)?;
+            }
+        }
+        // Sections and GC names get ids in order of first use; their records come then.
+        let mut sections: Vec<&str> = Vec::new();
+        let mut section_of = |w: &mut Self, s: u32| -> Result<u64> {
+            if s == 0 {
+                return Ok(0);
+            }
+            let name = m
+                .section_names
+                .get(s as usize - 1)
+                .ok_or_else(|| error::invalid(format!("section {s} does not exist")))?;
+            if let Some(p) = sections.iter().position(|x| *x == name.as_str()) {
+                return Ok(p as u64 + 1);
+            }
+            sections.push(name);
+            w.vals.extend(name.bytes().map(u64::from));
+            w.record(5, UNABBREV_RECORD)?;
+            Ok(sections.len() as u64)
+        };
+        let mut g_sections = Vec::with_capacity(m.globals.len());
+        let mut max_type = 0u32;
+        let mut max_align = 0u32;
+        for g in &m.globals {
+            g_sections.push(section_of(self, g.section)?);
+            max_type = max_type.max(self.e.type_id_of(g.value_ty)?);
+            max_align = max_align.max(g.align);
+        }
+        let mut f_sections = Vec::with_capacity(m.functions.len());
+        let mut gcs: Vec<&str> = Vec::new();
+        let mut f_gcs = Vec::with_capacity(m.functions.len());
+        for f in &m.functions {
+            max_align = max_align.max(f.align);
+            f_sections.push(section_of(self, f.section)?);
+            if f.gc == 0 {
+                f_gcs.push(0);
+                continue;
+            }
+            let name = m
+                .gc_names
+                .get(f.gc as usize - 1)
+                .ok_or_else(|| error::invalid(format!("gc name {} does not exist", f.gc)))?;
+            match gcs.iter().position(|x| *x == name.as_str()) {
+                Some(p) => f_gcs.push(p as u64 + 1),
+                None => {
+                    gcs.push(name);
+                    self.vals.extend(name.bytes().map(u64::from));
+                    self.record(11, UNABBREV_RECORD)?;
+                    f_gcs.push(gcs.len() as u64);
+                }
+            }
+        }
+        let mut simple = 0;
+        if !m.globals.is_empty() {
+            use AbbrevOp::*;
+            let align_op = if max_align == 0 {
+                Literal(0)
+            } else {
+                Fixed(log2_ceil(u64::from(max_align) + 1))
+            };
+            let section_op = if sections.is_empty() {
+                Literal(0)
+            } else {
+                Fixed(log2_ceil(sections.len() as u64 + 1))
+            };
+            simple = self.bs.define_abbrev(&[
+                Literal(7),
+                Fixed(log2_ceil(u64::from(max_type) + 1)),
+                Vbr(6),
+                Vbr(6),
+                Fixed(5),
+                align_op,
+                section_op,
+            ])?;
+        }
+        for (g, &section) in m.globals.iter().zip(&g_sections) {
+            if g.comdat != 0 {
+                return Err(error::unsupported("comdats"));
+            }
+            self.vals.push(u64::from(self.e.type_id_of(g.value_ty)?));
+            self.vals
+                .push(u64::from(g.address_space) << 2 | 2 | u64::from(g.is_constant));
+            self.vals.push(match g.init {
+                Some(v) => u64::from(self.e.value_id(v)?) + 1,
+                None => 0,
+            });
+            self.vals.push(u64::from(g.linkage));
+            self.vals.push(u64::from(g.align));
+            self.vals.push(section);
+            let abbrev = if g.thread_local != 0
+                || g.visibility != 0
+                || g.unnamed_addr != 0
+                || g.externally_initialized
+                || g.dll_storage != 0
+            {
+                self.vals.extend([
+                    u64::from(g.visibility),
+                    u64::from(g.thread_local),
+                    u64::from(g.unnamed_addr),
+                    u64::from(g.externally_initialized),
+                    u64::from(g.dll_storage),
+                    0,
+                ]);
+                UNABBREV_RECORD
+            } else {
+                simple
+            };
+            self.record(7, abbrev)?;
+        }
+        for (i, f) in m.functions.iter().enumerate() {
+            if f.prologue_data != 0 || f.prefix_data != 0 || f.personality != 0 || f.comdat != 0 {
+                return Err(error::unsupported(
+                    "prologue data, prefix data, personality functions or comdats",
+                )
+                .with_function(i as u32, &f.name));
+            }
+            let fields = [
+                u64::from(self.e.type_id_of(f.ty)?),
+                u64::from(f.calling_conv),
+                u64::from(f.body.is_none()),
+                u64::from(f.linkage),
+                u64::from(self.e.attr_list_id(f.attrs)),
+                u64::from(f.align),
+                f_sections[i],
+                u64::from(f.visibility),
+                f_gcs[i],
+                u64::from(f.unnamed_addr),
+                0,
+                u64::from(f.dll_storage),
+                0,
+                0,
+                0,
+            ];
+            self.vals.extend(fields);
+            self.record(8, UNABBREV_RECORD)?;
+        }
+        Ok(())
+    }
+
+    /// `WriteConstants` for values `first..last` of the current numbering.
+    fn write_constants(
+        &mut self,
+        first: usize,
+        last: usize,
+        global: bool,
+        func: Option<&Function>,
+    ) -> Result<()> {
+        if first >= last {
+            return Ok(());
+        }
+        self.bs.enter_subblock(block::CONSTANTS, 4)?;
+        let (mut aggregate, mut string8, mut cstring7, mut cstring6) = (0, 0, 0, 0);
+        if global {
+            use AbbrevOp::*;
+            aggregate =
+                self.bs
+                    .define_abbrev(&[Literal(7), Array, Fixed(log2_ceil(last as u64 + 1))])?;
+            string8 = self.bs.define_abbrev(&[Literal(8), Array, Fixed(8)])?;
+            cstring7 = self.bs.define_abbrev(&[Literal(9), Array, Fixed(7)])?;
+            cstring6 = self.bs.define_abbrev(&[Literal(9), Array, Char6])?;
+        }
+        let mut last_ty = NONE;
+        for i in first..last {
+            let Some(&(v, _)) = self.e.values.get(i) else {
+                break;
+            };
+            let ValueRef::Const(c) = v.get() else {
+                return Err(error::invalid(format!("value {i} is not a constant")));
+            };
+            let rep = c.0;
+            let ty = self.e.consts.ty[rep as usize];
+            if ty != last_ty {
+                last_ty = ty;
+                self.vals.push(u64::from(self.e.type_id(ty)?));
+                self.record(1, CST_SETTYPE)?;
+            }
+            let norm = self.e.consts.norm[rep as usize];
+            if global && self.e.consts.unique[rep as usize] && self.patchable.contains(&c) {
+                let value = match norm {
+                    NConst::Int(v) => v,
+                    NConst::Null => 0,
+                    _ => return Err(error::mismatch("patchable constant is not an integer")),
+                };
+                let at = self.bs.emit_record_min_chunks(
+                    CST_INTEGER,
+                    4,
+                    &[sign_rotate(value as u64)],
+                    0,
+                    PATCH_CHUNKS,
+                )?;
+                self.sites.push(PatchSite {
+                    constant: c,
+                    bit_offset: at,
+                });
+                continue;
+            }
+            let (code, abbrev) = match norm {
+                NConst::Null => (2, UNABBREV_RECORD),
+                NConst::Undef => (3, UNABBREV_RECORD),
+                NConst::Int(x) => {
+                    self.vals.push(sign_rotate(x as u64));
+                    (4, CST_INTEGER)
+                }
+                NConst::Wide(r) => {
+                    for &w in r.get(&self.e.consts.words) {
+                        self.vals.push(sign_rotate(w));
+                    }
+                    (5, UNABBREV_RECORD)
+                }
+                NConst::Float(b) => {
+                    self.vals.push(b);
+                    (6, UNABBREV_RECORD)
+                }
+                NConst::Data(r) => {
+                    let words = r.get(&self.e.consts.words);
+                    let is_string = matches!(self.e.types.node(ty), Node::Array(_, e)
+                        if matches!(self.e.types.node(*e), Node::Int(8)));
+                    if is_string {
+                        let cstr =
+                            words.last() == Some(&0) && !words[..words.len() - 1].contains(&0);
+                        let body = if cstr {
+                            &words[..words.len() - 1]
+                        } else {
+                            words
+                        };
+                        self.vals.extend_from_slice(body);
+                        if cstr {
+                            let abbrev = if body.iter().all(|&b| is_char6(b as u8)) {
+                                cstring6
+                            } else if body.iter().all(|&b| b < 128) {
+                                cstring7
+                            } else {
+                                0
+                            };
+                            (9, if abbrev == 0 { UNABBREV_RECORD } else { abbrev })
+                        } else {
+                            (
+                                8,
+                                if string8 == 0 {
+                                    UNABBREV_RECORD
+                                } else {
+                                    string8
+                                },
+                            )
+                        }
+                    } else {
+                        self.vals.extend_from_slice(words);
+                        (22, UNABBREV_RECORD)
+                    }
+                }
+                NConst::Agg(r) => {
+                    for k in 0..r.len as usize {
+                        let x = self.e.consts.vals[r.start as usize + k];
+                        self.vals.push(u64::from(self.e.value_id(x)?));
+                    }
+                    (
+                        7,
+                        if aggregate == 0 {
+                            UNABBREV_RECORD
+                        } else {
+                            aggregate
+                        },
+                    )
+                }
+                NConst::Cast { op, v } => {
+                    let t = self.e.value_type(func, v)?;
+                    self.vals.push(op.code());
+                    self.vals.push(u64::from(self.e.type_id(t)?));
+                    self.vals.push(u64::from(self.e.value_id(v)?));
+                    (11, CST_CE_CAST)
+                }
+                NConst::Bin { op, flags, l, r } => {
+                    self.vals.push(op.code());
+                    self.vals.push(u64::from(self.e.value_id(l)?));
+                    self.vals.push(u64::from(self.e.value_id(r)?));
+                    if flags != 0 {
+                        self.vals.push(u64::from(flags));
+                    }
+                    (10, UNABBREV_RECORD)
+                }
+                NConst::Gep { inbounds, src, ops } => {
+                    self.vals.push(u64::from(self.e.type_id(src)?));
+                    for k in 0..ops.len as usize {
+                        let x = self.e.consts.vals[ops.start as usize + k];
+                        let t = self.e.value_type(func, x)?;
+                        self.vals.push(u64::from(self.e.type_id(t)?));
+                        self.vals.push(u64::from(self.e.value_id(x)?));
+                    }
+                    (if inbounds { 20 } else { 12 }, UNABBREV_RECORD)
+                }
+                NConst::Select { c, t, f } => {
+                    for x in [c, t, f] {
+                        self.vals.push(u64::from(self.e.value_id(x)?));
+                    }
+                    (13, UNABBREV_RECORD)
+                }
+                NConst::ExtractElt { v, i } => {
+                    for x in [v, i] {
+                        let t = self.e.value_type(func, x)?;
+                        self.vals.push(u64::from(self.e.type_id(t)?));
+                        self.vals.push(u64::from(self.e.value_id(x)?));
+                    }
+                    (14, UNABBREV_RECORD)
+                }
+                NConst::InsertElt { v, e, i } => {
+                    self.vals.push(u64::from(self.e.value_id(v)?));
+                    self.vals.push(u64::from(self.e.value_id(e)?));
+                    let t = self.e.value_type(func, i)?;
+                    self.vals.push(u64::from(self.e.type_id(t)?));
+                    self.vals.push(u64::from(self.e.value_id(i)?));
+                    (15, UNABBREV_RECORD)
+                }
+                NConst::Shuffle { a, b, m } => {
+                    let ta = self.e.value_type(func, a)?;
+                    let code = if ta == ty {
+                        16
+                    } else {
+                        self.vals.push(u64::from(self.e.type_id(ta)?));
+                        19
+                    };
+                    for x in [a, b, m] {
+                        self.vals.push(u64::from(self.e.value_id(x)?));
+                    }
+                    (code, UNABBREV_RECORD)
+                }
+                NConst::Cmp { pred, l, r } => {
+                    let t = self.e.value_type(func, l)?;
+                    self.vals.push(u64::from(self.e.type_id(t)?));
+                    self.vals.push(u64::from(self.e.value_id(l)?));
+                    self.vals.push(u64::from(self.e.value_id(r)?));
+                    self.vals.push(u64::from(pred.0));
+                    (17, UNABBREV_RECORD)
+                }
+                NConst::BlockAddr { f, bb } => {
+                    let fv = Value::function(f);
+                    let t = self.e.value_type(func, fv)?;
+                    self.vals.push(u64::from(self.e.type_id(t)?));
+                    self.vals.push(u64::from(self.e.value_id(fv)?));
+                    self.vals.push(u64::from(bb));
+                    (21, UNABBREV_RECORD)
+                }
+            };
+            self.record(code, abbrev)?;
+        }
+        self.bs.exit_block()?;
+        Ok(())
+    }
+
+    fn write_module_metadata(&mut self) -> Result<()> {
+        let m = self.e.m;
+        if self.e.md_list.is_empty() && m.metadata.named.is_empty() {
+            return Ok(());
+        }
+        use AbbrevOp::*;
+        self.bs.enter_subblock(block::METADATA, 3)?;
+        let mut string = UNABBREV_RECORD;
+        if self.e.has_md_string {
+            string = self.bs.define_abbrev(&[Literal(1), Array, Fixed(8)])?;
+        }
+        let mut name = UNABBREV_RECORD;
+        if !m.metadata.named.is_empty() {
+            name = self.bs.define_abbrev(&[Literal(4), Array, Fixed(8)])?;
+        }
+        for k in 0..self.e.md_list.len() {
+            let x = self.e.md_list[k];
+            match self.e.mds.norm(x) {
+                NMd::Node { distinct, ops } => {
+                    for j in 0..ops.len as usize {
+                        let o = self.e.mds.ops[ops.start as usize + j];
+                        let enc = if o == 0 {
+                            0
+                        } else {
+                            u64::from(self.e.md_id(o - 1)?) + 1
+                        };
+                        self.vals.push(enc);
+                    }
+                    self.record(if distinct { 5 } else { 3 }, UNABBREV_RECORD)?;
+                }
+                NMd::Value(v) => {
+                    let t = self.e.value_type(None, v)?;
+                    self.vals.push(u64::from(self.e.type_id(t)?));
+                    self.vals.push(u64::from(self.e.value_id(v)?));
+                    self.record(2, UNABBREV_RECORD)?;
+                }
+                NMd::String(r) => {
+                    self.vals
+                        .extend(r.get(&m.metadata.bytes).iter().map(|&b| u64::from(b)));
+                    self.record(1, string)?;
+                }
+                NMd::Local(_) | NMd::Other(_) => {
+                    return Err(error::unsupported(format!(
+                        "metadata {x} cannot be written"
+                    )));
+                }
+            }
+        }
+        for nm in &m.metadata.named {
+            self.vals.extend(nm.name.bytes().map(u64::from));
+            self.record(4, name)?;
+            for &op in &nm.operands {
+                let r = self.e.mds.rep_of(op)?;
+                self.vals.push(u64::from(self.e.md_id(r)?));
+            }
+            self.record(10, UNABBREV_RECORD)?;
+        }
+        self.bs.exit_block()?;
+        Ok(())
+    }
+
+    fn write_kinds(&mut self) -> Result<()> {
+        if self.e.kinds.is_empty() {
+            return Ok(());
+        }
+        self.bs.enter_subblock(block::METADATA, 3)?;
+        for k in 0..self.e.kinds.len() {
+            let (id, ref name) = self.e.kinds[k];
+            self.vals.push(u64::from(id));
+            self.vals.extend(name.bytes().map(u64::from));
+            self.record(6, UNABBREV_RECORD)?;
+        }
+        self.bs.exit_block()?;
+        Ok(())
+    }
+
+    /// A symbol table block: `(name, id, is_block)` entries, sorted by name as DXC does.
+    fn write_vst(&mut self, mut entries: Vec<(&str, u32, bool)>) -> Result<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+        self.bs.enter_subblock(block::VALUE_SYMTAB, 4)?;
+        for (name, id, is_block) in entries {
+            let char6 = name.bytes().all(is_char6);
+            let seven = name.bytes().all(|b| b < 128);
+            let (code, abbrev) = if is_block {
+                (2, if char6 { VST_BBENTRY_6 } else { VST_ENTRY_8 })
+            } else if char6 {
+                (1, VST_ENTRY_6)
+            } else if seven {
+                (1, VST_ENTRY_7)
+            } else {
+                (1, VST_ENTRY_8)
+            };
+            self.vals.push(u64::from(id));
+            self.vals.extend(name.bytes().map(u64::from));
+            self.record(code, abbrev)?;
+        }
+        self.bs.exit_block()?;
+        Ok(())
+    }
+
+    fn write_module_vst(&mut self) -> Result<()> {
+        let m = self.e.m;
+        let mut entries = Vec::new();
+        for (i, g) in m.globals.iter().enumerate() {
+            if !g.name.is_empty() {
+                let id = self
+                    .e
+                    .value_id(Value::global(crate::entity::GlobalId(i as u32)))?;
+                entries.push((g.name.as_str(), id, false));
+            }
+        }
+        for (i, f) in m.functions.iter().enumerate() {
+            if !f.name.is_empty() {
+                let id = self.e.value_id(Value::function(FuncId(i as u32)))?;
+                entries.push((f.name.as_str(), id, false));
+            }
+        }
+        self.write_vst(entries)
+    }
+
+    fn write_function(&mut self, f: &'m Function) -> Result<()> {
+        let Some(body) = &f.body else { return Ok(()) };
+        self.bs.enter_subblock(block::FUNCTION, 4)?;
+        self.e.incorporate(f)?;
+        if body.blocks.is_empty() {
+            return Err(error::invalid("function body without blocks"));
+        }
+        self.vals.push(body.blocks.len() as u64);
+        self.record(1, UNABBREV_RECORD)?;
+        let cst_start = self.e.first_func_const as usize;
+        let cst_end = self.e.first_inst as usize;
+        self.write_constants(cst_start, cst_end, false, Some(f))?;
+        if !self.e.local_mds.is_empty() {
+            self.bs.enter_subblock(block::METADATA, 3)?;
+            for k in 0..self.e.local_mds.len() {
+                let v = self.e.local_mds[k];
+                let t = self.e.value_type(Some(f), v)?;
+                self.vals.push(u64::from(self.e.type_id(t)?));
+                self.vals.push(u64::from(self.e.value_id(v)?));
+                self.record(2, UNABBREV_RECORD)?;
+            }
+            self.bs.exit_block()?;
+        }
+        self.check_blocks(body)?;
+        let mut inst_id = cst_end as u32;
+        let mut last_loc = None;
+        let mut loc_at = 0usize;
+        for (i, inst) in body.insts.iter().enumerate() {
+            self.write_inst(f, body, inst, inst_id)
+                .map_err(|e| e.with_instruction(i as u32))?;
+            if !self.e.types.is_void(self.e.types.node_of(inst.ty)?) {
+                inst_id = inst_id.wrapping_add(1);
+            }
+            while let Some(&(li, loc)) = body.debug_locs.get(loc_at) {
+                if li.index() > i {
+                    break;
+                }
+                loc_at += 1;
+                if li.index() < i {
+                    continue;
+                }
+                if last_loc == Some(loc) {
+                    self.record(33, UNABBREV_RECORD)?;
+                    continue;
+                }
+                let md = |w: &Self, x: u64| -> Result<u64> {
+                    if x == 0 {
+                        return Ok(0);
+                    }
+                    let id = u32::try_from(x - 1)
+                        .map_err(|_| error::invalid("debug location metadata out of range"))?;
+                    let r = w.e.mds.rep_of(crate::entity::MdId(id))?;
+                    Ok(u64::from(w.e.md_id(r)?) + 1)
+                };
+                let scope = md(self, loc.scope)?;
+                let ia = md(self, loc.inlined_at)?;
+                self.vals.extend([loc.line, loc.col, scope, ia]);
+                self.record(35, UNABBREV_RECORD)?;
+                last_loc = Some(loc);
+            }
+        }
+        // Symbol table.
+        let mut entries = Vec::with_capacity(body.names.len());
+        for n in &body.names {
+            match n {
+                LocalName::Arg(a, s) => {
+                    entries.push((s.as_str(), self.e.value_id(Value::arg(*a))?, false))
+                }
+                LocalName::Inst(i, s) => {
+                    entries.push((s.as_str(), self.e.value_id(Value::inst(*i))?, false))
+                }
+                LocalName::Block(b, s) => {
+                    if b.index() >= body.blocks.len() {
+                        return Err(error::invalid(format!("name for missing block {}", b.0)));
+                    }
+                    entries.push((s.as_str(), b.0, true))
+                }
+            }
+        }
+        self.write_vst(entries)?;
+        // Attachments.
+        if !body.fn_attachments.is_empty() || !body.attachments.is_empty() {
+            self.bs.enter_subblock(block::METADATA_ATTACHMENT, 3)?;
+            if !body.fn_attachments.is_empty() {
+                let mut list = Vec::with_capacity(body.fn_attachments.len());
+                for &(k, n) in &body.fn_attachments {
+                    list.push((self.e.kind_id(k)?, self.e.md_id(self.e.mds.rep_of(n)?)?));
+                }
+                list.sort_by_key(|x| x.0);
+                for (k, n) in list {
+                    self.vals.extend([u64::from(k), u64::from(n)]);
+                }
+                self.record(11, UNABBREV_RECORD)?;
+            }
+            let mut by_inst: Vec<(u32, u32, u32)> = Vec::with_capacity(body.attachments.len());
+            for a in &body.attachments {
+                if a.inst.index() >= body.insts.len() {
+                    return Err(error::invalid(format!(
+                        "attachment on instruction {} which does not exist",
+                        a.inst.0
+                    )));
+                }
+                let n = self.e.md_id(self.e.mds.rep_of(a.node)?)?;
+                by_inst.push((a.inst.0, self.e.kind_id(a.kind)?, n));
+            }
+            by_inst.sort_by_key(|x| (x.0, x.1));
+            let mut k = 0;
+            while k < by_inst.len() {
+                let inst = by_inst[k].0;
+                self.vals.push(u64::from(inst));
+                while k < by_inst.len() && by_inst[k].0 == inst {
+                    self.vals
+                        .extend([u64::from(by_inst[k].1), u64::from(by_inst[k].2)]);
+                    k += 1;
+                }
+                self.record(11, UNABBREV_RECORD)?;
+            }
+            self.bs.exit_block()?;
+        }
+        self.e.purge();
+        self.bs.exit_block()?;
+        Ok(())
+    }
+
+    /// Blocks must tile the instruction list, each ending in its (only) terminator.
+    fn check_blocks(&self, body: &crate::module::Body) -> Result<()> {
+        let mut at = 0u32;
+        for (b, d) in body.blocks.iter().enumerate() {
+            if d.start != at || d.end <= d.start {
+                return Err(error::invalid(format!(
+                    "block {b} does not start where the previous one ends or is empty"
+                )));
+            }
+            for i in d.start..d.end {
+                let Some(inst) = body.insts.get(i as usize) else {
+                    return Err(error::invalid(format!(
+                        "block {b} runs past the instructions"
+                    )));
+                };
+                if inst.kind.is_terminator() != (i + 1 == d.end) {
+                    return Err(error::invalid(format!(
+                        "block {b}: instruction {i} is {} terminator",
+                        if inst.kind.is_terminator() {
+                            "an early"
+                        } else {
+                            "not a"
+                        }
+                    )));
+                }
+            }
+            at = d.end;
+        }
+        if at as usize != body.insts.len() {
+            return Err(error::invalid("instructions after the last block"));
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ instructions
+
+    /// `PushValueAndType`: relative id, plus the type for a forward reference.
+    fn push_vt(&mut self, f: &Function, v: Value, inst_id: u32) -> Result<bool> {
+        let id = self.e.value_id(v)?;
+        self.vals.push(u64::from(inst_id.wrapping_sub(id)));
+        if id >= inst_id {
+            let t = self.e.operand_type(Some(f), v)?;
+            self.vals.push(u64::from(self.e.type_id(t)?));
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// `pushValue`: relative id, wrapping at 32 bits.
+    fn push_v(&mut self, v: Value, inst_id: u32) -> Result<()> {
+        let id = self.e.value_id(v)?;
+        self.vals.push(u64::from(inst_id.wrapping_sub(id)));
+        Ok(())
+    }
+
+    fn block(&self, body: &crate::module::Body, b: BlockId) -> Result<u64> {
+        if b.index() < body.blocks.len() {
+            Ok(u64::from(b.0))
+        } else {
+            Err(error::invalid(format!("block {} does not exist", b.0)))
+        }
+    }
+
+    fn ty(&self, t: crate::entity::TypeId) -> Result<u64> {
+        Ok(u64::from(self.e.type_id_of(t)?))
+    }
+
+    fn write_inst(
+        &mut self,
+        f: &'m Function,
+        body: &'m crate::module::Body,
+        inst: &crate::inst::InstData,
+        id: u32,
+    ) -> Result<()> {
+        use InstKind::*;
+        let pool = &body.pool;
+        let (code, abbrev) = match &inst.kind {
+            Cast { op, value } => {
+                let fwd = self.push_vt(f, *value, id)?;
+                self.vals.push(self.ty(inst.ty)?);
+                self.vals.push(op.code());
+                (3, if fwd { UNABBREV_RECORD } else { FN_CAST })
+            }
+            Binary {
+                op,
+                lhs,
+                rhs,
+                flags,
+            } => {
+                let fwd = self.push_vt(f, *lhs, id)?;
+                self.push_v(*rhs, id)?;
+                self.vals.push(op.code());
+                let mut abbrev = if fwd { UNABBREV_RECORD } else { FN_BINOP };
+                if *flags != 0 {
+                    if abbrev == FN_BINOP {
+                        abbrev = FN_BINOP_FLAGS;
+                    }
+                    self.vals.push(u64::from(*flags));
+                }
+                (2, abbrev)
+            }
+            Gep {
+                inbounds,
+                source_ty,
+                operands,
+            } => {
+                if operands.len == 0 {
+                    return Err(error::mismatch("getelementptr without a base"));
+                }
+                self.vals.push(u64::from(*inbounds));
+                self.vals.push(self.ty(*source_ty)?);
+                for &x in operands.get(pool) {
+                    self.push_vt(f, Value(x), id)?;
+                }
+                (43, FN_GEP)
+            }
+            ExtractValue { aggregate, indices } => {
+                self.push_vt(f, *aggregate, id)?;
+                self.vals
+                    .extend(indices.get(pool).iter().map(|&x| u64::from(x)));
+                (26, UNABBREV_RECORD)
+            }
+            InsertValue {
+                aggregate,
+                element,
+                indices,
+            } => {
+                self.push_vt(f, *aggregate, id)?;
+                self.push_vt(f, *element, id)?;
+                self.vals
+                    .extend(indices.get(pool).iter().map(|&x| u64::from(x)));
+                (27, UNABBREV_RECORD)
+            }
+            Select {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                self.push_vt(f, *if_true, id)?;
+                self.push_v(*if_false, id)?;
+                self.push_vt(f, *cond, id)?;
+                (29, UNABBREV_RECORD)
+            }
+            ExtractElement { vector, index } => {
+                self.push_vt(f, *vector, id)?;
+                self.push_vt(f, *index, id)?;
+                (6, UNABBREV_RECORD)
+            }
+            InsertElement {
+                vector,
+                element,
+                index,
+            } => {
+                self.push_vt(f, *vector, id)?;
+                self.push_v(*element, id)?;
+                self.push_vt(f, *index, id)?;
+                (7, UNABBREV_RECORD)
+            }
+            ShuffleVector { v1, v2, mask } => {
+                self.push_vt(f, *v1, id)?;
+                self.push_v(*v2, id)?;
+                self.push_v(*mask, id)?;
+                (8, UNABBREV_RECORD)
+            }
+            Cmp {
+                pred,
+                lhs,
+                rhs,
+                flags,
+            } => {
+                self.push_vt(f, *lhs, id)?;
+                self.push_v(*rhs, id)?;
+                self.vals.push(u64::from(pred.0));
+                if *flags != 0 {
+                    self.vals.push(u64::from(*flags));
+                }
+                (28, UNABBREV_RECORD)
+            }
+            Ret { value: None } => (10, FN_RET_VOID),
+            Ret { value: Some(v) } => {
+                let fwd = self.push_vt(f, *v, id)?;
+                (10, if fwd { UNABBREV_RECORD } else { FN_RET_VAL })
+            }
+            Br { dest } => {
+                self.vals.push(self.block(body, *dest)?);
+                (11, UNABBREV_RECORD)
+            }
+            CondBr {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                self.vals.push(self.block(body, *if_true)?);
+                self.vals.push(self.block(body, *if_false)?);
+                self.push_v(*cond, id)?;
+                (11, UNABBREV_RECORD)
+            }
+            Switch {
+                cond,
+                default,
+                cases,
+            } => {
+                let t = self.e.operand_type(Some(f), *cond)?;
+                self.vals.push(u64::from(self.e.type_id(t)?));
+                self.push_v(*cond, id)?;
+                self.vals.push(self.block(body, *default)?);
+                for p in cases.get(pool).chunks_exact(2) {
+                    let cv = Value(p[0]);
+                    if cv.as_const().is_none() {
+                        return Err(error::invalid("switch case value is not a constant"));
+                    }
+                    self.vals.push(u64::from(self.e.value_id(cv)?));
+                    self.vals.push(self.block(body, BlockId(p[1]))?);
+                }
+                (12, UNABBREV_RECORD)
+            }
+            Unreachable => (15, FN_UNREACHABLE),
+            Phi { incoming } => {
+                self.vals.push(self.ty(inst.ty)?);
+                for p in incoming.get(pool).chunks_exact(2) {
+                    let vid = self.e.value_id(Value(p[0]))?;
+                    let diff = i64::from((id as i32).wrapping_sub(vid as i32));
+                    self.vals.push(sign_rotate(diff as u64));
+                    self.vals.push(self.block(body, BlockId(p[1]))?);
+                }
+                (16, UNABBREV_RECORD)
+            }
+            Alloca {
+                allocated,
+                size,
+                align_field,
+            } => {
+                self.vals.push(self.ty(*allocated)?);
+                let t = self.e.operand_type(Some(f), *size)?;
+                self.vals.push(u64::from(self.e.type_id(t)?));
+                self.vals.push(u64::from(self.e.value_id(*size)?));
+                self.vals.push(u64::from(*align_field | 1 << 6));
+                (19, UNABBREV_RECORD)
+            }
+            Load {
+                ptr,
+                align,
+                volatile,
+                atomic,
+            } => {
+                let fwd = self.push_vt(f, *ptr, id)?;
+                self.vals.push(self.ty(inst.ty)?);
+                self.vals.push(u64::from(*align));
+                self.vals.push(u64::from(*volatile));
+                match atomic {
+                    None => (20, if fwd { UNABBREV_RECORD } else { FN_LOAD }),
+                    Some((o, s)) => {
+                        self.vals.extend([u64::from(o.0), u64::from(s.0)]);
+                        (41, UNABBREV_RECORD)
+                    }
+                }
+            }
+            Store {
+                ptr,
+                value,
+                align,
+                volatile,
+                atomic,
+            } => {
+                self.push_vt(f, *ptr, id)?;
+                self.push_vt(f, *value, id)?;
+                self.vals.push(u64::from(*align));
+                self.vals.push(u64::from(*volatile));
+                match atomic {
+                    None => (44, UNABBREV_RECORD),
+                    Some((o, s)) => {
+                        self.vals.extend([u64::from(o.0), u64::from(s.0)]);
+                        (45, UNABBREV_RECORD)
+                    }
+                }
+            }
+            CmpXchg {
+                ptr,
+                cmp,
+                new,
+                volatile,
+                success,
+                scope,
+                failure,
+                weak,
+            } => {
+                self.push_vt(f, *ptr, id)?;
+                self.push_vt(f, *cmp, id)?;
+                self.push_v(*new, id)?;
+                self.vals.extend([
+                    u64::from(*volatile),
+                    u64::from(success.0),
+                    u64::from(scope.0),
+                    u64::from(failure.0),
+                    u64::from(*weak),
+                ]);
+                (46, UNABBREV_RECORD)
+            }
+            AtomicRmw {
+                op,
+                ptr,
+                value,
+                volatile,
+                ordering,
+                scope,
+            } => {
+                self.push_vt(f, *ptr, id)?;
+                self.push_v(*value, id)?;
+                self.vals.extend([
+                    op.code(),
+                    u64::from(*volatile),
+                    u64::from(ordering.0),
+                    u64::from(scope.0),
+                ]);
+                (38, UNABBREV_RECORD)
+            }
+            Fence { ordering, scope } => {
+                self.vals
+                    .extend([u64::from(ordering.0), u64::from(scope.0)]);
+                (36, UNABBREV_RECORD)
+            }
+            Call {
+                callee,
+                fn_ty,
+                attrs,
+                cc_flags,
+                args,
+            } => {
+                let m = self.e.m;
+                let Some((_, params, vararg)) = m.types.function_signature(*fn_ty) else {
+                    return Err(error::mismatch("call through a non-function type"));
+                };
+                let args = args.get(pool);
+                if args.len() < params.len() || (!vararg && args.len() != params.len()) {
+                    return Err(error::mismatch(format!(
+                        "call passes {} arguments to a function of {} parameters",
+                        args.len(),
+                        params.len()
+                    )));
+                }
+                self.vals.push(u64::from(self.e.attr_list_id(*attrs)));
+                self.vals.push(u64::from(*cc_flags | 1 << 15));
+                self.vals.push(self.ty(*fn_ty)?);
+                self.push_vt(f, *callee, id)?;
+                for (k, &a) in args.iter().enumerate() {
+                    match params.get(k) {
+                        Some(p)
+                            if matches!(m.types.get(*p), Some(crate::types::TypeData::Label)) =>
+                        {
+                            self.vals.push(u64::from(self.e.value_id(Value(a))?));
+                        }
+                        Some(_) => self.push_v(Value(a), id)?,
+                        None => {
+                            self.push_vt(f, Value(a), id)?;
+                        }
+                    }
+                }
+                (34, UNABBREV_RECORD)
+            }
+            VaArg { list_ty, list } => {
+                self.vals.push(self.ty(*list_ty)?);
+                self.push_v(*list, id)?;
+                self.vals.push(self.ty(inst.ty)?);
+                (23, UNABBREV_RECORD)
+            }
+        };
+        self.record(code, abbrev)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers_match_llvm() {
+        assert_eq!(log2_ceil(1), 0);
+        assert_eq!(log2_ceil(2), 1);
+        assert_eq!(log2_ceil(3), 2);
+        assert_eq!(log2_ceil(60), 6);
+        assert_eq!(log2_ceil(64), 6);
+        assert_eq!(log2_ceil(65), 7);
+        assert_eq!(sign_rotate(0), 0);
+        assert_eq!(sign_rotate(1), 2);
+        assert_eq!(sign_rotate(-1i64 as u64), 3);
+        assert_eq!(sign_rotate(i64::MIN as u64), 1);
+        assert_eq!(sign_rotate(0x4567_8900), 0x8ACF_1200);
+    }
+}
