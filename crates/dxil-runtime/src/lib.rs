@@ -37,7 +37,7 @@
 //! // `--spirv FILE` reads the words with `ShaderModule::from_bytes`; otherwise translate
 //! // `case.shader` (a DXIL container) with dxil-to-spirv.
 //! let module = ShaderModule { words: translate(&case.shader), entry: case.entry.clone().unwrap_or_default() };
-//! let options = RunOptions { timeout: std::time::Duration::from_secs(10), dump_dir: None };
+//! let options = RunOptions { timeout: std::time::Duration::from_secs(10), ..RunOptions::default() };
 //! let code = match Runtime::new(None).and_then(|rt| rt.run(&case, &module, &options)) {
 //!     Ok(report) => {
 //!         for m in &report.mismatches { println!("{m}"); }
@@ -60,15 +60,21 @@
 //! the one crate of the workspace that contains `unsafe` code: each Vulkan call sits in a small
 //! block whose `SAFETY` comment says why the call is sound.
 
+pub mod binding;
 pub mod case;
 pub mod differential;
 pub mod expect;
 pub mod format;
+mod heap;
 pub mod init;
 pub mod reflect;
 pub mod report;
 mod vulkan;
 
+pub use binding::{BindingContract, DerivedLayout};
 pub use case::{Case, CaseError};
-pub use report::{Output, RunError, RunOptions, RunReport, ShaderModule, Timings, exit_now};
+pub use heap::root_signature_of;
+pub use report::{
+    LayoutOverrides, Output, RunError, RunOptions, RunReport, ShaderModule, Timings, exit_now,
+};
 pub use vulkan::{DeviceInfo, Runtime};

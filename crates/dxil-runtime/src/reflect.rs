@@ -28,7 +28,9 @@ pub enum ReflectError {
         binding: u32,
         message: String,
     },
-    #[error("set {set}, binding {binding} is declared both as {first:?} and as {second:?}")]
+    #[error(
+        "set {set}, binding {binding} is declared both as {first:?} and as {second:?}, which the binding it is bound to cannot hold"
+    )]
     Conflict {
         set: u32,
         binding: u32,
@@ -65,7 +67,11 @@ pub enum DescriptorCount {
 pub struct DescriptorBinding {
     pub set: u32,
     pub binding: u32,
+    /// The descriptor type of the first variable declared on this binding.
     pub kind: DescriptorKind,
+    /// Other descriptor types declared on the same binding by aliasing variables (a heap array
+    /// read as storage buffers and as uniform buffers through one mutable binding, say).
+    pub aliases: Vec<DescriptorKind>,
     pub count: DescriptorCount,
     /// The declared image format of texel buffers (`None` for Unknown or non-images).
     pub image_format: Option<spirv::ImageFormat>,
@@ -368,14 +374,10 @@ pub fn reflect(words: &[u32], entry: &str) -> Result<Reflection, ReflectError> {
                     .find(|b| b.set == set && b.binding == binding)
                 {
                     Some(existing) => {
-                        // Aliases of one binding (several views of one heap array, say) must agree.
-                        if existing.kind != kind {
-                            return Err(ReflectError::Conflict {
-                                set,
-                                binding,
-                                first: existing.kind,
-                                second: kind,
-                            });
+                        // Whether differently typed aliases are allowed depends on the binding
+                        // model (mutable heap bindings take them), so they are only recorded here.
+                        if existing.kind != kind && !existing.aliases.contains(&kind) {
+                            existing.aliases.push(kind);
                         }
                         existing.image_format = existing.image_format.or(image_format);
                         if let (DescriptorCount::Fixed(a), DescriptorCount::Fixed(b)) =
@@ -390,6 +392,7 @@ pub fn reflect(words: &[u32], entry: &str) -> Result<Reflection, ReflectError> {
                         set,
                         binding,
                         kind,
+                        aliases: Vec::new(),
                         count,
                         image_format,
                         name,

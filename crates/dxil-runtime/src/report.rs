@@ -54,6 +54,8 @@ pub struct RunOptions {
     pub timeout: Duration,
     /// Where to write every resource's final bytes (`<bind>[_space<s>].bin`, or `<memory>.bin`).
     pub dump_dir: Option<PathBuf>,
+    /// Version-2 cases: how the root signature's Vulkan layout is chosen.
+    pub layout: LayoutOverrides,
 }
 
 impl Default for RunOptions {
@@ -61,8 +63,34 @@ impl Default for RunOptions {
         RunOptions {
             timeout: Duration::from_secs(10),
             dump_dir: None,
+            layout: LayoutOverrides::default(),
         }
     }
+}
+
+/// Ways to derive a version-2 case's layout as for a less capable device, or with another policy,
+/// so that every layout variant of `dxil-rootsig` can run on one device. The default derives the
+/// layout from the device as it is. Overrides only take capabilities away: asking for something
+/// the device lacks changes nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayoutOverrides {
+    /// Cap `maxPushConstantsSize` (a root block larger than this spills into a uniform buffer).
+    pub max_push_constants_size: Option<u32>,
+    /// Raise `minStorageBufferOffsetAlignment` (above 16, raw and structured views become texel
+    /// buffers).
+    pub min_storage_buffer_offset_alignment: Option<u32>,
+    /// Ignore `VK_EXT_mutable_descriptor_type` (one heap set per descriptor type).
+    pub no_mutable_descriptors: bool,
+    /// Ignore `VK_KHR_push_descriptor`.
+    pub no_push_descriptors: bool,
+    /// Ignore buffer device addresses (root descriptors become descriptors; no UAV counters).
+    pub no_buffer_device_address: bool,
+    /// Heap CBVs as storage buffers.
+    pub no_uniform_buffer_heap: bool,
+    /// Root CBVs as push descriptors instead of addresses.
+    pub root_cbv_push_descriptor: bool,
+    /// One mutable set for the whole CBV/SRV/UAV heap.
+    pub mutable_single_set: bool,
 }
 
 /// The final contents of one resource.
@@ -137,6 +165,10 @@ pub enum RunError {
     BadSpirv(String),
     #[error("the shader and the case do not match: {0}")]
     Binding(String),
+    #[error("root signature: {0}")]
+    RootSignature(String),
+    #[error("descriptor heap or root arguments: {0}")]
+    Heap(String),
     #[error("the dispatch did not finish within {seconds} s; the run was abandoned")]
     Timeout { seconds: f64 },
     #[error("an earlier dispatch timed out; this runtime's device can no longer be used")]

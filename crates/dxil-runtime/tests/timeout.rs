@@ -139,7 +139,7 @@ fn timeout_child() {
     };
     let options = RunOptions {
         timeout: Duration::from_millis(500),
-        dump_dir: None,
+        ..RunOptions::default()
     };
     let started = Instant::now();
     let err = runtime.run(&case, &module, &options).unwrap_err();

@@ -192,7 +192,7 @@ fn runtime_arrays_and_aliases() {
 }
 
 #[test]
-fn conflicting_aliases_are_rejected() {
+fn differently_typed_aliases_are_recorded() {
     let words = module((1, 5), |b| {
         let block = block_of_uints(b, false);
         let sptr = b.type_pointer(None, StorageClass::StorageBuffer, block);
@@ -203,18 +203,10 @@ fn conflicting_aliases_are_rejected() {
         bind(b, u, 0, 1);
         vec![s, u]
     });
-    let e = reflect(&words, "main").unwrap_err();
-    assert!(
-        matches!(
-            e,
-            ReflectError::Conflict {
-                set: 0,
-                binding: 1,
-                ..
-            }
-        ),
-        "{e}"
-    );
+    let r = reflect(&words, "main").unwrap();
+    assert_eq!(r.bindings.len(), 1);
+    assert_eq!(r.bindings[0].kind, DescriptorKind::StorageBuffer);
+    assert_eq!(r.bindings[0].aliases, [DescriptorKind::UniformBuffer]);
 }
 
 #[test]

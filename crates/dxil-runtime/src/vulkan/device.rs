@@ -55,8 +55,33 @@ pub struct Runtime {
     pub(crate) queue_family: u32,
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
     pub(crate) limits: vk::PhysicalDeviceLimits,
+    pub(crate) caps: BindingCaps,
     pub(crate) poisoned: AtomicBool,
     info: DeviceInfo,
+}
+
+/// What the D3D12 binding model (version-2 cases) can use on the device: the inputs of the
+/// root signature layout beyond `VkPhysicalDeviceLimits`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BindingCaps {
+    /// `VK_KHR_push_descriptor` enabled: its `maxPushDescriptors`, else 0.
+    pub max_push_descriptors: u32,
+    pub mutable_descriptors: bool,
+    pub buffer_device_address: bool,
+    pub null_descriptor: bool,
+    /// Heap arrays: runtime descriptor arrays, partially bound, variable count, update after bind
+    /// for buffers, texel buffers and samplers (images are not used by cases yet).
+    pub descriptor_heaps: bool,
+    /// `descriptorBindingUpdateUnusedWhilePending`.
+    pub update_unused_while_pending: bool,
+    /// Uniform buffers can form a whole CBV heap (update after bind, non-uniform indexing and a
+    /// per-stage limit of at least a million).
+    pub uniform_buffer_heap: bool,
+    /// The smallest per-stage update-after-bind limit among the heap's descriptor types.
+    pub max_heap_descriptors: u32,
+    pub sampler_anisotropy: bool,
+    pub sampler_filter_minmax: bool,
+    pub sampler_mirror_clamp_to_edge: bool,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -155,6 +180,7 @@ impl Runtime {
                 queue_family: opened.queue_family,
                 memory: opened.memory,
                 limits: opened.limits,
+                caps: opened.caps,
                 poisoned: AtomicBool::new(false),
                 info: opened.info,
             }),
@@ -205,6 +231,7 @@ struct Opened {
     queue_family: u32,
     memory: vk::PhysicalDeviceMemoryProperties,
     limits: vk::PhysicalDeviceLimits,
+    caps: BindingCaps,
     info: DeviceInfo,
 }
 
@@ -321,6 +348,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
             shader_storage_image_read_without_format,
             shader_storage_image_write_without_format,
             shader_image_gather_extended,
+            sampler_anisotropy,
         ]
     );
     let mut e11 = vk::PhysicalDeviceVulkan11Features::default();
@@ -371,6 +399,8 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
             scalar_block_layout,
             uniform_buffer_standard_layout,
             shader_subgroup_extended_types,
+            sampler_mirror_clamp_to_edge,
+            sampler_filter_minmax,
             buffer_device_address,
             vulkan_memory_model,
             vulkan_memory_model_device_scope,
@@ -444,13 +474,58 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     // SAFETY: the family was requested with one queue at device creation.
     let queue = unsafe { device.get_device_queue(queue_family, 0) };
 
+    let has_push_descriptor = has_ext(ash::khr::push_descriptor::NAME);
     let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut indexing = vk::PhysicalDeviceDescriptorIndexingProperties::default();
+    let mut push = vk::PhysicalDevicePushDescriptorPropertiesKHR::default();
     let mut p2 = vk::PhysicalDeviceProperties2::default()
         .push_next(&mut sub)
-        .push_next(&mut driver);
-    // SAFETY: core 1.1/1.2 structures on a 1.2+ device, alive across the call.
+        .push_next(&mut driver)
+        .push_next(&mut indexing);
+    if has_push_descriptor {
+        p2 = p2.push_next(&mut push);
+    }
+    // SAFETY: core 1.1/1.2 structures on a 1.2+ device, and the push-descriptor properties only
+    // when the device lists the extension; all alive across the call.
     unsafe { instance.get_physical_device_properties2(physical, &mut p2) };
+    let on = |b: vk::Bool32| b == vk::TRUE;
+    let max_heap_descriptors = [
+        indexing.max_per_stage_descriptor_update_after_bind_storage_buffers,
+        indexing.max_per_stage_descriptor_update_after_bind_uniform_buffers,
+        indexing.max_per_stage_descriptor_update_after_bind_sampled_images,
+        indexing.max_per_stage_descriptor_update_after_bind_storage_images,
+        indexing.max_per_stage_update_after_bind_resources,
+    ]
+    .into_iter()
+    .min()
+    .unwrap_or(0);
+    let caps = BindingCaps {
+        max_push_descriptors: if has_push_descriptor {
+            push.max_push_descriptors
+        } else {
+            0
+        },
+        mutable_descriptors: has_mutable && on(emut.mutable_descriptor_type),
+        buffer_device_address: on(e12.buffer_device_address),
+        null_descriptor: has_robustness2 && on(erb2.null_descriptor),
+        descriptor_heaps: on(e12.runtime_descriptor_array)
+            && on(e12.descriptor_binding_partially_bound)
+            && on(e12.descriptor_binding_variable_descriptor_count)
+            && on(e12.descriptor_binding_storage_buffer_update_after_bind)
+            && on(e12.descriptor_binding_uniform_texel_buffer_update_after_bind)
+            && on(e12.descriptor_binding_storage_texel_buffer_update_after_bind)
+            && on(e12.descriptor_binding_sampled_image_update_after_bind)
+            && on(e12.descriptor_binding_storage_image_update_after_bind),
+        update_unused_while_pending: on(e12.descriptor_binding_update_unused_while_pending),
+        uniform_buffer_heap: on(e12.descriptor_binding_uniform_buffer_update_after_bind)
+            && on(e12.shader_uniform_buffer_array_non_uniform_indexing)
+            && indexing.max_per_stage_descriptor_update_after_bind_uniform_buffers >= 1_000_000,
+        max_heap_descriptors,
+        sampler_anisotropy: on(e10.sampler_anisotropy),
+        sampler_filter_minmax: on(e12.sampler_filter_minmax),
+        sampler_mirror_clamp_to_edge: on(e12.sampler_mirror_clamp_to_edge),
+    };
     // SAFETY: valid physical device; query only.
     let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
 
@@ -506,6 +581,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
         queue_family,
         memory,
         limits: prop.limits,
+        caps,
         info,
     })
 }

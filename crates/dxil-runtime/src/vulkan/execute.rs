@@ -11,32 +11,35 @@ use super::plan::{Plan, PlanDescriptor};
 use crate::reflect::DescriptorKind;
 use crate::report::RunError;
 
-fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> RunError {
+pub(super) fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> RunError {
     move |result| RunError::Vulkan { call, result }
 }
 
 /// The Vulkan objects of one run. Dropping destroys them, unless [`Objects::leak`] was called
 /// because the device may still be using them.
-struct Objects<'d> {
+pub(super) struct Objects<'d> {
     device: &'d ash::Device,
-    buffers: Vec<vk::Buffer>,
+    /// Buffers, each with its own memory and mapping at the same index.
+    pub(super) buffers: Vec<vk::Buffer>,
     memories: Vec<vk::DeviceMemory>,
     /// Mapped host pointers and sizes of `memories`.
     mapped: Vec<(*mut u8, usize)>,
-    views: Vec<vk::BufferView>,
-    samplers: Vec<vk::Sampler>,
-    set_layouts: Vec<vk::DescriptorSetLayout>,
-    pool: vk::DescriptorPool,
-    pipeline_layout: vk::PipelineLayout,
+    pub(super) views: Vec<vk::BufferView>,
+    pub(super) samplers: Vec<vk::Sampler>,
+    pub(super) set_layouts: Vec<vk::DescriptorSetLayout>,
+    pub(super) pool: vk::DescriptorPool,
+    /// More descriptor pools (the heap's update-after-bind pool, say).
+    pub(super) extra_pools: Vec<vk::DescriptorPool>,
+    pub(super) pipeline_layout: vk::PipelineLayout,
     shader: vk::ShaderModule,
-    pipeline: vk::Pipeline,
+    pub(super) pipeline: vk::Pipeline,
     command_pool: vk::CommandPool,
     fence: vk::Fence,
     leaked: bool,
 }
 
 impl<'d> Objects<'d> {
-    fn new(device: &'d ash::Device) -> Self {
+    pub(super) fn new(device: &'d ash::Device) -> Self {
         Objects {
             device,
             buffers: Vec::new(),
@@ -46,6 +49,7 @@ impl<'d> Objects<'d> {
             samplers: Vec::new(),
             set_layouts: Vec::new(),
             pool: vk::DescriptorPool::null(),
+            extra_pools: Vec::new(),
             pipeline_layout: vk::PipelineLayout::null(),
             shader: vk::ShaderModule::null(),
             pipeline: vk::Pipeline::null(),
@@ -60,7 +64,7 @@ impl<'d> Objects<'d> {
     }
 
     /// The mapped bytes of buffer `i`.
-    fn bytes(&self, i: usize) -> Option<&[u8]> {
+    pub(super) fn bytes(&self, i: usize) -> Option<&[u8]> {
         let &(ptr, len) = self.mapped.get(i)?;
         // SAFETY: `ptr` is the start of a live host-coherent mapping of `len` bytes made in
         // `create_buffers`; it stays mapped until `self` is dropped, and the GPU is idle whenever
@@ -68,7 +72,7 @@ impl<'d> Objects<'d> {
         Some(unsafe { std::slice::from_raw_parts(ptr, len) })
     }
 
-    fn bytes_mut(&mut self, i: usize) -> Option<&mut [u8]> {
+    pub(super) fn bytes_mut(&mut self, i: usize) -> Option<&mut [u8]> {
         let &(ptr, len) = self.mapped.get(i)?;
         // SAFETY: as in `bytes`, and `&mut self` makes this the only slice over the mapping.
         Some(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
@@ -91,6 +95,9 @@ impl Drop for Objects<'_> {
             d.destroy_shader_module(self.shader, None);
             d.destroy_pipeline_layout(self.pipeline_layout, None);
             d.destroy_descriptor_pool(self.pool, None);
+            for &p in &self.extra_pools {
+                d.destroy_descriptor_pool(p, None);
+            }
             for &l in &self.set_layouts {
                 d.destroy_descriptor_set_layout(l, None);
             }
@@ -121,7 +128,7 @@ struct PendingWrite {
 }
 
 /// What [`execute`] hands back: final bytes per planned buffer, and timings.
-pub(crate) struct Executed {
+pub(super) struct Executed {
     pub outputs: Vec<Vec<u8>>,
     pub setup: Duration,
     pub execute: Duration,
@@ -141,7 +148,7 @@ fn descriptor_type(kind: DescriptorKind) -> vk::DescriptorType {
     }
 }
 
-fn to_u32(n: usize, what: &str) -> Result<u32, RunError> {
+pub(super) fn to_u32(n: usize, what: &str) -> Result<u32, RunError> {
     u32::try_from(n).map_err(|_| RunError::Unsupported(format!("{n} {what}")))
 }
 
@@ -161,47 +168,103 @@ impl Runtime {
         })
     }
 
-    fn create_buffers(&self, plan: &Plan<'_>, o: &mut Objects<'_>) -> Result<(), RunError> {
+    /// Creates a host-visible, mapped buffer of `size` bytes (zeroed) and returns its index in
+    /// `o.buffers`. `device_address`: the buffer's GPU address may be taken.
+    pub(super) fn create_buffer(
+        &self,
+        o: &mut Objects<'_>,
+        size: u64,
+        device_address: bool,
+    ) -> Result<usize, RunError> {
         let d = &self.device;
-        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+        let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER
             | vk::BufferUsageFlags::UNIFORM_BUFFER
             | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
             | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
-        for (i, pb) in plan.buffers.iter().enumerate() {
-            let len = usize::try_from(pb.size)
-                .map_err(|_| RunError::Unsupported(format!("{} bytes", pb.size)))?;
-            let info = vk::BufferCreateInfo::default()
-                .size(pb.size)
-                .usage(usage)
-                .sharing_mode(vk::SharingMode::EXCLUSIVE);
-            // SAFETY: valid device and create info.
-            let buffer =
-                unsafe { d.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
-            o.buffers.push(buffer);
-            // SAFETY: the buffer was just created from this device.
-            let req = unsafe { d.get_buffer_memory_requirements(buffer) };
-            let type_index = self.find_memory_type(req.memory_type_bits).ok_or_else(|| {
-                RunError::Unsupported(
+        if device_address {
+            usage |= vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
+        }
+        let len =
+            usize::try_from(size).map_err(|_| RunError::Unsupported(format!("{size} bytes")))?;
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: valid device and create info.
+        let buffer = unsafe { d.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
+        // SAFETY: the buffer was just created from this device.
+        let req = unsafe { d.get_buffer_memory_requirements(buffer) };
+        let type_index = match self.find_memory_type(req.memory_type_bits) {
+            Some(t) => t,
+            None => {
+                // SAFETY: the buffer is unused and owned by nobody else.
+                unsafe { d.destroy_buffer(buffer, None) };
+                return Err(RunError::Unsupported(
                     "no host-visible, host-coherent memory type for buffers".into(),
-                )
-            })?;
-            let alloc = vk::MemoryAllocateInfo::default()
-                .allocation_size(req.size)
-                .memory_type_index(type_index);
-            // SAFETY: valid allocate info with a type index the device listed.
-            let memory =
-                unsafe { d.allocate_memory(&alloc, None) }.map_err(vk_err("vkAllocateMemory"))?;
-            o.memories.push(memory);
-            // SAFETY: the memory is fresh, of a type allowed for the buffer, and large enough.
-            unsafe { d.bind_buffer_memory(buffer, memory, 0) }
-                .map_err(vk_err("vkBindBufferMemory"))?;
-            // SAFETY: host-visible memory, mapped once, whole range.
-            let ptr =
-                unsafe { d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty()) }
-                    .map_err(vk_err("vkMapMemory"))?;
-            o.mapped.push((ptr.cast::<u8>(), len));
+                ));
+            }
+        };
+        let mut flags =
+            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
+        let mut alloc = vk::MemoryAllocateInfo::default()
+            .allocation_size(req.size)
+            .memory_type_index(type_index);
+        if device_address {
+            alloc = alloc.push_next(&mut flags);
+        }
+        // SAFETY: valid allocate info with a type index the device listed; the device-address
+        // flag is only asked for when bufferDeviceAddress was enabled (callers check).
+        let memory = match unsafe { d.allocate_memory(&alloc, None) } {
+            Ok(m) => m,
+            Err(e) => {
+                // SAFETY: as above.
+                unsafe { d.destroy_buffer(buffer, None) };
+                return Err(vk_err("vkAllocateMemory")(e));
+            }
+        };
+        // SAFETY: the memory is fresh, of a type allowed for the buffer, and large enough.
+        let bound = unsafe { d.bind_buffer_memory(buffer, memory, 0) };
+        // SAFETY: host-visible memory, mapped once, whole range (only after a successful bind).
+        let mapped = bound.and_then(|()| unsafe {
+            d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
+        });
+        let ptr = match mapped {
+            Ok(p) => p,
+            Err(e) => {
+                // SAFETY: neither is in use; the memory is unmapped because mapping failed.
+                unsafe {
+                    d.destroy_buffer(buffer, None);
+                    d.free_memory(memory, None);
+                }
+                return Err(vk_err("vkBindBufferMemory/vkMapMemory")(e));
+            }
+        };
+        let index = o.buffers.len();
+        o.buffers.push(buffer);
+        o.memories.push(memory);
+        o.mapped.push((ptr.cast::<u8>(), len));
+        if let Some(bytes) = o.bytes_mut(index) {
+            bytes.fill(0);
+        }
+        Ok(index)
+    }
+
+    /// The GPU address of buffer `index`, which was created with `device_address`.
+    pub(super) fn buffer_address(&self, o: &Objects<'_>, index: usize) -> u64 {
+        let Some(&buffer) = o.buffers.get(index) else {
+            return 0;
+        };
+        let info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
+        // SAFETY: the buffer is live, was created with SHADER_DEVICE_ADDRESS usage and bound to
+        // memory allocated with the DEVICE_ADDRESS flag.
+        unsafe { self.device.get_buffer_device_address(&info) }
+    }
+
+    fn create_buffers(&self, plan: &Plan<'_>, o: &mut Objects<'_>) -> Result<(), RunError> {
+        for pb in &plan.buffers {
+            let i = self.create_buffer(o, pb.size, false)?;
             if let Some(bytes) = o.bytes_mut(i) {
                 pb.init.fill(bytes);
             }
@@ -209,7 +272,7 @@ impl Runtime {
         Ok(())
     }
 
-    fn check_texel_format(
+    pub(super) fn check_texel_format(
         &self,
         format: crate::format::Format,
         kind: DescriptorKind,
@@ -239,7 +302,7 @@ impl Runtime {
     }
 
     /// Runs a plan; on a timeout the device is poisoned and the run's objects are leaked.
-    pub(crate) fn execute(
+    pub(super) fn execute(
         &self,
         plan: &Plan<'_>,
         words: &[u32],
@@ -474,48 +537,8 @@ impl Runtime {
         o.pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_err("vkCreatePipelineLayout"))?;
 
-        let module_info = vk::ShaderModuleCreateInfo::default().code(words);
-        // SAFETY: the words parsed as SPIR-V during reflection; drivers validate the rest.
-        o.shader = unsafe { d.create_shader_module(&module_info, None) }
-            .map_err(vk_err("vkCreateShaderModule"))?;
-        let name = CString::new(entry)
-            .map_err(|_| RunError::BadSpirv("entry point name has a NUL".into()))?;
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(o.shader)
-            .name(&name);
-        let pipeline_info = [vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(o.pipeline_layout)];
-        // SAFETY: module, layout and name are alive; reflection found this GLCompute entry point
-        // and the layout covers every binding it declares.
-        let pipelines =
-            unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &pipeline_info, None) }
-                .map_err(|(_, e)| RunError::Vulkan {
-                    call: "vkCreateComputePipelines",
-                    result: e,
-                })?;
-        o.pipeline = pipelines.first().copied().unwrap_or_default();
-
-        let pool_info = vk::CommandPoolCreateInfo::default().queue_family_index(self.queue_family);
-        // SAFETY: valid device and queue family.
-        o.command_pool = unsafe { d.create_command_pool(&pool_info, None) }
-            .map_err(vk_err("vkCreateCommandPool"))?;
-        let cb_info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(o.command_pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: valid pool.
-        let cbs = unsafe { d.allocate_command_buffers(&cb_info) }
-            .map_err(vk_err("vkAllocateCommandBuffers"))?;
-        let cb = cbs.first().copied().ok_or(RunError::Vulkan {
-            call: "vkAllocateCommandBuffers",
-            result: vk::Result::ERROR_UNKNOWN,
-        })?;
-        let begin = vk::CommandBufferBeginInfo::default()
-            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-        // SAFETY: fresh command buffer.
-        unsafe { d.begin_command_buffer(cb, &begin) }.map_err(vk_err("vkBeginCommandBuffer"))?;
+        self.create_pipeline(&mut o, words, entry)?;
+        let cb = self.begin_commands(&mut o)?;
         let host_writes = vk::MemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::HOST_WRITE)
             .dst_access_mask(
@@ -592,15 +615,97 @@ impl Runtime {
                 &[],
             );
         }
+        let setup = started.elapsed();
+        let execute = self.submit_and_wait(&mut o, cb, timeout)?;
+
+        let outputs = (0..plan.buffers.len())
+            .map(|i| o.bytes(i).map(<[u8]>::to_vec).unwrap_or_default())
+            .collect();
+        Ok(Executed {
+            outputs,
+            setup,
+            execute,
+        })
+    }
+
+    /// Creates the shader module and compute pipeline with `o.pipeline_layout`.
+    pub(super) fn create_pipeline(
+        &self,
+        o: &mut Objects<'_>,
+        words: &[u32],
+        entry: &str,
+    ) -> Result<(), RunError> {
+        let d = &self.device;
+        let module_info = vk::ShaderModuleCreateInfo::default().code(words);
+        // SAFETY: the words parsed as SPIR-V during reflection; drivers validate the rest.
+        o.shader = unsafe { d.create_shader_module(&module_info, None) }
+            .map_err(vk_err("vkCreateShaderModule"))?;
+        let name = CString::new(entry)
+            .map_err(|_| RunError::BadSpirv("entry point name has a NUL".into()))?;
+        let stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(o.shader)
+            .name(&name);
+        let pipeline_info = [vk::ComputePipelineCreateInfo::default()
+            .stage(stage)
+            .layout(o.pipeline_layout)];
+        // SAFETY: module, layout and name are alive; reflection found this GLCompute entry point
+        // and the caller checked that the layout covers every binding it declares.
+        let pipelines =
+            unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &pipeline_info, None) }
+                .map_err(|(_, e)| RunError::Vulkan {
+                    call: "vkCreateComputePipelines",
+                    result: e,
+                })?;
+        o.pipeline = pipelines.first().copied().unwrap_or_default();
+        Ok(())
+    }
+
+    /// A primary command buffer in the recording state, from a new pool owned by `o`.
+    pub(super) fn begin_commands(
+        &self,
+        o: &mut Objects<'_>,
+    ) -> Result<vk::CommandBuffer, RunError> {
+        let d = &self.device;
+        let pool_info = vk::CommandPoolCreateInfo::default().queue_family_index(self.queue_family);
+        // SAFETY: valid device and queue family.
+        o.command_pool = unsafe { d.create_command_pool(&pool_info, None) }
+            .map_err(vk_err("vkCreateCommandPool"))?;
+        let cb_info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(o.command_pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: valid pool.
+        let cbs = unsafe { d.allocate_command_buffers(&cb_info) }
+            .map_err(vk_err("vkAllocateCommandBuffers"))?;
+        let cb = cbs.first().copied().ok_or(RunError::Vulkan {
+            call: "vkAllocateCommandBuffers",
+            result: vk::Result::ERROR_UNKNOWN,
+        })?;
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: fresh command buffer.
+        unsafe { d.begin_command_buffer(cb, &begin) }.map_err(vk_err("vkBeginCommandBuffer"))?;
+        Ok(cb)
+    }
+
+    /// Ends `cb`, submits it and waits up to `timeout`; returns the time from submit to the
+    /// fence. On a timeout or a lost device the run's objects are leaked and the runtime
+    /// poisoned.
+    pub(super) fn submit_and_wait(
+        &self,
+        o: &mut Objects<'_>,
+        cb: vk::CommandBuffer,
+        timeout: Duration,
+    ) -> Result<Duration, RunError> {
+        let d = &self.device;
         // SAFETY: the command buffer is in the recording state.
         unsafe { d.end_command_buffer(cb) }.map_err(vk_err("vkEndCommandBuffer"))?;
-
         // SAFETY: valid device.
         o.fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
             .map_err(vk_err("vkCreateFence"))?;
         let cbs = [cb];
         let submit = [vk::SubmitInfo::default().command_buffers(&cbs)];
-        let setup = started.elapsed();
         let submitted = Instant::now();
         {
             // A poisoned lock only means another run panicked; the queue itself is still fine.
@@ -615,34 +720,24 @@ impl Runtime {
         let timeout_ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
         // SAFETY: the fence belongs to this device.
         match unsafe { d.wait_for_fences(&[o.fence], true, timeout_ns) } {
-            Ok(()) => {}
+            Ok(()) => Ok(submitted.elapsed()),
             Err(vk::Result::TIMEOUT) => {
                 o.leak();
                 self.poison();
-                return Err(RunError::Timeout {
+                Err(RunError::Timeout {
                     seconds: timeout.as_secs_f64(),
-                });
+                })
             }
             Err(e) => {
                 // The device is lost or out of memory; its work is over, but a lost device gives
                 // no guarantee that destruction is quick, so leak and refuse further runs.
                 o.leak();
                 self.poison();
-                return Err(RunError::Vulkan {
+                Err(RunError::Vulkan {
                     call: "vkWaitForFences",
                     result: e,
-                });
+                })
             }
         }
-        let execute = submitted.elapsed();
-
-        let outputs = (0..plan.buffers.len())
-            .map(|i| o.bytes(i).map(<[u8]>::to_vec).unwrap_or_default())
-            .collect();
-        Ok(Executed {
-            outputs,
-            setup,
-            execute,
-        })
     }
 }

@@ -2,6 +2,7 @@
 
 mod device;
 mod execute;
+mod heap;
 mod plan;
 
 use std::time::Instant;
@@ -30,38 +31,48 @@ impl Runtime {
             return Err(RunError::Poisoned);
         }
         let reflection = reflect(&shader.words, &shader.entry)?;
-        let plan = match &case.binding {
+        let (outputs, setup, execute, finish_started) = match &case.binding {
             Binding::Registers(resources) => {
                 let dispatch = case
                     .dispatch
                     .ok_or_else(|| RunError::Binding("a version-1 case needs `dispatch`".into()))?;
-                plan::plan_registers(resources, dispatch, &reflection)?
+                let plan = plan::plan_registers(resources, dispatch, &reflection)?;
+                let executed = self.execute(
+                    &plan,
+                    &shader.words,
+                    &reflection.entry_point,
+                    options.timeout,
+                )?;
+                let finish_started = Instant::now();
+                let outputs: Vec<Output> = plan
+                    .buffers
+                    .iter()
+                    .zip(executed.outputs)
+                    .map(|(b, bytes)| Output {
+                        name: b.name.clone(),
+                        file_stem: b.file_stem.clone(),
+                        bytes,
+                    })
+                    .collect();
+                (outputs, executed.setup, executed.execute, finish_started)
             }
-            Binding::RootSignature(_) => {
-                return Err(RunError::Unsupported(
-                    "version 2 cases (root signature, heaps, root arguments) cannot be run yet"
-                        .into(),
-                ));
+            Binding::RootSignature(heap) => {
+                let executed =
+                    self.execute_heap(case, heap, &shader.words, &reflection, options)?;
+                let finish_started = Instant::now();
+                let outputs: Vec<Output> = heap
+                    .memories
+                    .iter()
+                    .zip(executed.outputs)
+                    .map(|(m, bytes)| Output {
+                        name: m.name.clone(),
+                        file_stem: m.name.clone(),
+                        bytes,
+                    })
+                    .collect();
+                (outputs, executed.setup, executed.execute, finish_started)
             }
         };
-        let executed = self.execute(
-            &plan,
-            &shader.words,
-            &reflection.entry_point,
-            options.timeout,
-        )?;
-        let finish_started = Instant::now();
-
-        let outputs: Vec<Output> = plan
-            .buffers
-            .iter()
-            .zip(executed.outputs)
-            .map(|(b, bytes)| Output {
-                name: b.name.clone(),
-                file_stem: b.file_stem.clone(),
-                bytes,
-            })
-            .collect();
 
         // Expectation targets index the case's resources; planned buffers skip samplers, so
         // match them up by name.
@@ -84,6 +95,16 @@ impl Runtime {
                 source,
             })?;
             for o in &outputs {
+                // Memory names come from the case file; never let one leave the dump folder.
+                if !is_plain_file_stem(&o.file_stem) {
+                    return Err(RunError::Dump {
+                        path: dir.join(&o.file_stem),
+                        source: std::io::Error::new(
+                            std::io::ErrorKind::InvalidInput,
+                            "the name is not a plain file name (letters, digits, `_`, `-`, `.`, not starting with `.`)",
+                        ),
+                    });
+                }
                 let path = dir.join(format!("{}.bin", o.file_stem));
                 std::fs::write(&path, &o.bytes)
                     .map_err(|source| RunError::Dump { path, source })?;
@@ -95,10 +116,34 @@ impl Runtime {
             outputs,
             mismatches,
             timings: Timings {
-                setup: executed.setup,
-                execute: executed.execute,
+                setup,
+                execute,
                 finish: finish_started.elapsed(),
             },
         })
+    }
+}
+
+/// Whether `stem` names a file inside the dump folder and nothing else.
+fn is_plain_file_stem(stem: &str) -> bool {
+    !stem.is_empty()
+        && !stem.starts_with('.')
+        && stem
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_plain_file_stem;
+
+    #[test]
+    fn dump_names_stay_in_their_folder() {
+        for ok in ["u0", "t1_space2", "dst", "out.v2", "a-b"] {
+            assert!(is_plain_file_stem(ok), "{ok}");
+        }
+        for bad in ["", "..", "../x", "a/b", "a\\b", ".hidden", "sp ace", "é"] {
+            assert!(!is_plain_file_stem(bad), "{bad}");
+        }
     }
 }

@@ -89,6 +89,15 @@ pub(crate) fn plan_registers<'c>(
 
     let mut sets: Vec<Vec<PlanBinding>> = Vec::new();
     for b in &reflection.bindings {
+        // One register holds one resource, so aliases must agree on the descriptor type.
+        if let Some(&second) = b.aliases.first() {
+            return Err(RunError::Reflect(crate::reflect::ReflectError::Conflict {
+                set: b.set,
+                binding: b.binding,
+                first: b.kind,
+                second,
+            }));
+        }
         let first = Register::from_default_binding(b.set, b.binding).ok_or_else(|| {
             RunError::Binding(format!(
                 "set {}, binding {} is outside the default binding model (bindings 0..400)",
