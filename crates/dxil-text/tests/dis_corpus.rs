@@ -1,0 +1,154 @@
+//! Prints the module of every container in the shared corpus and compares it with DXC's listing
+//! (`X.ll`), ignoring comment lines, blank lines and the width of runs of blanks.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use dxil_container::{Container, FourCC};
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("DXIL_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+        });
+    if dir.is_dir() {
+        Some(dir)
+    } else if std::env::var_os("CI").is_some() {
+        panic!("corpus not found at {} (set DXIL_CORPUS)", dir.display());
+    } else {
+        eprintln!(
+            "SKIPPED: corpus not found at {} (set DXIL_CORPUS)",
+            dir.display()
+        );
+        None
+    }
+}
+
+fn containers(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            containers(&p, out);
+        } else if p.extension().is_some_and(|e| e == "dxil") && p.with_extension("ll").is_file() {
+            out.push(p);
+        }
+    }
+}
+
+/// The lines that must match: no comment lines, no blank lines, runs of blanks as one space.
+fn normalize(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !t.is_empty() && !t.starts_with(';')
+        })
+        .map(|l| {
+            let mut s = String::with_capacity(l.len());
+            let mut blank = false;
+            for c in l.chars() {
+                if c == ' ' || c == '\t' {
+                    blank = true;
+                } else {
+                    if blank {
+                        s.push(' ');
+                        blank = false;
+                    }
+                    s.push(c);
+                }
+            }
+            if blank {
+                s.push(' ');
+            }
+            s
+        })
+        .collect()
+}
+
+/// The module's listing, from the debug module when the container has one (as DXC does).
+fn listing(bytes: &[u8]) -> Result<String, String> {
+    let c = Container::parse(bytes).map_err(|e| format!("container: {e}"))?;
+    let p = c
+        .program_part(FourCC::ILDB)
+        .or_else(|| c.program())
+        .ok_or("no DXIL part")?
+        .map_err(|e| format!("program header: {e}"))?;
+    let m = dxil_module::read_module(p.bitcode, p.bitcode_byte_offset_in_container as u64)
+        .map_err(|e| format!("read: {e}"))?;
+    let mut text = String::new();
+    dxil_text::print_module(&m, &mut text).map_err(|e| format!("print: {e}"))?;
+    Ok(text)
+}
+
+#[test]
+fn listings_match_dxc() {
+    let Some(dir) = corpus_dir() else { return };
+    let mut files = Vec::new();
+    containers(&dir, &mut files);
+    assert!(
+        !files.is_empty(),
+        "no containers with listings under {}",
+        dir.display()
+    );
+    let t = Instant::now();
+    let mut matched = 0usize;
+    let mut failures = Vec::new();
+    for f in &files {
+        let name = f.strip_prefix(&dir).unwrap_or(f).display().to_string();
+        let bytes = std::fs::read(f).unwrap();
+        let expected = std::fs::read_to_string(f.with_extension("ll")).unwrap();
+        let ours = match listing(&bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let (a, b) = (normalize(&ours), normalize(&expected));
+        match a.iter().zip(&b).position(|(x, y)| x != y) {
+            None if a.len() == b.len() => matched += 1,
+            None => failures.push(format!(
+                "{name}: {} lines, DXC has {}; first extra: {:?}",
+                a.len(),
+                b.len(),
+                a.get(b.len()).or(b.get(a.len()))
+            )),
+            Some(i) => failures.push(format!(
+                "{name}: line {}\n    ours: {}\n    dxc:  {}",
+                i + 1,
+                a[i],
+                b[i]
+            )),
+        }
+    }
+    let total = files.len();
+    eprintln!(
+        "dis corpus: {matched}/{total} listings match DXC ({:.2}%) in {:.2?}",
+        100.0 * matched as f64 / total as f64,
+        t.elapsed()
+    );
+    for f in failures.iter().take(40) {
+        eprintln!("  {f}");
+    }
+    if failures.len() > 40 {
+        eprintln!("  ... and {} more", failures.len() - 40);
+    }
+    assert!(
+        matched * 100 >= total * 99,
+        "only {matched} of {total} listings match"
+    );
+}
+
+#[test]
+fn normalization_drops_comments_and_collapses_blanks() {
+    let text =
+        "; header\n\n  %1 = add i32 %0,   1  ; trailing\n    ; indented comment\n\t!0 = !{}\n";
+    assert_eq!(
+        normalize(text),
+        vec![" %1 = add i32 %0, 1 ; trailing", " !0 = !{}"]
+    );
+}
