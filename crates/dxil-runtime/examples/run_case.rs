@@ -1,15 +1,17 @@
 //! Runs one case with a given SPIR-V module (the `dxil run --spirv` path, without translation):
 //!
 //! `cargo run -p dxil-runtime --example run_case -- CASE.toml [--spirv FILE] [--dump DIR]
-//!  [--timeout SECONDS] [--device NAME]`
+//!  [--timeout SECONDS] [--device NAME] [--explain | --explain-json]`
 //!
 //! Without `--spirv` it runs the `.spv` beside the case's shader. Exit status as `dxil run`.
+//! `--explain` prints the Vulkan layout derived from a version-2 case's root signature and runs
+//! nothing; `--explain-json` prints it as JSON.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use dxil_runtime::{Case, RunOptions, Runtime, ShaderModule};
+use dxil_runtime::{Case, LayoutOverrides, RunOptions, Runtime, ShaderModule};
 
 fn main() -> ExitCode {
     match run() {
@@ -27,12 +29,15 @@ fn run() -> Result<u8, String> {
     let mut spirv = None;
     let mut options = RunOptions::default();
     let mut device = None;
+    let mut explain = None;
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
             "--spirv" => spirv = Some(PathBuf::from(value()?)),
             "--dump" => options.dump_dir = Some(PathBuf::from(value()?)),
             "--device" => device = Some(value()?),
+            "--explain" => explain = Some(false),
+            "--explain-json" => explain = Some(true),
             "--timeout" => {
                 let v = value()?;
                 let secs: f64 = v.parse().map_err(|_| format!("bad --timeout {v}"))?;
@@ -43,9 +48,24 @@ fn run() -> Result<u8, String> {
         }
     }
     let case_path = case_path.ok_or(
-        "usage: run_case CASE.toml [--spirv FILE] [--dump DIR] [--timeout S] [--device NAME]",
+        "usage: run_case CASE.toml [--spirv FILE] [--dump DIR] [--timeout S] [--device NAME] [--explain | --explain-json]",
     )?;
     let case = Case::load(&case_path).map_err(|e| e.to_string())?;
+    if let Some(json) = explain {
+        let runtime = Runtime::new(device.as_deref()).map_err(|e| e.to_string())?;
+        let derived = runtime
+            .derive_layout(&case, &LayoutOverrides::default())
+            .map_err(|e| e.to_string())?;
+        println!(
+            "{}",
+            if json {
+                derived.to_json()
+            } else {
+                derived.explain()
+            }
+        );
+        return Ok(0);
+    }
     let spirv = spirv.unwrap_or_else(|| case.shader.with_extension("spv"));
     let bytes = std::fs::read(&spirv).map_err(|e| format!("{}: {e}", spirv.display()))?;
     let entry = case.entry.clone().unwrap_or_default();

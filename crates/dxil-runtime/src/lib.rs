@@ -10,7 +10,7 @@
 //! - [`case`]: the case model and its strict reader ([`Case::load`]). Unknown keys, values out of
 //!   range and inconsistent combinations are errors naming the key path (`resource[1].stride`).
 //!   Version 2 (root signature, heaps, views, samplers, root arguments, passes) is read and
-//!   validated in full; running it is not implemented yet ([`RunError::Unsupported`]).
+//!   validated in full; the rules that need the root signature are checked when it runs.
 //! - [`init`]: initial contents, including the format's xorshift32 generator.
 //! - [`reflect`]: which Vulkan descriptor type each (set, binding) of the SPIR-V module needs.
 //!   Descriptor types come from the module, not the case, so DXC's SPIR-V and ours both run.
@@ -21,6 +21,17 @@
 //! - [`Runtime::run`]: one case, one module → [`RunReport`] (exit status 0 or 1) or [`RunError`]
 //!   (exit status 2). Each dispatch waits on a fence with the run's timeout; after a timeout the
 //!   runtime leaks its device rather than risk blocking in its destruction, and refuses more runs.
+//! - Version 2 (the D3D12 binding model): [`Runtime::derive_layout`] reads the case's root
+//!   signature ([`root_signature_of`]: the shader container's RTS0 part, an HLSL string or a
+//!   file), validates it and computes its Vulkan layout with `dxil-rootsig` for the device's
+//!   limits ([`DerivedLayout`]; [`LayoutOverrides`] derives it as for a weaker device). The run
+//!   creates exactly that layout: the descriptor heaps as update-after-bind, partially bound,
+//!   variable-count descriptor sets of the case's heap sizes, the UAV-counter and offset side
+//!   buffers, static samplers, and per pass a root block (push constants, or a uniform buffer
+//!   when spilled) and root descriptors; passes are separated by barriers.
+//! - [`binding`]: the binding contract a translated shader must follow to run under that layout
+//!   ([`BindingContract`], a plain-data function of the layout), and the `--explain` text and
+//!   JSON ([`DerivedLayout::explain`], [`DerivedLayout::to_json`]).
 //! - [`expect`]: comparisons (u32, i32, f32 with a ULP tolerance, bytes of a file).
 //! - [`differential`]: the version-1 case of the corpus differential check (every declared buffer
 //!   64 KiB of small random words) and [`differential::diff_reports`] to compare two runs.
@@ -48,6 +59,16 @@
 //! };
 //! # std::process::ExitCode::from(code as u8)
 //! # }
+//! ```
+//! For a version-2 case, translate with the layout the runtime will bind (the same call the run
+//! makes, so both agree), and print it for `--explain`:
+//! ```no_run
+//! # use dxil_runtime::{Case, LayoutOverrides, Runtime};
+//! # fn f(rt: &Runtime, case: &Case) -> Result<(), dxil_runtime::RunError> {
+//! let derived = rt.derive_layout(case, &LayoutOverrides::default())?;
+//! println!("{}", derived.explain()); // or derived.to_json()
+//! // translator input: &derived.layout and &derived.contract
+//! # Ok(()) }
 //! ```
 //! An empty `entry` picks the module's only GLCompute entry point. After a [`RunError::Timeout`]
 //! (see [`RunError::device_is_stuck`]) leave through [`exit_now`]: a normal exit runs the driver's
