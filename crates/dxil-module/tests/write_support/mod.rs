@@ -131,10 +131,41 @@ pub fn describe_position(theirs: &[u8], ours: &[u8]) -> String {
         }
     }
     format!(
-        "first difference at bit {bit} (sizes {} vs {}), in {what}",
+        "first difference at bit {bit} (sizes {} vs {}), in {what}; {}",
         theirs.len(),
-        ours.len()
+        ours.len(),
+        first_item_difference(theirs, ours)
     )
+}
+
+/// The first structural difference (block, abbreviation or record), ignoring layout.
+pub fn first_item_difference(theirs: &[u8], ours: &[u8]) -> String {
+    use dxil_bitstream::{Item, read_items};
+    let (Ok(a), Ok(b)) = (read_items(theirs), read_items(ours)) else {
+        return "one stream does not parse".into();
+    };
+    let mut stack: Vec<u32> = Vec::new();
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        if x != y {
+            let short = |it: &Item| {
+                let s = format!("{it:?}");
+                s.chars().take(300).collect::<String>()
+            };
+            return format!(
+                "item {i} in blocks {stack:?}: DXC {} / ours {}",
+                short(x),
+                short(y)
+            );
+        }
+        match x {
+            Item::Block { block_id, .. } => stack.push(*block_id),
+            Item::EndBlock => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    format!("items agree up to {} / {}", a.len(), b.len())
 }
 
 /// A text dump of a module that names types structurally, constants by value and metadata by
