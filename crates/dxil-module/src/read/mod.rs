@@ -124,6 +124,14 @@ fn decode_signed(v: u64) -> i64 {
     }
 }
 
+/// Constants may refer to other constants, globals and functions, never to function-local values.
+fn is_constant_operand(v: Value) -> bool {
+    matches!(
+        v.get(),
+        ValueRef::Const(_) | ValueRef::Global(_) | ValueRef::Function(_)
+    )
+}
+
 fn chars_to_string(ops: &[u64]) -> String {
     let bytes: Vec<u8> = ops.iter().map(|&c| c as u8).collect();
     match String::from_utf8(bytes) {
@@ -855,6 +863,7 @@ impl<'a> Reader<'a> {
                 }
                 _ => Some(v),
             }
+            .filter(|v| is_constant_operand(*v))
         };
         let mut bad = None;
         {
@@ -916,7 +925,13 @@ impl<'a> Reader<'a> {
             .ok()
             .filter(|&n| n <= MAX_VALUE_INDEX)
             .ok_or_else(|| self.malformed(format!("value id {n} out of range")))?;
-        Ok(self.lookup_value(n, f).unwrap_or(Value::unresolved(n)))
+        match self.lookup_value(n, f) {
+            Some(v) if is_constant_operand(v) => Ok(v),
+            Some(_) => Err(self.malformed(format!(
+                "constant refers to value {n}, which is an argument or instruction"
+            ))),
+            None => Ok(Value::unresolved(n)),
+        }
     }
 
     fn lookup_value(&self, n: u32, f: Option<&FnState>) -> Option<Value> {
