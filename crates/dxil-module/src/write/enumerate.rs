@@ -662,7 +662,11 @@ impl<'m> Enumerator<'m> {
                 if let NMd::Node { ops, .. } = norm
                     && *next < ops.len
                 {
-                    let o = ops.get(&self.mds.ops)[*next as usize];
+                    let o = ops
+                        .get(&self.mds.ops)
+                        .get(*next as usize)
+                        .copied()
+                        .unwrap_or(0);
                     *next += 1;
                     if o == 0 {
                         continue;

@@ -208,7 +208,13 @@ impl TypeTable {
             TypeData::Label => Node::Label,
             TypeData::Metadata => Node::Metadata,
             TypeData::OtherFloat(k) => Node::Other(*k),
-            TypeData::Int(w) => Node::Int(*w),
+            TypeData::Int(w) => {
+                // LLVM's IntegerType::MAX_INT_BITS; also bounds what wide constants allocate.
+                if !(1..=1 << 23).contains(w) {
+                    return Err(mismatch(format!("type {id}: integer width {w}")));
+                }
+                Node::Int(*w)
+            }
             TypeData::Pointer {
                 pointee,
                 address_space,
