@@ -162,13 +162,12 @@ impl<'m> Locals<'m> {
                 }
             }
         }
-        self.pred_start.resize(nb + 1, 0);
         let mut total = 0;
-        for b in 0..nb {
-            self.pred_start[b] = total;
-            total += count[b];
+        for c in &count[..nb] {
+            self.pred_start.push(total);
+            total += c;
         }
-        self.pred_start[nb] = total;
+        self.pred_start.push(total);
         self.preds.resize(total as usize, 0);
         let mut fill: Vec<u32> = self.pred_start[..nb].to_vec();
         for b in (0..nb).rev() {

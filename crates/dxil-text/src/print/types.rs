@@ -410,10 +410,10 @@ impl Finder<'_> {
             }
             ValueRef::Metadata(n) => match self.m.metadata.get(n) {
                 Some(MdData::Node { .. } | MdData::Other { .. }) => self.enter_md(n),
-                Some(MdData::Value { value, .. }) => {
-                    if !matches!(value.get(), ValueRef::Metadata(_)) {
-                        self.enter_value(*value);
-                    }
+                Some(MdData::Value { value, .. })
+                    if !matches!(value.get(), ValueRef::Metadata(_)) =>
+                {
+                    self.enter_value(*value);
                 }
                 _ => {}
             },

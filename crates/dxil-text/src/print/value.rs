@@ -315,10 +315,8 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                             self.s(" nsw")?;
                         }
                     }
-                    dxil_module::inst::BinFlagKind::Exact => {
-                        if flags & 1 != 0 {
-                            self.s(" exact")?;
-                        }
+                    dxil_module::inst::BinFlagKind::Exact if flags & 1 != 0 => {
+                        self.s(" exact")?;
                     }
                     _ => {}
                 }
