@@ -786,11 +786,11 @@ impl DerivedLayout {
                         let count = if r.num_descriptors == UNBOUNDED {
                             "unbounded".to_string()
                         } else {
-                            r.num_descriptors.to_string()
+                            format!("x{}", r.num_descriptors)
                         };
                         writeln!(
                             out,
-                            "      {}{} space{} x{count} at table offset {}",
+                            "      {}{} space{} {count} at table offset {}",
                             r.range_type.register_letter(),
                             r.base_shader_register,
                             r.register_space,

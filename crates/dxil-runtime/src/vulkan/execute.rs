@@ -132,6 +132,8 @@ pub(super) struct Executed {
     pub outputs: Vec<Vec<u8>>,
     pub setup: Duration,
     pub execute: Duration,
+    /// Destroying the run's Vulkan objects (part of [`crate::Timings::finish`]).
+    pub teardown: Duration,
 }
 
 fn descriptor_type(kind: DescriptorKind) -> vk::DescriptorType {
@@ -621,10 +623,13 @@ impl Runtime {
         let outputs = (0..plan.buffers.len())
             .map(|i| o.bytes(i).map(<[u8]>::to_vec).unwrap_or_default())
             .collect();
+        let teardown_started = Instant::now();
+        drop(o);
         Ok(Executed {
             outputs,
             setup,
             execute,
+            teardown: teardown_started.elapsed(),
         })
     }
 

@@ -28,6 +28,8 @@ pub(super) struct HeapExecuted {
     pub outputs: Vec<Vec<u8>>,
     pub setup: Duration,
     pub execute: Duration,
+    /// Destroying the run's Vulkan objects.
+    pub teardown: Duration,
 }
 
 fn vk_descriptor_type(t: DescriptorType) -> vk::DescriptorType {
@@ -777,10 +779,13 @@ impl Runtime {
         let outputs = (0..memory_count)
             .map(|i| o.bytes(i).map(<[u8]>::to_vec).unwrap_or_default())
             .collect();
+        let teardown_started = Instant::now();
+        drop(o);
         Ok(HeapExecuted {
             outputs,
             setup,
             execute,
+            teardown: teardown_started.elapsed(),
         })
     }
 

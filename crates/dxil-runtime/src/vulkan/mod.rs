@@ -31,7 +31,7 @@ impl Runtime {
             return Err(RunError::Poisoned);
         }
         let reflection = reflect(&shader.words, &shader.entry)?;
-        let (outputs, setup, execute, finish_started) = match &case.binding {
+        let (outputs, setup, execute, teardown, finish_started) = match &case.binding {
             Binding::Registers(resources) => {
                 let dispatch = case
                     .dispatch
@@ -54,7 +54,13 @@ impl Runtime {
                         bytes,
                     })
                     .collect();
-                (outputs, executed.setup, executed.execute, finish_started)
+                (
+                    outputs,
+                    executed.setup,
+                    executed.execute,
+                    executed.teardown,
+                    finish_started,
+                )
             }
             Binding::RootSignature(heap) => {
                 let executed =
@@ -70,7 +76,13 @@ impl Runtime {
                         bytes,
                     })
                     .collect();
-                (outputs, executed.setup, executed.execute, finish_started)
+                (
+                    outputs,
+                    executed.setup,
+                    executed.execute,
+                    executed.teardown,
+                    finish_started,
+                )
             }
         };
 
@@ -118,7 +130,7 @@ impl Runtime {
             timings: Timings {
                 setup,
                 execute,
-                finish: finish_started.elapsed(),
+                finish: teardown + finish_started.elapsed(),
             },
         })
     }
