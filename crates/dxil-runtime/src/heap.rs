@@ -423,7 +423,7 @@ fn plan_view(
                     ));
                 }
                 if let Some((_, words)) = &mut plan.offsets
-                    && let Some(e) = words.get_mut(entry..entry + 2)
+                    && let Some(e) = words.get_mut(entry..entry.saturating_add(2))
                 {
                     e.copy_from_slice(&[to_u32(start - aligned)?, to_u32(bytes)?]);
                 }
@@ -471,7 +471,7 @@ fn plan_view(
                     ));
                 }
                 if let Some((_, words)) = &mut plan.offsets
-                    && let Some(e) = words.get_mut(entry + 2..entry + 4)
+                    && let Some(e) = words.get_mut(entry.saturating_add(2)..entry.saturating_add(4))
                 {
                     e.copy_from_slice(&[to_u32(element_offset)?, to_u32(element_count)?]);
                 }

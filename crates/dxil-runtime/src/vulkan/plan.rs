@@ -236,3 +236,56 @@ fn kind_name(kind: ResourceKind) -> &'static str {
         ResourceKind::Sampler => "sampler",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::RegisterClass;
+    use crate::reflect::{DescriptorBinding, ReflectError};
+
+    #[test]
+    fn differently_typed_aliases_of_one_register_are_rejected() {
+        let resources = [Resource {
+            register: Register {
+                class: RegisterClass::Uav,
+                number: 0,
+                space: 0,
+            },
+            kind: ResourceKind::Raw,
+            size: 16,
+            init: Init::Zero,
+        }];
+        let mut binding = DescriptorBinding {
+            set: 0,
+            binding: 200,
+            kind: DescriptorKind::StorageBuffer,
+            aliases: Vec::new(),
+            count: DescriptorCount::Fixed(1),
+            image_format: None,
+            name: None,
+        };
+        let mut reflection = Reflection {
+            entry_point: "main".into(),
+            local_size: None,
+            bindings: vec![binding.clone()],
+            push_constant_size: 0,
+        };
+        let plan = plan_registers(&resources, [1, 1, 1], &reflection).unwrap();
+        assert_eq!(plan.sets[0][0].descriptors.len(), 1);
+        binding.aliases.push(DescriptorKind::StorageTexelBuffer);
+        reflection.bindings = vec![binding];
+        let e = plan_registers(&resources, [1, 1, 1], &reflection).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                RunError::Reflect(ReflectError::Conflict {
+                    set: 0,
+                    binding: 200,
+                    first: DescriptorKind::StorageBuffer,
+                    second: DescriptorKind::StorageTexelBuffer
+                })
+            ),
+            "{e}"
+        );
+    }
+}
