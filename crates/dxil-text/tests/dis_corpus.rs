@@ -143,6 +143,101 @@ fn listings_match_dxc() {
     );
 }
 
+/// Corrupts ids all over read modules (operands, constant and metadata pools, types,
+/// initializers) and prints them: the printer must not panic or loop on malformed models.
+#[test]
+fn corrupted_modules_print_without_panicking() {
+    let Some(dir) = corpus_dir() else { return };
+    let mut files = Vec::new();
+    containers(&dir, &mut files);
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rng = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    // `DIS_CORRUPT_ROUNDS` raises the effort for a longer local run.
+    let rounds: usize = std::env::var("DIS_CORRUPT_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(20);
+    let mut printed = 0;
+    for f in files.iter().step_by(40) {
+        let bytes = std::fs::read(f).unwrap();
+        let Ok(c) = Container::parse(&bytes) else {
+            continue;
+        };
+        let Some(Ok(p)) = c.program() else { continue };
+        let Ok(module) = dxil_module::read_module(p.bitcode, 0) else {
+            continue;
+        };
+        for _ in 0..rounds {
+            let mut m = module.clone();
+            for _ in 0..4 {
+                let r = rng();
+                // Half small ids (likely in range), half anything.
+                let v = if r & 1 == 0 {
+                    ((r >> 8) as u32 & 0xE000_0000) | ((r >> 40) as u32 & 63)
+                } else {
+                    (r >> 16) as u32
+                };
+                let pick = |len: usize| (r >> 32) as usize % len.max(1);
+                match (r >> 4) % 6 {
+                    0 => {
+                        let n = m.constants.values.len();
+                        if let Some(x) = m.constants.values.get_mut(pick(n)) {
+                            *x = dxil_module::Value(v);
+                        }
+                    }
+                    1 => {
+                        let n = m.metadata.operands.len();
+                        if let Some(x) = m.metadata.operands.get_mut(pick(n)) {
+                            *x = v & 0xFFFF;
+                        }
+                    }
+                    2 => {
+                        let n = m.types.len();
+                        m.types.set(
+                            dxil_module::TypeId(pick(n) as u32),
+                            dxil_module::TypeData::Pointer {
+                                pointee: dxil_module::TypeId(v & 0xFF),
+                                address_space: 0,
+                            },
+                        );
+                    }
+                    3 => {
+                        let n = m.globals.len();
+                        if let Some(g) = m.globals.get_mut(pick(n)) {
+                            g.init = Some(dxil_module::Value(v));
+                        }
+                    }
+                    _ => {
+                        for func in m.functions.iter_mut() {
+                            if let Some(b) = func.body.as_mut() {
+                                let n = b.pool.len();
+                                if let Some(x) = b.pool.get_mut(pick(n)) {
+                                    *x = v;
+                                }
+                                let n = b.insts.len();
+                                if r & 0x100 != 0
+                                    && let Some(i) = b.insts.get_mut(pick(n))
+                                {
+                                    i.ty = dxil_module::TypeId(v & 0xFF);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            let mut text = String::new();
+            dxil_text::print_module(&m, &mut text).unwrap();
+            printed += 1;
+        }
+    }
+    eprintln!("printed {printed} corrupted modules");
+}
+
 #[test]
 fn normalization_drops_comments_and_collapses_blanks() {
     let text =

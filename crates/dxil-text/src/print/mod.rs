@@ -227,6 +227,8 @@ struct Printer<'m, 'o, W: Write + ?Sized> {
     func: Option<&'m Function>,
     locals: Locals<'m>,
     work: Vec<Work>,
+    /// Most work items one operand may take (see `drain`).
+    work_budget: usize,
     att: Vec<(u32, MdId)>,
     /// Per constant: 0 unknown, 1 plain, 2 zero (`zeroinitializer`), 3 `undef`, 4 in progress.
     const_class: Vec<u8>,
@@ -310,6 +312,12 @@ impl<'m, 'o, W: Write + ?Sized> Printer<'m, 'o, W> {
             func: None,
             locals: Locals::default(),
             work: Vec::new(),
+            work_budget: 16
+                * (m.constants.len()
+                    + m.constants.values.len()
+                    + m.constants.words.len()
+                    + m.metadata.operands.len())
+                + 4096,
             att: Vec::new(),
             const_class: vec![0; m.constants.len()],
             line: String::new(),
@@ -463,7 +471,9 @@ impl<'m, 'o, W: Write + ?Sized> Printer<'m, 'o, W> {
     }
 
     fn global_name(&mut self, i: usize) -> fmt::Result {
-        let g = &self.m.globals[i];
+        let Some(g) = self.m.globals.get(i) else {
+            return self.s("<badref>");
+        };
         if self.global_simple.get(i) == Some(&true) {
             self.s("@")?;
             return self.s(&g.name);
@@ -616,7 +626,8 @@ impl<'m, 'o, W: Write + ?Sized> Printer<'m, 'o, W> {
         let mut loc_cursor = 0usize;
         for (b, blk) in body.blocks.iter().enumerate() {
             self.block_header(b)?;
-            for i in blk.start..blk.end {
+            // A well-formed body's blocks lie within its instructions; clamp anything else.
+            for i in blk.start..blk.end.min(body.insts.len() as u32) {
                 self.instruction(body, i, &mut att_cursor, &mut loc_cursor)?;
             }
         }

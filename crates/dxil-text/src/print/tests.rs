@@ -1297,3 +1297,214 @@ define internal coldcc void @1() unnamed_addr section "sec\221" align 16 gc "sha
 "#;
     assert_text(&b.text(), expected);
 }
+
+#[test]
+fn malformed_models_print_without_panicking() {
+    let mut b = B::new();
+    let void = b.ty(TypeData::Void);
+    let i32 = b.int(32);
+    // Types that name missing types or contain themselves (a literal struct and an array).
+    let dangling = b.m.types.push(TypeData::Pointer {
+        pointee: TypeId(9999),
+        address_space: 0,
+    });
+    let selfref = TypeId(b.m.types.len() as u32);
+    b.m.types.push(TypeData::Struct {
+        name: None,
+        packed: false,
+        opaque: false,
+        elems: vec![selfref, i32],
+    });
+    let arr_self = TypeId(b.m.types.len() as u32);
+    b.m.types.push(TypeData::Array {
+        len: 2,
+        elem: arr_self,
+    });
+    // Constants: a cycle, misplaced payloads, references to nothing.
+    let cyc = dxil_module::ConstId(b.m.constants.len() as u32);
+    let r = b.values(&[Value::constant(cyc), Value::unresolved(3)]);
+    b.c(selfref, ConstData::Aggregate(r));
+    let bad_int = b.c(dangling, ConstData::Int(5));
+    let bad_float = b.c(selfref, ConstData::Float(1));
+    let w = PoolRange {
+        start: 1_000_000,
+        len: 5,
+    };
+    let bad_data = b.c(i32, ConstData::Data(w));
+    let empty = b.values(&[]);
+    let bad_gep = b.c(
+        dangling,
+        ConstData::Gep {
+            inbounds: true,
+            source_ty: None,
+            operands: empty,
+        },
+    );
+    let bad_cast = b.c(
+        arr_self,
+        ConstData::Cast {
+            op: CastOp::BitCast,
+            value: Value::inst(InstId(4)),
+        },
+    );
+    let bad_ba = b.c(
+        i32,
+        ConstData::BlockAddress {
+            function: FuncId(77),
+            block: BlockId(3),
+        },
+    );
+    for (i, init) in [
+        Value::constant(cyc),
+        bad_int,
+        bad_float,
+        bad_data,
+        bad_gep,
+        bad_cast,
+        bad_ba,
+        Value::inst(InstId(0)),
+        Value::metadata(MdId(42)),
+        Value::constant(dxil_module::ConstId(12345)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut g = b.global(&format!("g{i}"), selfref, 0);
+        g.init = Some(init);
+        g.value_ty = if i % 2 == 0 { arr_self } else { TypeId(777) };
+        g.section = 99;
+        g.align = 200;
+        b.add_global(g);
+    }
+    // Metadata naming missing items, a value item wrapping metadata, unknown kinds.
+    b.m.metadata.operands.extend([9999, 0, 1]);
+    b.m.metadata.push(MdData::Node {
+        distinct: false,
+        operands: PoolRange { start: 0, len: 3 },
+    });
+    b.m.metadata.push(MdData::Value {
+        ty: TypeId(5000),
+        value: Value::metadata(MdId(1)),
+    });
+    b.m.metadata.push(MdData::Other {
+        code: 7,
+        operands: PoolRange { start: 0, len: 2 },
+    });
+    b.m.metadata.push(MdData::Node {
+        distinct: true,
+        operands: PoolRange { start: 50, len: 50 },
+    });
+    b.m.metadata.named.push(NamedMd {
+        name: String::new(),
+        operands: vec![MdId(0), MdId(1), MdId(2), MdId(3), MdId(900)],
+    });
+    // A body whose blocks, names, operands and attachments point anywhere.
+    let fty = b.fn_ty(void, vec![i32], false);
+    let mut f = F::default();
+    f.block();
+    let odd = f.pool(&[1, 2, 3]);
+    f.inst(InstKind::Phi { incoming: odd }, i32);
+    let cases = f.pool(&[Value::constant(cyc).0, 99]);
+    f.inst(
+        InstKind::Switch {
+            cond: Value::unresolved(1),
+            default: BlockId(50),
+            cases,
+        },
+        void,
+    );
+    let args = f.pool(&[u32::MAX, 7, Value::metadata(MdId(1)).0]);
+    f.inst(
+        InstKind::Call {
+            callee: Value::constant(cyc),
+            fn_ty: i32,
+            attrs: Some(AttrListId(999)),
+            cc_flags: u32::MAX,
+            args,
+        },
+        TypeId(4242),
+    );
+    f.inst(
+        InstKind::Gep {
+            inbounds: false,
+            source_ty: TypeId(31337),
+            operands: PoolRange { start: 7, len: 90 },
+        },
+        dangling,
+    );
+    f.inst(
+        InstKind::ExtractValue {
+            aggregate: Value::arg(9),
+            indices: PoolRange {
+                start: 0,
+                len: 1000,
+            },
+        },
+        i32,
+    );
+    f.inst(
+        InstKind::Alloca {
+            allocated: TypeId(1 << 20),
+            size: Value::arg(0),
+            align_field: u32::MAX,
+        },
+        dangling,
+    );
+    f.inst(
+        InstKind::Load {
+            ptr: Value::global(GlobalId(500)),
+            align: 255,
+            volatile: false,
+            atomic: Some((Ordering(9), SyncScope(7))),
+        },
+        i32,
+    );
+    f.inst(
+        InstKind::Fence {
+            ordering: Ordering(0),
+            scope: SyncScope(0),
+        },
+        void,
+    );
+    f.inst(InstKind::Br { dest: BlockId(12) }, void);
+    let mut body = f.finish();
+    body.blocks.push(BlockData {
+        start: 5,
+        end: u32::MAX,
+    });
+    body.blocks.push(BlockData { start: 9, end: 2 });
+    body.names.push(LocalName::Inst(InstId(4000), "x".into()));
+    body.names.push(LocalName::Block(BlockId(4000), "y".into()));
+    body.names.push(LocalName::Arg(4000, "z".into()));
+    body.attachments.push(dxil_module::Attachment {
+        inst: InstId(2),
+        kind: 99,
+        node: MdId(4000),
+    });
+    body.fn_attachments.push((98, MdId(3)));
+    body.debug_locs.push((
+        InstId(1),
+        DebugLoc {
+            line: 1,
+            col: 1,
+            scope: 5,
+            inlined_at: 5,
+        },
+    ));
+    b.func("", fty, Some(AttrListId(3)), Some(body));
+    b.func("declared", TypeId(5555), None, None);
+    b.m.attr_lists.push(vec![1, 2, 3]);
+    b.kind(7, "");
+    for opts in [
+        PrintOptions::default(),
+        PrintOptions {
+            comments: false,
+            dxc_annotations: false,
+        },
+    ] {
+        let text = b.print(opts);
+        assert!(text.contains("<operand too large>"), "{text}");
+        assert!(text.contains("<recursive type>"));
+        assert!(text.contains("<badref>"));
+    }
+}

@@ -11,11 +11,11 @@ use super::ident::write_name;
 use super::md::Kinds;
 use super::number::write_u64;
 
-/// Longest type text kept in the cache; longer (only pathological) types are spelled each time.
-const CACHE_LIMIT: usize = 4096;
-/// Longest type text written at all: a literal type that contains itself (which a malformed type
-/// table can express) would otherwise never end.
-const TEXT_LIMIT: usize = 1 << 16;
+/// Longest type text written: literal types nested as a DAG can spell exponentially long names.
+const TEXT_LIMIT: usize = 1 << 20;
+/// Most type text kept in the cache; beyond it (only for pathological modules) types are spelled
+/// each time they are printed.
+const CACHE_TOTAL: usize = 1 << 26;
 const NOT_CACHED: u32 = u32::MAX;
 
 /// Spells types, caching the text of each.
@@ -27,6 +27,9 @@ pub(crate) struct TypeNames {
     /// Unnamed identified structs by number, then named ones, in `TypeFinder` order.
     pub(crate) numbered: Vec<TypeId>,
     pub(crate) named: Vec<TypeId>,
+    /// Types whose spelling would never end: they contain themselves other than through a named
+    /// struct (only a malformed type table can say so).
+    recursive: Vec<bool>,
     scratch: String,
     stack: Vec<Tok>,
 }
@@ -61,6 +64,7 @@ impl TypeNames {
             }
         }
         TypeNames {
+            recursive: recursive_types(m),
             text: String::new(),
             span: vec![(NOT_CACHED, 0); n],
             number,
@@ -88,7 +92,7 @@ impl TypeNames {
         scratch.clear();
         self.spell(m, &mut scratch, Tok::Ty(t))?;
         let r = out.write_str(&scratch);
-        if scratch.len() <= CACHE_LIMIT
+        if self.text.len() + scratch.len() <= CACHE_TOTAL
             && let Some(span) = self.span.get_mut(t.index())
         {
             *span = (self.text.len() as u32, scratch.len() as u32);
@@ -153,6 +157,9 @@ impl TypeNames {
                     }
                     _ => stack.push(Tok::Ty(t)),
                 },
+                Tok::Ty(t) if self.recursive.get(t.index()) == Some(&true) => {
+                    out.push_str("<recursive type>")
+                }
                 Tok::Ty(t) => match m.types.data(t) {
                     TypeData::Void => out.push_str("void"),
                     TypeData::Half => out.push_str("half"),
@@ -239,6 +246,66 @@ impl TypeNames {
         }
         Ok(())
     }
+}
+
+/// Marks the types whose spelling contains themselves, and the types that contain those.
+/// Named structs are spelled by name, so only literal types can form such a cycle.
+fn recursive_types(m: &Module) -> Vec<bool> {
+    const NEW: u8 = 0;
+    const ACTIVE: u8 = 1;
+    const DONE: u8 = 2;
+    let n = m.types.len();
+    let mut state = vec![NEW; n];
+    let mut bad = vec![false; n];
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    let child = |t: usize, i: usize| -> Option<usize> {
+        let c = match m.types.data(TypeId(t as u32)) {
+            TypeData::Pointer { pointee, .. } if i == 0 => *pointee,
+            TypeData::Array { elem, .. } | TypeData::Vector { elem, .. } if i == 0 => *elem,
+            TypeData::Struct {
+                name: None, elems, ..
+            } => *elems.get(i)?,
+            TypeData::Function { ret, params, .. } => {
+                if i == 0 {
+                    *ret
+                } else {
+                    *params.get(i - 1)?
+                }
+            }
+            _ => return None,
+        };
+        Some(c.index())
+    };
+    for root in 0..n {
+        if state[root] != NEW {
+            continue;
+        }
+        state[root] = ACTIVE;
+        stack.push((root, 0));
+        while let Some((t, i)) = stack.last_mut() {
+            let (t, i) = (*t, std::mem::replace(i, *i + 1));
+            match child(t, i) {
+                // Ids past the table spell as `void`.
+                Some(c) if c >= n => {}
+                Some(c) => match state[c] {
+                    NEW => {
+                        state[c] = ACTIVE;
+                        stack.push((c, 0));
+                    }
+                    ACTIVE => bad[t] = true,
+                    _ => bad[t] |= bad[c],
+                },
+                None => {
+                    state[t] = DONE;
+                    stack.pop();
+                    if let Some(&(parent, _)) = stack.last() {
+                        bad[parent] |= bad[t];
+                    }
+                }
+            }
+        }
+    }
+    bad
 }
 
 /// The struct types of a module in the order LLVM's `TypeFinder` meets them: global variable

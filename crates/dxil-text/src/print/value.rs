@@ -65,8 +65,18 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
     }
 
     /// Writes everything queued on the work stack.
+    ///
+    /// Constants form a graph that a malformed module can make cyclic (or a DAG whose text is
+    /// exponentially long); one operand's text is therefore cut off after a number of steps
+    /// proportional to the module's constant and metadata pools.
     pub(super) fn drain(&mut self) -> fmt::Result {
+        let mut budget = self.work_budget;
         while let Some(w) = self.work.pop() {
+            if budget == 0 {
+                self.work.clear();
+                return self.s("<operand too large>");
+            }
+            budget -= 1;
             match w {
                 Work::S(s) => self.s(s)?,
                 Work::Ty(t) => self.ty(t)?,
