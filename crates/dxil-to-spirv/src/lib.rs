@@ -1,11 +1,177 @@
-//! DXIL → SPIR-V translation.
+//! DXIL → SPIR-V translation (compute shaders).
 //!
-//! The crate is being built up module by module. [`cfg`](mod@cfg) turns the arbitrary reducible control-flow graph of a DXIL
-//! function into the structured form SPIR-V requires (merge declarations, properly nested constructs).
+//! [`translate`] takes a DXIL module (read with `dxil_module::read_module`) and returns a Vulkan SPIR-V module
+//! plus everything a runtime needs to run it without reflection: the entry point, the thread-group size and the
+//! descriptor bindings it expects ([`Translation`]). [`translate_container`] does the same from container bytes;
+//! [`Translator`] keeps its buffers between calls for batch use; [`disassemble`] prints the words as text.
 //!
-//! No crates.io crate covers that step for our input: general SPIR-V builders (`rspirv`) emit whatever CFG they are
-//! given, and shader translators that structurize (naga, SPIRV-Cross) do it from their own IRs, not from an abstract
-//! LLVM-style CFG, so the structurizer is written here.
+//! # Pieces
+//! * [`cfg`]: turns each function's reducible CFG into SPIR-V structured control flow.
+//! * `lower`: the instruction lowering. Each LLVM block becomes one or more *virtual blocks*: instructions that
+//!   need control flow of their own (bounds-checked stores and atomics, the per-value loops of `WaveMatch` and
+//!   `WaveMultiPrefix*`) split their block, so the structurizer sees and nests that control flow like any other.
+//!   Values whose definition no longer dominates a use after structurization are demoted to `Function`
+//!   variables; phis stay `OpPhi` where the structurizer allows it.
+//! * [`binding`]: the pluggable binding model (default: register shifts b 0, t 100, u 200, s 300, set = space).
+//! * `spv`: a direct SPIR-V word emitter with interned types and constants.
+//!
+//! # D3D12 semantics kept where SPIR-V differs
+//! | Rule | Where D3D specifies it | How |
+//! |---|---|---|
+//! | Out-of-bounds raw/structured buffer reads return 0, writes are dropped: per component (raw), per element (structured) | D3D11.3 functional spec §5.3.7 (out-of-bounds behaviour of UAVs/SRVs); D3D12 robust resource access | explicit checks against `OpArrayLength`: loads read a clamped address and select 0, stores and atomics run in a branch |
+//! | Out-of-bounds typed-buffer reads return 0, writes are dropped | same | checks against `OpImageQuerySize` |
+//! | Out-of-bounds atomics do nothing and return 0 | same | branch + result variable |
+//! | Float → integer conversion saturates, NaN → 0 | D3D11.3 §3.2.3 (ftoi/ftou) | compare against the integer range before `OpConvertFTo*`, select the bounds and 0 |
+//! | Unsigned division / remainder by 0 give `0xFFFFFFFF` | D3D11.3 §22.10 (`udiv`) | divisor replaced by 1 and result selected |
+//! | Signed division and remainder follow DXBC's expansion (`\|a\| udiv \|b\|`, sign fixed): `x / 0` = `-1` for `x ≥ 0` and `1` for `x < 0`, `x % 0` likewise; `INT_MIN / -1` = `INT_MIN` | DXBC has no signed division (D3D11.3 §22.10); this keeps FXC-era results | expanded through absolute values, which also avoids `OpSRem` (wrong on one driver, see `observed-behaviour.md` §3) |
+//! | Shift amounts use their low `log2(width)` bits | D3D11.3 §22.10 (`ishl`/`ushr`: "shift amount masked to 5 bits"); DXIL.rst "Shl/LShr/AShr" | mask unless the amount is a constant in range or an `and` with such a mask |
+//! | `min`/`max` return the non-NaN operand | D3D11.3 §3.1.2.4 (min/max NaN rules); DXIL `FMin`/`FMax` | GLSL.std.450 `NMin`/`NMax` |
+//! | `saturate(NaN)` = 0 | D3D11.3 §3.1.2.4 | `NClamp(x, 0, 1)` |
+//! | Unsigned 16-bit stores to byte-address buffers leave the other half of the word intact | D3D12 (byte-address buffers are byte-granular for 16-bit types) | 16-bit storage-buffer view (`StorageBuffer16BitAccess`) |
+//! | `FirstbitHi`/`FirstbitSHi` count from the most significant bit, -1 when none | DXIL.rst (FirstbitHi); DXBC `firstbit_hi` | `width − 1 − FindUMsb/FindSMsb` |
+//! | `IncrementCounter` returns the old value, `DecrementCounter` the new one | D3D11.3 §5.3.9 (UAV counters) | atomic add/subtract on the counter buffer, minus 1 for decrement |
+//! | Denormal mode of 32-bit floats from `fp32-denorm-mode` | DXIL.rst (function attributes) | `DenormPreserve` / `DenormFlushToZero` execution modes (SPV_KHR_float_controls) |
+//! | Bitfield extract/insert with widths and offsets masked to 5 bits, out-of-range fields clipped | D3D11.3 §22.10 (`ibfe`, `ubfe`, `bfi`) | explicit masking and selects around `OpBitField*` |
+//!
+//! Constant-buffer reads rely on the runtime's robust buffer access (D3D returns 0 past the bound size, which
+//! the shader cannot see); texture reads rely on robust image access.
+//!
+//! # Why hand-written
+//! No crates.io crate reads DXIL's LLVM 3.7 dialect and lowers it with D3D semantics. The SPIR-V emitter is ours
+//! too: `rspirv`'s builder allocates per instruction and per operand, while translation here must cost a few
+//! microseconds per shader; `rspirv` is used only to print text ([`disassemble`]) and in tests.
 #![forbid(unsafe_code)]
 
+pub mod binding;
 pub mod cfg;
+pub mod dxil;
+mod error;
+mod lower;
+mod spv;
+
+use std::sync::Arc;
+
+pub use binding::{
+    ArraySize, BindingModel, D3dBinding, DescriptorType, HeapLayout, Placement, RegisterBindings,
+};
+pub use dxil::{ResourceClass, ResourceKind, Stage};
+pub use error::{Error, Location};
+pub use lower::Translator;
+
+/// Translation options. [`Options::default`] is the default binding model ([`RegisterBindings::default`]), the
+/// module's first entry point, bounds checks on, denormal modes on, no debug names.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Entry point to translate; `None` = the first of `dx.entryPoints`.
+    pub entry_point: Option<String>,
+    /// How resources become descriptors.
+    pub binding: Arc<dyn BindingModel>,
+    /// Explicit bounds checks on buffer accesses (D3D12 out-of-bounds semantics). Turning them off leaves
+    /// out-of-bounds behaviour to the device's robustness features.
+    pub bounds_checks: bool,
+    /// Emit `DenormPreserve` / `DenormFlushToZero` for `fp32-denorm-mode`; devices without
+    /// `shaderDenormPreserveFloat32` / `shaderDenormFlushToZeroFloat32` need this off.
+    pub denorm_modes: bool,
+    /// Emit `OpName` for the entry point, resources and values.
+    pub debug_names: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            entry_point: None,
+            binding: Arc::new(RegisterBindings::default()),
+            bounds_checks: true,
+            denorm_modes: true,
+            debug_names: false,
+        }
+    }
+}
+
+/// How many descriptors a binding holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DescriptorCount {
+    One,
+    Fixed(u32),
+    Runtime,
+}
+
+/// What a descriptor binding stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoundResource {
+    /// A declared register range.
+    Range(D3dBinding),
+    /// The counter buffer of a UAV range (one `u32` per UAV).
+    Counter(D3dBinding),
+    /// An SM 6.6 descriptor heap (`sampler = true`: the sampler heap) for one descriptor type.
+    Heap { sampler: bool },
+    /// The counters of UAVs taken from the descriptor heap.
+    HeapCounter,
+}
+
+/// One descriptor binding the module expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Binding {
+    pub set: u32,
+    pub binding: u32,
+    pub descriptor_type: DescriptorType,
+    pub count: DescriptorCount,
+    pub resource: BoundResource,
+    /// The shader may write through it.
+    pub writable: bool,
+    /// Typed storage images / texel buffers: the declared format (`None` = Unknown).
+    pub format: Option<spirv::ImageFormat>,
+}
+
+/// A translated shader.
+#[derive(Clone, Debug)]
+pub struct Translation {
+    pub words: Vec<u32>,
+    /// Name of the SPIR-V entry point (the DXIL entry name).
+    pub entry_point: String,
+    pub stage: Stage,
+    /// `numthreads` of a compute shader.
+    pub workgroup_size: [u32; 3],
+    /// Descriptor bindings, sorted by (set, binding); several entries share a (set, binding) only when the
+    /// module declares differently typed views of one descriptor (heap arrays).
+    pub bindings: Vec<Binding>,
+    /// Size of the push-constant block in bytes (0 = none).
+    pub push_constant_bytes: u32,
+    /// SPIR-V version of the module (major, minor).
+    pub spirv_version: (u8, u8),
+    /// Lowest Vulkan version whose SPIR-V environment accepts the module (major, minor).
+    pub vulkan_version: (u8, u8),
+    pub capabilities: Vec<spirv::Capability>,
+    pub extensions: Vec<&'static str>,
+}
+
+/// Translates the module's entry point.
+pub fn translate(module: &dxil_module::Module, options: &Options) -> Result<Translation, Error> {
+    Translator::new().translate(module, options)
+}
+
+/// Reads a DXIL container and translates it.
+pub fn translate_container(bytes: &[u8], options: &Options) -> Result<Translation, Error> {
+    let module = read_container(bytes)?;
+    translate(&module, options)
+}
+
+/// Reads the DXIL program part of a container into a module.
+pub fn read_container(bytes: &[u8]) -> Result<dxil_module::Module, Error> {
+    let c = dxil_container::Container::parse(bytes).map_err(|e| Error::Container(e.to_string()))?;
+    let p = c
+        .program()
+        .ok_or(Error::NoProgram)?
+        .map_err(|e| Error::Container(e.to_string()))?;
+    dxil_module::read_module(p.bitcode, p.bitcode_byte_offset_in_container as u64)
+        .map_err(|e| Error::Module(e.to_string()))
+}
+
+/// SPIR-V words as readable text (one instruction per line, `%id` names).
+#[cfg(feature = "text")]
+pub fn disassemble(words: &[u32]) -> Result<String, String> {
+    use rspirv::binary::Disassemble;
+    let mut loader = rspirv::dr::Loader::new();
+    rspirv::binary::parse_words(words, &mut loader).map_err(|e| e.to_string())?;
+    Ok(loader.module().disassemble())
+}

@@ -1,0 +1,1077 @@
+//! Buffers: raw and structured buffers (storage buffers of words), typed buffers (texel buffers), cbuffers
+//! (uniform buffers of `uvec4` rows), atomics, UAV counters, size queries, and the bounds checks.
+//!
+//! Raw and structured accesses address the `u32` view (`u16` view for 16-bit values; 64-bit values are two
+//! words). Out-of-bounds reads select 0 after reading a clamped address; stores and atomics run in the guarded
+//! blocks that `func` cuts around them, testing the same bounds.
+
+use dxil_module::{Body, InstKind, TypeId};
+use spirv::{Capability, Op, Scope, StorageClass};
+
+use super::res::{HandleInfo, View};
+use super::types::Scalar;
+use super::{Args, Ctx, Val};
+use crate::dxil::{ResourceClass, ResourceKind};
+use crate::error::Error;
+
+/// Address of component 0 of a raw or structured access.
+#[derive(Clone, Copy, Debug)]
+struct RawAddr {
+    h: HandleInfo,
+    structured: bool,
+    stride: u32,
+    /// Element index (structured) or byte address (raw).
+    index: u32,
+    /// Byte address of component 0.
+    byte: u32,
+    /// The byte address when it is a constant.
+    byte_c: Option<u32>,
+}
+
+/// One component access resolved to a view unit.
+#[derive(Clone, Copy)]
+struct Unit {
+    view: View,
+    /// Unit index of the first unit of the component.
+    unit: u32,
+    /// Units per component (2 for 64-bit values in the u32 view).
+    per: u32,
+}
+
+impl<'a> Ctx<'a> {
+    /// Operands of a call instruction.
+    pub fn call_args<'b>(&self, body: &'b Body, i: u32) -> Result<(u32, TypeId, Args<'b>), Error> {
+        let d = body
+            .insts
+            .get(i as usize)
+            .ok_or_else(|| self.invalid("no instruction"))?;
+        let InstKind::Call { callee, args, .. } = &d.kind else {
+            return Err(self.invalid("not a call"));
+        };
+        let a = Args(args.get(&body.pool));
+        let op = self
+            .dx_opcode(*callee, a)
+            .ok_or_else(|| self.invalid("not a dx.op call"))?;
+        Ok((op, d.ty, a))
+    }
+
+    fn raw_addr(&mut self, a: Args<'_>, index_at: usize, offset_at: usize) -> Result<RawAddr, Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        let decl = self.decl(&h).clone();
+        let u = self.b.u32();
+        match decl.kind {
+            ResourceKind::RawBuffer => {
+                let byte = self.arg_id(a, index_at)?;
+                let byte_c = self.const_int(self.arg(a, index_at)?).map(|c| c as u32);
+                Ok(RawAddr {
+                    h,
+                    structured: false,
+                    stride: 0,
+                    index: byte,
+                    byte,
+                    byte_c,
+                })
+            }
+            ResourceKind::StructuredBuffer => {
+                if decl.stride == 0 {
+                    return Err(self.invalid("structured buffer without a stride"));
+                }
+                let index = self.arg_id(a, index_at)?;
+                let ci = self.const_int(self.arg(a, index_at)?);
+                let off_v = self.arg(a, offset_at)?;
+                let co = if self.arg_undef(a, offset_at) {
+                    Some(0)
+                } else {
+                    self.const_int(off_v)
+                };
+                let byte_c = match (ci, co) {
+                    (Some(i), Some(o)) => Some((i as u32).wrapping_mul(decl.stride).wrapping_add(o as u32)),
+                    _ => None,
+                };
+                let byte = match (ci, co) {
+                    (Some(_), Some(_)) => self.b.const_u32(byte_c.unwrap_or(0)),
+                    _ => {
+                        let s = self.b.const_u32(decl.stride);
+                        let m = self.op2(Op::IMul, u, index, s);
+                        match co {
+                            Some(0) => m,
+                            _ => {
+                                let o = if self.arg_undef(a, offset_at) {
+                                    self.b.const_u32(0)
+                                } else {
+                                    self.value(off_v)?
+                                };
+                                self.op2(Op::IAdd, u, m, o)
+                            }
+                        }
+                    }
+                };
+                Ok(RawAddr {
+                    h,
+                    structured: true,
+                    stride: decl.stride,
+                    index,
+                    byte,
+                    byte_c,
+                })
+            }
+            other => Err(self.invalid(format!("raw access to a {other:?} resource"))),
+        }
+    }
+
+    /// The view unit of component `k` (each `esize` bytes) of an access.
+    fn unit_of(&mut self, ad: &RawAddr, esize: u32, k: u32) -> Unit {
+        let u = self.b.u32();
+        let (view, shift) = if esize == 2 {
+            (View::Ssbo16, 1)
+        } else {
+            (View::Ssbo32, 2)
+        };
+        let per = if esize == 8 { 2 } else { 1 };
+        let base = if let Some(c) = ad.byte_c {
+            self.b.const_u32(c >> shift)
+        } else {
+            let s = self.b.const_u32(shift);
+            self.op2(Op::ShiftRightLogical, u, ad.byte, s)
+        };
+        let unit = match (k, ad.byte_c) {
+            (0, _) => base,
+            (_, Some(c)) => self.b.const_u32((c >> shift).wrapping_add(k * per)),
+            _ => {
+                let kc = self.b.const_u32(k * per);
+                self.op2(Op::IAdd, u, base, kc)
+            }
+        };
+        Unit { view, unit, per }
+    }
+
+    /// In-bounds condition of component `k` (raw) or of the element (structured).
+    fn in_bounds(&mut self, ad: &RawAddr, un: &Unit) -> Result<u32, Error> {
+        let d = self.desc(&ad.h, un.view)?;
+        let len = self.ssbo_len(&ad.h, &d, un.view);
+        let u = self.b.u32();
+        let bt = self.b.bool();
+        if ad.structured {
+            let unit_bytes = if un.view == View::Ssbo16 { 2 } else { 4 };
+            let count = if ad.stride % unit_bytes == 0 {
+                let per = self.b.const_u32(ad.stride / unit_bytes);
+                self.op2(Op::UDiv, u, len, per)
+            } else {
+                let ub = self.b.const_u32(unit_bytes);
+                let bytes = self.op2(Op::IMul, u, len, ub);
+                let s = self.b.const_u32(ad.stride);
+                self.op2(Op::UDiv, u, bytes, s)
+            };
+            Ok(self.op2(Op::ULessThan, bt, ad.index, count))
+        } else {
+            let last = if un.per > 1 {
+                let c = self.b.const_u32(un.per - 1);
+                self.op2(Op::IAdd, u, un.unit, c)
+            } else {
+                un.unit
+            };
+            Ok(self.op2(Op::ULessThan, bt, last, len))
+        }
+    }
+
+    /// Loads one component (raw bits as u16/u32/u64) at `un`, or 0 when `inb` is false.
+    fn load_unit(&mut self, h: &HandleInfo, un: &Unit, inb: Option<u32>) -> Result<u32, Error> {
+        let d = self.desc(h, un.view)?;
+        let (et, bits) = if un.view == View::Ssbo16 {
+            (self.scalar_ty(Scalar::Int(16), 1), 16)
+        } else {
+            (self.b.u32(), 32)
+        };
+        let zero = self.const_scalar(Scalar::Int(bits), 1, 0);
+        let u = self.b.u32();
+        let mut words = [0u32; 2];
+        for (j, slot) in words.iter_mut().enumerate().take(un.per as usize) {
+            let mut addr = if j == 0 {
+                un.unit
+            } else {
+                let c = self.b.const_u32(j as u32);
+                self.op2(Op::IAdd, u, un.unit, c)
+            };
+            if let Some(c) = inb {
+                let z = self.b.const_u32(0);
+                addr = self.select(u, c, addr, z);
+            }
+            let p = self.ssbo_ptr(&d, et, Some(addr));
+            let v = self.load(et, p);
+            *slot = match inb {
+                Some(c) => self.select(et, c, v, zero),
+                None => v,
+            };
+        }
+        if un.per == 2 {
+            let v2 = self.b.vec(u, 2);
+            let v = self.op2(Op::CompositeConstruct, v2, words[0], words[1]);
+            let t64 = self.scalar_ty(Scalar::Int(64), 1);
+            return Ok(self.op1(Op::Bitcast, t64, v));
+        }
+        Ok(words[0])
+    }
+
+    /// Stores raw bits (u16/u32/u64) at `un`.
+    fn store_unit(&mut self, h: &HandleInfo, un: &Unit, bits: u32) -> Result<(), Error> {
+        let d = self.desc(h, un.view)?;
+        let u = self.b.u32();
+        if un.per == 2 {
+            let v2 = self.b.vec(u, 2);
+            let v = self.op1(Op::Bitcast, v2, bits);
+            for j in 0..2u32 {
+                let w = self.opn(Op::CompositeExtract, u, &[v, j]);
+                let addr = if j == 0 {
+                    un.unit
+                } else {
+                    let c = self.b.const_u32(1);
+                    self.op2(Op::IAdd, u, un.unit, c)
+                };
+                let p = self.ssbo_ptr(&d, u, Some(addr));
+                self.store(p, w);
+            }
+            return Ok(());
+        }
+        let et = if un.view == View::Ssbo16 {
+            self.scalar_ty(Scalar::Int(16), 1)
+        } else {
+            u
+        };
+        let p = self.ssbo_ptr(&d, et, Some(un.unit));
+        self.store(p, bits);
+        Ok(())
+    }
+
+    /// Raw bits (u16/u32/u64) of a value of LLVM type `t`, and back.
+    fn to_bits(&mut self, v: u32, t: TypeId) -> Result<u32, Error> {
+        let w = self.m.types.scalar_bits(t) as u8;
+        let s = self
+            .scalar_of(t)
+            .ok_or_else(|| self.invalid("buffer access of a non-numeric value"))?;
+        Ok(match s {
+            Scalar::Float(_) => {
+                let it = self.scalar_ty(Scalar::Int(w), 1);
+                self.op1(Op::Bitcast, it, v)
+            }
+            Scalar::Int(_) => v,
+            Scalar::Bool => {
+                let u = self.b.u32();
+                let one = self.b.const_u32(1);
+                let zero = self.b.const_u32(0);
+                self.select(u, v, one, zero)
+            }
+        })
+    }
+
+    fn from_bits(&mut self, bits: u32, t: TypeId) -> Result<u32, Error> {
+        let s = self
+            .scalar_of(t)
+            .ok_or_else(|| self.invalid("buffer access of a non-numeric value"))?;
+        Ok(match s {
+            Scalar::Float(_) => {
+                let ft = self.ty(t)?;
+                self.op1(Op::Bitcast, ft, bits)
+            }
+            Scalar::Int(_) => bits,
+            Scalar::Bool => {
+                let bt = self.b.bool();
+                let zero = self.b.const_u32(0);
+                self.op2(Op::INotEqual, bt, bits, zero)
+            }
+        })
+    }
+
+    fn esize(&self, t: TypeId) -> u32 {
+        match self.m.types.scalar_bits(t) {
+            16 => 2,
+            64 => 8,
+            _ => 4,
+        }
+    }
+
+    /// Loads components of a raw/structured access into a `ResRet`-shaped aggregate.
+    fn raw_load_common(&mut self, i: u32, ty: TypeId, ad: RawAddr, ncomp: u32) -> Result<Val, Error> {
+        let et = self.elem0(ty);
+        let es = self.esize(et);
+        let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
+        let checks = self.opts.bounds_checks;
+        let mut parts = [0u32; 5];
+        let mut elem_in = None;
+        for k in 0..ncomp.min(4) {
+            if used & (1 << k) == 0 {
+                continue;
+            }
+            let un = self.unit_of(&ad, es, k);
+            let inb = if !checks {
+                None
+            } else if ad.structured {
+                if elem_in.is_none() {
+                    elem_in = Some(self.in_bounds(&ad, &un)?);
+                }
+                elem_in
+            } else {
+                Some(self.in_bounds(&ad, &un)?)
+            };
+            let bits = self.load_unit(&ad.h, &un, inb)?;
+            parts[k as usize] = self.from_bits(bits, et)?;
+        }
+        if used & 0x10 != 0 {
+            parts[4] = self.b.const_u32(1);
+        }
+        Ok(self.make_agg(&parts))
+    }
+
+    /// `RawBufferLoad(handle, index, elementOffset, mask, alignment)`.
+    pub(super) fn raw_buffer_load(&mut self, i: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let ad = self.raw_addr(a, 2, 3)?;
+        let mask = self.arg_const(a, 4).unwrap_or(15) as u32 & 0xF;
+        let n = 32 - mask.leading_zeros();
+        self.raw_load_common(i, ty, ad, n.max(1))
+    }
+
+    /// `BufferLoad(handle, index, wot)`: typed, raw or structured.
+    pub(super) fn buffer_load(&mut self, i: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        match self.decl(&h).kind {
+            ResourceKind::RawBuffer | ResourceKind::StructuredBuffer => {
+                let ad = self.raw_addr(a, 2, 3)?;
+                self.raw_load_common(i, ty, ad, 4)
+            }
+            ResourceKind::TypedBuffer => {
+                let coord = self.arg_id(a, 2)?;
+                self.typed_load(i, ty, &h, coord, None, None)
+            }
+            k => Err(self.invalid(format!("BufferLoad from a {k:?}"))),
+        }
+    }
+
+    /// `RawBufferVectorLoad(handle, index, elementOffset, alignment)` (SM 6.9): `{<N x T>, i32}`.
+    pub(super) fn raw_buffer_vector_load(&mut self, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let vty = self.elem0(ty);
+        let n = self.lanes(vty);
+        let et = self.m.types.scalar_of(vty);
+        let es = self.esize(et);
+        let ad = self.raw_addr(a, 2, 3)?;
+        let checks = self.opts.bounds_checks;
+        let mut comps = Vec::with_capacity(n as usize);
+        let mut elem_in = None;
+        for k in 0..n {
+            let un = self.unit_of(&ad, es, k);
+            let inb = if !checks {
+                None
+            } else if ad.structured {
+                if elem_in.is_none() {
+                    elem_in = Some(self.in_bounds(&ad, &un)?);
+                }
+                elem_in
+            } else {
+                Some(self.in_bounds(&ad, &un)?)
+            };
+            let bits = self.load_unit(&ad.h, &un, inb)?;
+            comps.push(self.from_bits(bits, et)?);
+        }
+        let vt = self.ty(vty)?;
+        let v = self.opn(Op::CompositeConstruct, vt, &comps);
+        let status = self.b.const_u32(1);
+        Ok(self.make_agg(&[v, status]))
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Stores and atomics: condition / body of each guard.
+
+    /// The condition of guard `k` of instruction `i`.
+    pub(super) fn guard_cond(&mut self, body: &Body, i: u32, k: u8) -> Result<u32, Error> {
+        let (op, _ty, a) = self.call_args(body, i)?;
+        let h = self.handle_of_arg(a, 1)?;
+        let kind = self.decl(&h).kind;
+        match op {
+            140 | 69 if kind.is_raw_like() => {
+                let vt = self.arg_ty(a, 4)?;
+                let es = self.esize(vt);
+                let mask = self.arg_const(a, 8).unwrap_or(15) as u32;
+                if !kind_structured(kind) && mask & (1 << k) == 0 {
+                    return Ok(self.b.const_bool(false));
+                }
+                let ad = self.raw_addr(a, 2, 3)?;
+                let un = self.unit_of(&ad, es, k as u32);
+                self.in_bounds(&ad, &un)
+            }
+            304 => {
+                let vty = self.arg_ty(a, 4)?;
+                let et = self.m.types.scalar_of(vty);
+                let es = self.esize(et);
+                let ad = self.raw_addr(a, 2, 3)?;
+                let un = self.unit_of(&ad, es, k as u32);
+                self.in_bounds(&ad, &un)
+            }
+            69 => {
+                let coord = self.arg_id(a, 2)?;
+                self.texel_in_bounds(&h, coord)
+            }
+            78 | 79 => {
+                if let Some(var) = self.result_var(i) {
+                    let et = self.elem_ty_of_atomic(body, i)?;
+                    let z = self.const_scalar(Scalar::Int(et), 1, 0);
+                    self.store(var, z);
+                }
+                self.atomic_in_bounds(op, a, &h)
+            }
+            67 | 225 => self.texture_store_cond(op, a),
+            _ => Err(self.invalid("guard on an unexpected operation")),
+        }
+    }
+
+    fn elem_ty_of_atomic(&self, body: &Body, i: u32) -> Result<u8, Error> {
+        let t = body.insts[i as usize].ty;
+        Ok(self.m.types.scalar_bits(t).max(32) as u8)
+    }
+
+    /// The guarded action `k` of instruction `i`.
+    pub(super) fn guard_body(&mut self, body: &Body, i: u32, k: u8) -> Result<(), Error> {
+        let (op, ty, a) = self.call_args(body, i)?;
+        let h = self.handle_of_arg(a, 1)?;
+        let kind = self.decl(&h).kind;
+        match op {
+            140 | 69 if kind.is_raw_like() => {
+                if kind_structured(kind) {
+                    self.raw_store(a, None)
+                } else {
+                    self.raw_store(a, Some(k as u32))
+                }
+            }
+            304 => self.raw_vector_store(a, Some(k as u32)),
+            69 => self.typed_store(a),
+            78 | 79 => {
+                let r = self.atomic(op, ty, a, &h)?;
+                if let (Some(var), Some(r)) = (self.result_var(i), r) {
+                    self.store(var, r);
+                }
+                Ok(())
+            }
+            67 | 225 => self.texture_store(op, a),
+            _ => Err(self.invalid("guard on an unexpected operation")),
+        }
+    }
+
+    /// The unguarded form (bounds checks off).
+    pub(super) fn guard_body_plain(&mut self, body: &Body, i: u32) -> Result<Val, Error> {
+        let (op, ty, a) = self.call_args(body, i)?;
+        let h = self.handle_of_arg(a, 1)?;
+        let kind = self.decl(&h).kind;
+        match op {
+            140 | 69 if kind.is_raw_like() => self.raw_store(a, None).map(|_| Val::None),
+            304 => self.raw_vector_store(a, None).map(|_| Val::None),
+            69 => self.typed_store(a).map(|_| Val::None),
+            78 | 79 => Ok(match self.atomic(op, ty, a, &h)? {
+                Some(r) => Val::Id(r),
+                None => Val::None,
+            }),
+            67 | 225 => self.texture_store(op, a).map(|_| Val::None),
+            _ => Err(self.invalid("unexpected store")),
+        }
+    }
+
+    /// `RawBufferStore/BufferStore(handle, index, offset, v0..v3, mask[, alignment])`: component `only`, or
+    /// every masked component.
+    fn raw_store(&mut self, a: Args<'_>, only: Option<u32>) -> Result<(), Error> {
+        let ad = self.raw_addr(a, 2, 3)?;
+        let vt = self.arg_ty(a, 4)?;
+        let es = self.esize(vt);
+        let mask = self.arg_const(a, 8).unwrap_or(15) as u32 & 0xF;
+        for k in 0..4u32 {
+            if mask & (1 << k) == 0 || only.is_some_and(|o| o != k) {
+                continue;
+            }
+            let v = self.arg_id(a, 4 + k as usize)?;
+            let bits = self.to_bits(v, vt)?;
+            let un = self.unit_of(&ad, es, k);
+            self.store_unit(&ad.h, &un, bits)?;
+        }
+        Ok(())
+    }
+
+    /// `RawBufferVectorStore(handle, index, offset, value, alignment)` (SM 6.9).
+    fn raw_vector_store(&mut self, a: Args<'_>, only: Option<u32>) -> Result<(), Error> {
+        let ad = self.raw_addr(a, 2, 3)?;
+        let vty = self.arg_ty(a, 4)?;
+        let n = self.lanes(vty);
+        let et = self.m.types.scalar_of(vty);
+        let es = self.esize(et);
+        let v = self.arg_id(a, 4)?;
+        let ett = self.ty(et)?;
+        for k in 0..n {
+            if only.is_some_and(|o| o != k) && !ad.structured {
+                continue;
+            }
+            if ad.structured && only.is_some_and(|o| o != 0) {
+                continue;
+            }
+            let c = if n > 1 {
+                self.opn(Op::CompositeExtract, ett, &[v, k])
+            } else {
+                v
+            };
+            let bits = self.to_bits(c, et)?;
+            let un = self.unit_of(&ad, es, k);
+            self.store_unit(&ad.h, &un, bits)?;
+        }
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Typed buffers
+
+    /// Texel count of a typed buffer, and `coord < count`.
+    fn texel_in_bounds(&mut self, h: &HandleInfo, coord: u32) -> Result<u32, Error> {
+        let (img, _) = self.load_object(h, View::Image)?;
+        self.b.capability(Capability::ImageQuery);
+        let u = self.b.u32();
+        let size = self.op1(Op::ImageQuerySize, u, img);
+        let bt = self.b.bool();
+        Ok(self.op2(Op::ULessThan, bt, coord, size))
+    }
+
+    /// Reads a texel (typed buffer or texture) and spreads it over a `ResRet` aggregate.
+    /// `coord` is a scalar or vector coordinate; `lod`/`sample` are image operands for textures.
+    pub(super) fn typed_load(
+        &mut self,
+        i: u32,
+        ty: TypeId,
+        h: &HandleInfo,
+        coord: u32,
+        lod: Option<u32>,
+        sample: Option<u32>,
+    ) -> Result<Val, Error> {
+        let decl = self.decl(h).clone();
+        let (img, _) = self.load_object(h, View::Image)?;
+        let (st, _) = self.sampled_type(&decl);
+        let v4 = self.b.vec(st, 4);
+        let uav = decl.class == ResourceClass::Uav;
+        let buffer = decl.kind == ResourceKind::TypedBuffer;
+        let checks = self.opts.bounds_checks && buffer;
+        let mut c = coord;
+        let mut inb = None;
+        if checks {
+            let cond = self.texel_in_bounds(h, coord)?;
+            let u = self.b.u32();
+            let z = self.b.const_u32(0);
+            c = self.select(u, cond, coord, z);
+            inb = Some(cond);
+        }
+        let mut args = [img, c, 0, 0, 0];
+        let mut n = 2;
+        let mut mask = spirv::ImageOperands::NONE;
+        if lod.is_some() {
+            mask |= spirv::ImageOperands::LOD;
+        }
+        if sample.is_some() {
+            mask |= spirv::ImageOperands::SAMPLE;
+        }
+        if !mask.is_empty() {
+            // The mask word, then its operands in bit order (Lod before Sample).
+            args[n] = mask.bits();
+            n += 1;
+            for x in [lod, sample].into_iter().flatten() {
+                args[n] = x;
+                n += 1;
+            }
+        }
+        let args = &args[..n];
+        let texel = self.opn(if uav { Op::ImageRead } else { Op::ImageFetch }, v4, args);
+        let texel = match inb {
+            Some(cond) => {
+                // Before SPIR-V 1.4 a vector select needs a vector condition.
+                let zero = self.b.const_null(v4);
+                let bt = self.b.bool();
+                let bv = self.b.vec(bt, 4);
+                let c4 = self.opn(Op::CompositeConstruct, bv, &[cond; 4]);
+                self.select(v4, c4, texel, zero)
+            }
+            None => texel,
+        };
+        self.texel_to_resret(i, ty, st, texel)
+    }
+
+    /// Splits a 4-component texel of sampled type `st` into the components of `ResRet.T`.
+    pub(super) fn texel_to_resret(&mut self, i: u32, ty: TypeId, st: u32, texel: u32) -> Result<Val, Error> {
+        let et = self.elem0(ty);
+        let t = self.ty(et)?;
+        let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
+        let mut parts = [0u32; 5];
+        let es = self
+            .scalar_of(et)
+            .ok_or_else(|| self.invalid("texel of a non-numeric type"))?;
+        for k in 0..4u32 {
+            if used & (1 << k) == 0 {
+                continue;
+            }
+            let c = self.opn(Op::CompositeExtract, st, &[texel, k]);
+            parts[k as usize] = self.convert_texel(c, st, es, t);
+        }
+        if used & 0x10 != 0 {
+            parts[4] = self.b.const_u32(1);
+        }
+        Ok(self.make_agg(&parts))
+    }
+
+    /// Sampled-type component → the overload type (f16 from f32, u32 from i32, u32 from u64, ...).
+    pub(super) fn convert_texel(&mut self, c: u32, st: u32, es: Scalar, t: u32) -> u32 {
+        if st == t {
+            return c;
+        }
+        let from = self.kind_of_type(st);
+        let to = match es {
+            Scalar::Float(w) => (Num::F, w),
+            Scalar::Int(w) => (Num::U, w),
+            Scalar::Bool => return c,
+        };
+        self.convert_num(c, from, to)
+    }
+
+    /// Overload value → the image's sampled type.
+    pub(super) fn to_texel(&mut self, v: u32, vt: TypeId, st: u32) -> Result<u32, Error> {
+        let s = self
+            .scalar_of(vt)
+            .ok_or_else(|| self.invalid("texel of a non-numeric type"))?;
+        let t = self.ty(vt)?;
+        if t == st {
+            return Ok(v);
+        }
+        let from = match s {
+            Scalar::Float(w) => (Num::F, w),
+            Scalar::Int(w) => (Num::U, w),
+            Scalar::Bool => return Err(self.invalid("bool texel")),
+        };
+        let to = self.kind_of_type(st);
+        Ok(self.convert_num(v, from, to))
+    }
+
+    /// Scalar class and width of one of the translator's scalar types.
+    fn kind_of_type(&mut self, t: u32) -> (Num, u8) {
+        use crate::spv::TypeKey;
+        for w in [8u8, 16, 32, 64] {
+            if self.b.lookup(TypeKey::Float(w)) == Some(t) {
+                return (Num::F, w);
+            }
+            if self.b.lookup(TypeKey::SInt(w)) == Some(t) {
+                return (Num::S, w);
+            }
+            if self.b.lookup(TypeKey::Int(w)) == Some(t) {
+                return (Num::U, w);
+            }
+        }
+        (Num::U, 32)
+    }
+
+    fn num_ty(&mut self, k: Num, w: u8) -> u32 {
+        match k {
+            Num::F => self.b.float(w),
+            Num::S => self.b.ty(crate::spv::TypeKey::SInt(w)),
+            Num::U => self.b.uint(w),
+        }
+    }
+
+    /// Converts between scalar kinds and widths: floats convert numerically, integers extend or truncate
+    /// (sign-extending from signed types), and a change between float and integer reinterprets the bits.
+    fn convert_num(&mut self, v: u32, from: (Num, u8), to: (Num, u8)) -> u32 {
+        if from == to {
+            return v;
+        }
+        match (from.0, to.0) {
+            (Num::F, Num::F) => {
+                let t = self.num_ty(Num::F, to.1);
+                self.op1(Op::FConvert, t, v)
+            }
+            (Num::F, _) => {
+                let u = self.num_ty(Num::U, from.1);
+                let x = self.op1(Op::Bitcast, u, v);
+                self.convert_num(x, (Num::U, from.1), to)
+            }
+            (_, Num::F) => {
+                let x = self.convert_num(v, from, (Num::U, to.1));
+                let t = self.num_ty(Num::F, to.1);
+                self.op1(Op::Bitcast, t, x)
+            }
+            _ => {
+                let x = if from.1 == to.1 {
+                    v
+                } else {
+                    let t = self.num_ty(from.0, to.1);
+                    self.op1(
+                        if from.0 == Num::S {
+                            Op::SConvert
+                        } else {
+                            Op::UConvert
+                        },
+                        t,
+                        v,
+                    )
+                };
+                if from.0 == to.0 {
+                    x
+                } else {
+                    let t = self.num_ty(to.0, to.1);
+                    self.op1(Op::Bitcast, t, x)
+                }
+            }
+        }
+    }
+
+    /// Four overload values → a texel vector of the sampled type.
+    pub(super) fn texel_of(&mut self, a: Args<'_>, first: usize, st: u32) -> Result<u32, Error> {
+        let vt = self.arg_ty(a, first)?;
+        let mut c = [0u32; 4];
+        for (k, slot) in c.iter_mut().enumerate() {
+            let v = self.arg_id(a, first + k)?;
+            *slot = self.to_texel(v, vt, st)?;
+        }
+        let v4 = self.b.vec(st, 4);
+        Ok(self.opn(Op::CompositeConstruct, v4, &c))
+    }
+
+    /// `BufferStore(handle, coord0, coord1, v0..v3, mask)` on a typed buffer.
+    fn typed_store(&mut self, a: Args<'_>) -> Result<(), Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        let decl = self.decl(&h).clone();
+        let (img, _) = self.load_object(&h, View::Image)?;
+        let (st, _) = self.sampled_type(&decl);
+        let coord = self.arg_id(a, 2)?;
+        let texel = self.texel_of(a, 4, st)?;
+        self.emit(Op::ImageWrite, &[img, coord, texel]);
+        Ok(())
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Atomics
+
+    /// Bounds of an atomic: raw/structured word, typed-buffer texel or texture coordinate.
+    fn atomic_in_bounds(&mut self, op: u32, a: Args<'_>, h: &HandleInfo) -> Result<u32, Error> {
+        let kind = self.decl(h).kind;
+        let off = if op == 78 { 3 } else { 2 };
+        if kind.is_raw_like() {
+            let t = self.atomic_value_ty(op, a)?;
+            let ad = self.raw_addr(a, off, off + 1)?;
+            let (un, _) = self.atomic_unit(&ad, t);
+            return self.in_bounds(&ad, &un);
+        }
+        let coord = self.texture_coord(h, a, off)?;
+        self.coord_in_bounds(h, coord, None)
+    }
+
+    fn atomic_value_ty(&self, op: u32, a: Args<'_>) -> Result<TypeId, Error> {
+        self.arg_ty(a, if op == 78 { 6 } else { 5 })
+    }
+
+    fn atomic_unit(&mut self, ad: &RawAddr, t: TypeId) -> (Unit, u32) {
+        let w = self.m.types.scalar_bits(t);
+        if w == 64 {
+            let u = self.b.u32();
+            let s = self.b.const_u32(3);
+            let unit = self.op2(Op::ShiftRightLogical, u, ad.byte, s);
+            (
+                Unit {
+                    view: View::Ssbo64,
+                    unit,
+                    per: 1,
+                },
+                64,
+            )
+        } else {
+            (self.unit_of(ad, 4, 0), 32)
+        }
+    }
+
+    /// `AtomicBinOp(handle, op, o0, o1, o2, value)` / `AtomicCompareExchange(handle, o0, o1, o2, cmp, value)`.
+    fn atomic(&mut self, op: u32, ty: TypeId, a: Args<'_>, h: &HandleInfo) -> Result<Option<u32>, Error> {
+        let decl = self.decl(h).clone();
+        let off = if op == 78 { 3 } else { 2 };
+        let vt = self.atomic_value_ty(op, a)?;
+        let w = self.m.types.scalar_bits(vt);
+        if w == 64 {
+            self.b.capability(Capability::Int64Atomics);
+        }
+        let t = self.ty(vt)?;
+        let (ptr, elem_t) = if decl.kind.is_raw_like() {
+            let ad = self.raw_addr(a, off, off + 1)?;
+            let (un, _) = self.atomic_unit(&ad, vt);
+            let d = self.desc(h, un.view)?;
+            (self.ssbo_ptr(&d, t, Some(un.unit)), t)
+        } else {
+            let coord = self.texture_coord(h, a, off)?;
+            let (iptr, _, nonuniform) = self.image_ptr(h)?;
+            let (st, _) = self.sampled_type(&decl);
+            let pt = self.b.ptr(StorageClass::Image, st);
+            let zero = self.b.const_u32(0);
+            let p = self.op3(Op::ImageTexelPointer, pt, iptr, coord, zero);
+            if nonuniform {
+                self.b.decorate(p, spirv::Decoration::NonUniform, &[]);
+            }
+            (p, st)
+        };
+        let scope = self.b.const_u32(Scope::Device as u32);
+        let sem = self.b.const_u32(0);
+        let result = if op == 78 {
+            let aop = self.arg_const(a, 2)?;
+            let v = self.arg_id(a, 6)?;
+            let v = self.to_texel_or_same(v, vt, elem_t)?;
+            let o = match aop {
+                0 => Op::AtomicIAdd,
+                1 => Op::AtomicAnd,
+                2 => Op::AtomicOr,
+                3 => Op::AtomicXor,
+                4 => Op::AtomicSMin,
+                5 => Op::AtomicSMax,
+                6 => Op::AtomicUMin,
+                7 => Op::AtomicUMax,
+                8 => Op::AtomicExchange,
+                _ => return Err(self.invalid(format!("unknown atomic operation {aop}"))),
+            };
+            self.opn(o, elem_t, &[ptr, scope, sem, v])
+        } else {
+            let c = self.arg_id(a, 5)?;
+            let v = self.arg_id(a, 6)?;
+            let c = self.to_texel_or_same(c, vt, elem_t)?;
+            let v = self.to_texel_or_same(v, vt, elem_t)?;
+            self.opn(Op::AtomicCompareExchange, elem_t, &[ptr, scope, sem, sem, v, c])
+        };
+        let result = if elem_t == t {
+            result
+        } else {
+            let from = self.kind_of_type(elem_t);
+            let to = self.kind_of_type(t);
+            self.convert_num(result, from, to)
+        };
+        Ok(if self.m.types.is_void(ty) {
+            None
+        } else {
+            Some(result)
+        })
+    }
+
+    fn to_texel_or_same(&mut self, v: u32, vt: TypeId, elem_t: u32) -> Result<u32, Error> {
+        let t = self.ty(vt)?;
+        if t == elem_t { Ok(v) } else { self.to_texel(v, vt, elem_t) }
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // CBuffers
+
+    /// One 16-byte row of a cbuffer as `uvec4`.
+    fn cbuffer_row(&mut self, h: &HandleInfo, row: u32, row_const: Option<u32>) -> Result<[u32; 4], Error> {
+        let d = self.desc(h, View::Cbuf)?;
+        let u = self.b.u32();
+        if let Some(crate::binding::Placement::PushConstants { first_word, words }) =
+            self.res[h.res as usize].placements[View::Cbuf as usize]
+        {
+            let Some(r) = row_const else {
+                return Err(self.unsupported("dynamic indexing of root constants"));
+            };
+            let mut out = [0u32; 4];
+            for (k, slot) in out.iter_mut().enumerate() {
+                let w = r * 4 + k as u32;
+                *slot = if w < words {
+                    self.push_word(first_word + w)?
+                } else {
+                    self.b.const_u32(0)
+                };
+            }
+            return Ok(out);
+        }
+        let v4 = self.b.vec(u, 4);
+        let pt = self.b.ptr(StorageClass::Uniform, v4);
+        let zero = self.b.const_u32(0);
+        let p = match d.index {
+            Some(i) => self.chain(pt, d.var, &[i, zero, row]),
+            None => self.chain(pt, d.var, &[zero, row]),
+        };
+        if d.nonuniform {
+            self.b.decorate(p, spirv::Decoration::NonUniform, &[]);
+        }
+        let v = self.load(v4, p);
+        let mut out = [0u32; 4];
+        for (k, slot) in out.iter_mut().enumerate() {
+            *slot = self.opn(Op::CompositeExtract, u, &[v, k as u32]);
+        }
+        Ok(out)
+    }
+
+    /// `CBufferLoadLegacy(handle, row)` → `CBufRet.T` (4 × 32-bit, 8 × 16-bit or 2 × 64-bit).
+    pub(super) fn cbuffer_load_legacy(&mut self, i: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        let (row, rc) = self.value_u32(self.arg(a, 2)?)?;
+        let words = self.cbuffer_row(&h, row, rc)?;
+        let et = self.elem0(ty);
+        let w = self.m.types.scalar_bits(et);
+        let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
+        let u = self.b.u32();
+        let mut parts = [0u32; 8];
+        let n = match w {
+            16 => 8,
+            64 => 2,
+            _ => 4,
+        };
+        for k in 0..n {
+            if used & (1 << k) == 0 {
+                continue;
+            }
+            let bits = match w {
+                16 => {
+                    let word = words[k / 2];
+                    let x = if k % 2 == 1 {
+                        let s = self.b.const_u32(16);
+                        self.op2(Op::ShiftRightLogical, u, word, s)
+                    } else {
+                        word
+                    };
+                    let t16 = self.scalar_ty(Scalar::Int(16), 1);
+                    self.op1(Op::UConvert, t16, x)
+                }
+                64 => {
+                    let v2 = self.b.vec(u, 2);
+                    let v = self.op2(Op::CompositeConstruct, v2, words[2 * k], words[2 * k + 1]);
+                    let t64 = self.scalar_ty(Scalar::Int(64), 1);
+                    self.op1(Op::Bitcast, t64, v)
+                }
+                _ => words[k],
+            };
+            parts[k] = self.from_bits(bits, et)?;
+        }
+        Ok(self.make_agg(&parts[..n]))
+    }
+
+    /// `CBufferLoad(handle, byteOffset, alignment)` → one scalar.
+    pub(super) fn cbuffer_load(&mut self, ty: TypeId, a: Args<'_>) -> Result<u32, Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        let u = self.b.u32();
+        let (off, oc) = self.value_u32(self.arg(a, 2)?)?;
+        let w = self.m.types.scalar_bits(ty);
+        let (row, rc) = match oc {
+            Some(c) => (self.b.const_u32(c >> 4), Some(c >> 4)),
+            None => {
+                let s = self.b.const_u32(4);
+                (self.op2(Op::ShiftRightLogical, u, off, s), None)
+            }
+        };
+        let words = self.cbuffer_row(&h, row, rc)?;
+        let v4 = self.b.vec(u, 4);
+        let vec = self.opn(Op::CompositeConstruct, v4, &words);
+        let word_at = |this: &mut Self, extra: u32| -> u32 {
+            match oc {
+                Some(c) => words[(((c >> 2) + extra) & 3) as usize],
+                None => {
+                    let two = this.b.const_u32(2);
+                    let three = this.b.const_u32(3);
+                    let wi = this.op2(Op::ShiftRightLogical, u, off, two);
+                    let wi = if extra > 0 {
+                        let e = this.b.const_u32(extra);
+                        this.op2(Op::IAdd, u, wi, e)
+                    } else {
+                        wi
+                    };
+                    let wi = this.op2(Op::BitwiseAnd, u, wi, three);
+                    this.op2(Op::VectorExtractDynamic, u, vec, wi)
+                }
+            }
+        };
+        let bits = match w {
+            64 => {
+                let lo = word_at(self, 0);
+                let hi = word_at(self, 1);
+                let v2 = self.b.vec(u, 2);
+                let v = self.op2(Op::CompositeConstruct, v2, lo, hi);
+                let t64 = self.scalar_ty(Scalar::Int(64), 1);
+                self.op1(Op::Bitcast, t64, v)
+            }
+            16 => {
+                let word = word_at(self, 0);
+                let sh = match oc {
+                    Some(c) => self.b.const_u32((c & 2) * 8),
+                    None => {
+                        let two = self.b.const_u32(2);
+                        let eight = self.b.const_u32(8);
+                        let b = self.op2(Op::BitwiseAnd, u, off, two);
+                        self.op2(Op::IMul, u, b, eight)
+                    }
+                };
+                let x = self.op2(Op::ShiftRightLogical, u, word, sh);
+                let t16 = self.scalar_ty(Scalar::Int(16), 1);
+                self.op1(Op::UConvert, t16, x)
+            }
+            _ => word_at(self, 0),
+        };
+        self.from_bits(bits, ty)
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Counters and sizes
+
+    /// `BufferUpdateCounter(handle, direction)`: increment returns the old value, decrement the new one.
+    pub(super) fn update_counter(&mut self, a: Args<'_>) -> Result<u32, Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        let inc = self.arg_const(a, 2)? as i8;
+        let d = self.desc(&h, View::Counter)?;
+        let u = self.b.u32();
+        let p = self.ssbo_ptr(&d, u, None);
+        let scope = self.b.const_u32(Scope::Device as u32);
+        let sem = self.b.const_u32(0);
+        let one = self.b.const_u32(1);
+        if inc >= 0 {
+            Ok(self.opn(Op::AtomicIAdd, u, &[p, scope, sem, one]))
+        } else {
+            let old = self.opn(Op::AtomicISub, u, &[p, scope, sem, one]);
+            Ok(self.op2(Op::ISub, u, old, one))
+        }
+    }
+
+    /// `GetDimensions(handle, mip)` → `{width, height, depth/elements, mips/samples}`.
+    pub(super) fn get_dimensions(&mut self, i: u32, a: Args<'_>) -> Result<Val, Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        let decl = self.decl(&h).clone();
+        let u = self.b.u32();
+        let zero = self.b.const_u32(0);
+        match decl.kind {
+            ResourceKind::RawBuffer | ResourceKind::StructuredBuffer => {
+                let d = self.desc(&h, View::Ssbo32)?;
+                let len = self.ssbo_len(&h, &d, View::Ssbo32);
+                let four = self.b.const_u32(4);
+                let bytes = self.op2(Op::IMul, u, len, four);
+                let x = if decl.kind == ResourceKind::StructuredBuffer {
+                    if decl.stride == 0 {
+                        return Err(self.invalid("structured buffer without a stride"));
+                    }
+                    if decl.stride % 4 == 0 {
+                        let s = self.b.const_u32(decl.stride / 4);
+                        self.op2(Op::UDiv, u, len, s)
+                    } else {
+                        let s = self.b.const_u32(decl.stride);
+                        self.op2(Op::UDiv, u, bytes, s)
+                    }
+                } else {
+                    bytes
+                };
+                let stride = self.b.const_u32(decl.stride);
+                Ok(self.make_agg(&[x, stride, zero, zero]))
+            }
+            ResourceKind::TypedBuffer => {
+                let (img, _) = self.load_object(&h, View::Image)?;
+                self.b.capability(Capability::ImageQuery);
+                let n = self.op1(Op::ImageQuerySize, u, img);
+                Ok(self.make_agg(&[n, zero, zero, zero]))
+            }
+            k if k.is_texture() => self.texture_dimensions(i, &h, a),
+            k => Err(self.unsupported(format!("GetDimensions of a {k:?}"))),
+        }
+    }
+}
+
+/// Scalar kinds of `convert_num`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Num {
+    F,
+    S,
+    U,
+}
+
+fn kind_structured(k: ResourceKind) -> bool {
+    k == ResourceKind::StructuredBuffer
+}

@@ -1,0 +1,469 @@
+//! The lowering: DXIL module → SPIR-V module.
+//!
+//! [`Ctx`] carries the module-wide state (builder, resources, caches) and the state of the function being
+//! lowered. The work is split by topic: `func` (virtual blocks, structurization, emission order, phis and
+//! demotion), `inst` (LLVM instructions), `types` (types and constants), `res` (resources, handles and the binding
+//! model), `dxop` (dispatch of `dx.op` calls), `buffer`, `math`, `wave`, `texture` and `rayquery`.
+
+mod buffer;
+mod dxop;
+mod func;
+mod inst;
+mod math;
+mod rayquery;
+mod res;
+mod texture;
+mod types;
+mod wave;
+
+use dxil_module::{FuncId, InstId, Module, Value, ValueRef};
+use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
+
+use crate::cfg::{Cfg, Structurizer};
+use crate::dxil::{self, DenormMode, EntryInfo, Stage};
+use crate::error::{Error, Location};
+use crate::spv::{self, Builder, FxMap};
+use crate::{Options, Translation};
+
+pub(crate) use func::FnState;
+pub(crate) use res::{HandleInfo, ResEntry};
+
+/// "No value" marker of the index tables.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// What an LLVM value lowers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum Val {
+    #[default]
+    None,
+    /// An SSA id.
+    Id(u32),
+    /// A struct value (`dx.types.ResRet`, `{i32, i1}`, ...) kept as its component ids in `Ctx::agg`.
+    Agg { start: u32, len: u32 },
+    /// A resource handle: index into `Ctx::handles`.
+    Handle(u32),
+    /// A pointer: index into `Ctx::ptrs`.
+    Ptr(u32),
+    /// A value nothing reads (the `i8*` bitcasts that only feed `llvm.lifetime.*`).
+    Ignore,
+}
+
+/// Call operands as pooled words; `get` wraps one as a [`Value`] (no per-call allocation).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Args<'b>(pub &'b [u32]);
+
+impl Args<'_> {
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<Value> {
+        self.0.get(i).map(|&v| Value(v))
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// A pointer value: a variable and the access chain into it, built at each load/store/atomic.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PtrInfo {
+    /// The variable (`Function`, `Private` or `Workgroup`).
+    pub var: u32,
+    pub storage: StorageClass,
+    /// LLVM type of the pointee.
+    pub pointee: dxil_module::TypeId,
+    /// Index operands (LLVM values) after the variable, in `Ctx::ptr_indices`.
+    pub start: u32,
+    pub len: u32,
+}
+
+/// Reusable translation context: keeps every buffer between calls. One `Translator` per thread.
+#[derive(Default)]
+pub struct Translator {
+    b: Option<Builder>,
+    st: Structurizer,
+    cfg: Cfg,
+    f: FnState,
+    out: Vec<u32>,
+}
+
+impl Translator {
+    pub fn new() -> Translator {
+        Translator::default()
+    }
+
+    /// Translates `module`'s entry point (see [`crate::translate`]).
+    pub fn translate(&mut self, module: &Module, options: &Options) -> Result<Translation, Error> {
+        let entry = dxil::read_entry(module, options.entry_point.as_deref())?;
+        if entry.stage != Stage::Compute {
+            return Err(Error::Stage {
+                stage: entry.stage.name(),
+            });
+        }
+        let mut b = self.b.take().unwrap_or_default();
+        b.reset();
+        b.names = options.debug_names;
+        let mut cx = Ctx {
+            m: module,
+            opts: options,
+            entry,
+            b,
+            st: std::mem::take(&mut self.st),
+            cfg: std::mem::take(&mut self.cfg),
+            f: std::mem::take(&mut self.f),
+            type_ids: Vec::new(),
+            const_ids: Vec::new(),
+            global_vals: Vec::new(),
+            res: Vec::new(),
+            handles: Vec::new(),
+            ptrs: Vec::new(),
+            ptr_indices: Vec::new(),
+            agg: Vec::new(),
+            builtins: FxMap::default(),
+            bindings: Vec::new(),
+            push_block: 0,
+            fname: String::new(),
+            at_block: 0,
+            at_inst: 0,
+            uses_derivatives: false,
+        };
+        let result = cx.run();
+        // Hand the buffers back whatever happened.
+        self.st = std::mem::take(&mut cx.st);
+        self.cfg = std::mem::take(&mut cx.cfg);
+        self.f = std::mem::take(&mut cx.f);
+        let mut b = std::mem::take(&mut cx.b);
+        let translation = match result {
+            Ok(()) => {
+                b.finish(&mut self.out);
+                Ok(cx.into_translation(&b, self.out.clone()))
+            }
+            Err(e) => Err(e),
+        };
+        self.b = Some(b);
+        translation
+    }
+}
+
+pub(crate) struct Ctx<'a> {
+    pub m: &'a Module,
+    pub opts: &'a Options,
+    pub entry: EntryInfo,
+    pub b: Builder,
+    pub st: Structurizer,
+    pub cfg: Cfg,
+    pub f: FnState,
+    /// SPIR-V type per LLVM type (0 = not made yet).
+    pub type_ids: Vec<u32>,
+    /// SPIR-V constant per LLVM constant (0 = not made yet).
+    pub const_ids: Vec<u32>,
+    /// Lowered global variables.
+    pub global_vals: Vec<Val>,
+    pub res: Vec<ResEntry>,
+    pub handles: Vec<HandleInfo>,
+    pub ptrs: Vec<PtrInfo>,
+    pub ptr_indices: Vec<Value>,
+    /// Component ids of aggregate values.
+    pub agg: Vec<u32>,
+    builtins: FxMap<u32, u32>,
+    pub bindings: Vec<crate::Binding>,
+    /// Push-constant block variable (0 = none).
+    pub push_block: u32,
+    pub fname: String,
+    pub at_block: u32,
+    pub at_inst: u32,
+    pub uses_derivatives: bool,
+}
+
+impl<'a> Ctx<'a> {
+    fn run(&mut self) -> Result<(), Error> {
+        let m = self.m;
+        self.type_ids = vec![0; m.types.len()];
+        self.const_ids = vec![0; m.constants.len()];
+        self.global_vals = vec![Val::None; m.globals.len()];
+        self.res = self
+            .entry
+            .resources
+            .iter()
+            .map(|d| ResEntry::declared(d.clone()))
+            .collect();
+
+        self.b.capability(Capability::Shader);
+        let func_id = self.entry.function;
+        let main = self.b.id();
+        self.lower_function(func_id, main)?;
+
+        // Entry point and execution modes. From SPIR-V 1.4 the interface lists every global the entry point uses.
+        let interface: Vec<u32> = if self.b.version >= 0x0001_0400 {
+            self.b.interface.clone()
+        } else {
+            self.builtins.values().copied().collect()
+        };
+        let name = self.entry.name.clone();
+        let mut ep = std::mem::take(&mut self.b.entry_points);
+        spv::emit_with_string(
+            &mut ep,
+            Op::EntryPoint,
+            &[ExecutionModel::GLCompute as u32, main],
+            &name,
+            &interface,
+        );
+        self.b.entry_points = ep;
+        let [x, y, z] = self.entry.num_threads;
+        spv::emit(
+            &mut self.b.exec_modes,
+            Op::ExecutionMode,
+            &[main, ExecutionMode::LocalSize as u32, x, y, z],
+        );
+        if self.uses_derivatives {
+            // D3D forms compute quads from 2×2 thread blocks when the group is 2D, else from 4 linear threads.
+            let mode = if y > 1 && x % 2 == 0 && y % 2 == 0 {
+                ExecutionMode::DerivativeGroupQuadsNV
+            } else {
+                ExecutionMode::DerivativeGroupLinearNV
+            };
+            let cap = if mode == ExecutionMode::DerivativeGroupQuadsNV {
+                Capability::ComputeDerivativeGroupQuadsNV
+            } else {
+                Capability::ComputeDerivativeGroupLinearNV
+            };
+            self.b.capability(cap);
+            self.b.extension("SPV_NV_compute_shader_derivatives");
+            spv::emit(&mut self.b.exec_modes, Op::ExecutionMode, &[main, mode as u32]);
+        }
+        if self.opts.denorm_modes
+            && let Some(mode) = self.entry.fp32_denorm
+        {
+            let (cap, em) = match mode {
+                DenormMode::Preserve => (Capability::DenormPreserve, ExecutionMode::DenormPreserve),
+                DenormMode::FlushToZero => (
+                    Capability::DenormFlushToZero,
+                    ExecutionMode::DenormFlushToZero,
+                ),
+            };
+            self.b.capability(cap);
+            if self.b.version < 0x0001_0400 {
+                self.b.extension("SPV_KHR_float_controls");
+            }
+            spv::emit(
+                &mut self.b.exec_modes,
+                Op::ExecutionMode,
+                &[main, em as u32, 32],
+            );
+        }
+        self.b.name(main, &name);
+        Ok(())
+    }
+
+    fn into_translation(self, b: &Builder, words: Vec<u32>) -> Translation {
+        let mut bindings = self.bindings;
+        bindings.sort_by_key(|x| (x.set, x.binding, x.descriptor_type as u32));
+        bindings.dedup();
+        let v = b.version;
+        let spirv_version = (((v >> 16) & 0xFF) as u8, ((v >> 8) & 0xFF) as u8);
+        let vulkan_version = match spirv_version {
+            (1, 0..=3) => (1, 1),
+            (1, 4 | 5) => (1, 2),
+            _ => (1, 3),
+        };
+        Translation {
+            words,
+            entry_point: self.entry.name,
+            stage: self.entry.stage,
+            workgroup_size: self.entry.num_threads,
+            bindings,
+            push_constant_bytes: self.opts.binding.push_constant_bytes(),
+            spirv_version,
+            vulkan_version,
+            capabilities: b.capabilities().to_vec(),
+            extensions: b.extensions().to_vec(),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Errors
+
+    pub fn loc(&self) -> Location {
+        Location {
+            function: self.fname.clone(),
+            block: self.at_block,
+            inst: self.at_inst,
+        }
+    }
+
+    pub fn unsupported(&self, what: impl Into<String>) -> Error {
+        Error::Unsupported {
+            what: what.into(),
+            at: self.loc(),
+        }
+    }
+
+    pub fn invalid(&self, what: impl Into<String>) -> Error {
+        Error::Invalid {
+            what: what.into(),
+            at: self.loc(),
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Emission helpers (into the current function body)
+
+    #[inline]
+    pub fn emit(&mut self, op: Op, args: &[u32]) {
+        spv::emit(&mut self.f.body, op, args);
+    }
+
+    #[inline]
+    pub fn op1(&mut self, op: Op, ty: u32, a: u32) -> u32 {
+        let id = self.b.id();
+        spv::emit(&mut self.f.body, op, &[ty, id, a]);
+        id
+    }
+
+    #[inline]
+    pub fn op2(&mut self, op: Op, ty: u32, a: u32, b: u32) -> u32 {
+        let id = self.b.id();
+        spv::emit(&mut self.f.body, op, &[ty, id, a, b]);
+        id
+    }
+
+    #[inline]
+    pub fn op3(&mut self, op: Op, ty: u32, a: u32, b: u32, c: u32) -> u32 {
+        let id = self.b.id();
+        spv::emit(&mut self.f.body, op, &[ty, id, a, b, c]);
+        id
+    }
+
+    /// An instruction with a result and any operands.
+    pub fn opn(&mut self, op: Op, ty: u32, args: &[u32]) -> u32 {
+        let id = self.b.id();
+        let body = &mut self.f.body;
+        body.push(((args.len() as u32 + 3) << 16) | op as u32);
+        body.push(ty);
+        body.push(id);
+        body.extend_from_slice(args);
+        id
+    }
+
+    /// A GLSL.std.450 instruction.
+    pub fn glsl(&mut self, ty: u32, inst: spirv::GLOp, args: &[u32]) -> u32 {
+        let set = self.b.glsl();
+        let id = self.b.id();
+        let body = &mut self.f.body;
+        body.push(((args.len() as u32 + 5) << 16) | Op::ExtInst as u32);
+        body.push(ty);
+        body.push(id);
+        body.push(set);
+        body.push(inst as u32);
+        body.extend_from_slice(args);
+        id
+    }
+
+    pub fn load(&mut self, ty: u32, ptr: u32) -> u32 {
+        self.op1(Op::Load, ty, ptr)
+    }
+
+    pub fn store(&mut self, ptr: u32, value: u32) {
+        self.emit(Op::Store, &[ptr, value]);
+    }
+
+    /// `OpAccessChain` with any number of indices.
+    pub fn chain(&mut self, ptr_ty: u32, base: u32, indices: &[u32]) -> u32 {
+        let id = self.b.id();
+        let body = &mut self.f.body;
+        body.push(((indices.len() as u32 + 4) << 16) | Op::AccessChain as u32);
+        body.push(ptr_ty);
+        body.push(id);
+        body.push(base);
+        body.extend_from_slice(indices);
+        id
+    }
+
+    pub fn select(&mut self, ty: u32, cond: u32, a: u32, b: u32) -> u32 {
+        self.op3(Op::Select, ty, cond, a, b)
+    }
+
+    /// A `Function` variable in the entry block.
+    pub fn local_var(&mut self, pointee: u32) -> u32 {
+        let pty = self.b.ptr(StorageClass::Function, pointee);
+        let id = self.b.id();
+        spv::emit(
+            &mut self.f.vars,
+            Op::Variable,
+            &[pty, id, StorageClass::Function as u32],
+        );
+        id
+    }
+
+    /// The variable of a compute built-in input (`uvec3` or `u32`).
+    pub fn builtin(&mut self, bi: BuiltIn) -> u32 {
+        if let Some(&v) = self.builtins.get(&(bi as u32)) {
+            return v;
+        }
+        let u32t = self.b.u32();
+        let ty = match bi {
+            BuiltIn::GlobalInvocationId
+            | BuiltIn::WorkgroupId
+            | BuiltIn::LocalInvocationId
+            | BuiltIn::NumWorkgroups => self.b.vec(u32t, 3),
+            _ => u32t,
+        };
+        let pty = self.b.ptr(StorageClass::Input, ty);
+        let var = self.b.global_var(pty, StorageClass::Input, None);
+        self.b.decorate(var, Decoration::BuiltIn, &[bi as u32]);
+        if matches!(
+            bi,
+            BuiltIn::SubgroupSize | BuiltIn::SubgroupLocalInvocationId
+        ) {
+            self.b.capability(Capability::GroupNonUniform);
+        }
+        self.builtins.insert(bi as u32, var);
+        var
+    }
+
+    /// Loads component `c` of a vector built-in, or the scalar built-in.
+    pub fn load_builtin(&mut self, bi: BuiltIn, c: Option<u32>) -> u32 {
+        let var = self.builtin(bi);
+        let u32t = self.b.u32();
+        match c {
+            Some(c) => {
+                let pty = self.b.ptr(StorageClass::Input, u32t);
+                let cid = self.b.const_u32(c);
+                let p = self.chain(pty, var, &[cid]);
+                self.load(u32t, p)
+            }
+            None => self.load(u32t, var),
+        }
+    }
+
+    /// Is `v` an LLVM constant, and which integer?
+    pub fn const_int(&self, v: Value) -> Option<i64> {
+        self.m.const_int(v)
+    }
+
+    /// The i32 opcode of a `dx.op` call, if `callee` is a `dx.op.*` function.
+    pub fn dx_opcode(&self, callee: Value, args: Args<'_>) -> Option<u32> {
+        let f = callee.as_function()?;
+        let func = self.m.function(f)?;
+        if !func.name.starts_with("dx.op.") {
+            return None;
+        }
+        self.const_int(args.get(0)?).map(|v| v as u32)
+    }
+
+    pub fn callee_name(&self, callee: Value) -> &'a str {
+        match callee.get() {
+            ValueRef::Function(f) => self.m.function(f).map_or("?", |f| f.name.as_str()),
+            _ => "?",
+        }
+    }
+
+    pub fn func_of(&self, f: FuncId) -> Option<&'a dxil_module::Function> {
+        self.m.function(f)
+    }
+
+    pub fn inst_data(&self, i: InstId) -> Option<&'a dxil_module::InstData> {
+        let f = self.m.function(self.entry.function)?;
+        f.body.as_ref()?.inst(i)
+    }
+}

@@ -1,0 +1,231 @@
+//! Inline ray tracing: `AllocateRayQuery` and `RayQuery_*` through SPV_KHR_ray_query.
+//!
+//! A DXIL ray query is an `i32` handle from `AllocateRayQuery`, which DXIL lets flow through phis, selects and
+//! memory like any integer. The k-th allocation of a function returns `k`, and every `RayQuery_*` operation
+//! indexes one `Function` array of `OpTypeRayQueryKHR` with the handle. The allocation's constant ray flags are OR-ed into `TraceRayInline`'s flags, as D3D
+//! combines the `RayQuery<FLAGS>` template flags with the call's.
+
+use dxil_module::TypeId;
+use spirv::Op;
+
+use super::res::View;
+use super::{Args, Ctx, Val};
+use crate::error::Error;
+use crate::spv::TypeKey;
+
+/// The template flags of a ray query: known, or loaded from the flag table.
+#[derive(Clone, Copy)]
+enum Flags {
+    Const(u32),
+    Dyn(u32),
+}
+
+impl<'a> Ctx<'a> {
+    /// `AllocateRayQuery(constRayFlags)` / `AllocateRayQuery2(constRayFlags, constRayQueryFlags)`: the handle is
+    /// the allocation's index into the function's ray query array.
+    pub(super) fn allocate_ray_query(&mut self, i: u32) -> Result<Val, Error> {
+        self.ray_query_caps();
+        let k = self
+            .f
+            .rq_allocs
+            .iter()
+            .position(|&(x, _)| x == i)
+            .ok_or_else(|| self.invalid("AllocateRayQuery was not seen by the scan"))?;
+        Ok(Val::Id(self.b.const_u32(k as u32)))
+    }
+
+    /// Pointer to the ray query object a handle operand names, and the constant flags of its allocation.
+    fn ray_query_ptr(&mut self, a: Args<'_>) -> Result<(u32, Flags), Error> {
+        self.ray_query_caps();
+        let n = self.f.rq_allocs.len() as u32;
+        if n == 0 {
+            return Err(self.invalid("ray query operation without AllocateRayQuery"));
+        }
+        let rqt = self.b.ty(TypeKey::RayQuery);
+        if self.f.rq_var == 0 {
+            let t = if n == 1 { rqt } else { self.b.ty(TypeKey::Array(rqt, n)) };
+            self.f.rq_var = self.local_var(t);
+        }
+        let v = self.arg(a, 1)?;
+        let u = self.b.u32();
+        let (index, flags) = match self.const_int(v) {
+            Some(k) => {
+                let k = (k as u32).min(n - 1);
+                (self.b.const_u32(k), Flags::Const(self.f.rq_allocs[k as usize].1))
+            }
+            None => {
+                let x = self.value(v)?;
+                let last = self.b.const_u32(n - 1);
+                let x = self.glsl(u, spirv::GLOp::UMin, &[x, last]);
+                let f0 = self.f.rq_allocs[0].1;
+                if self.f.rq_allocs.iter().all(|&(_, f)| f == f0) {
+                    (x, Flags::Const(f0))
+                } else {
+                    // A handle chosen at run time among allocations with different template flags: look the
+                    // flags up in a constant table.
+                    let flags: Vec<u32> = self.f.rq_allocs.iter().map(|&(_, f)| self.b.const_u32(f)).collect();
+                    let at = self.b.ty(TypeKey::Array(u, n));
+                    let init = self.b.const_composite(at, &flags);
+                    let pt = self.b.ptr(spirv::StorageClass::Private, at);
+                    let table = self.b.global_var(pt, spirv::StorageClass::Private, Some(init));
+                    let pe = self.b.ptr(spirv::StorageClass::Private, u);
+                    let p = self.chain(pe, table, &[x]);
+                    (x, Flags::Dyn(self.load(u, p)))
+                }
+            }
+        };
+        let ptr = if n == 1 {
+            self.f.rq_var
+        } else {
+            let pt = self.b.ptr(spirv::StorageClass::Function, rqt);
+            let var = self.f.rq_var;
+            self.chain(pt, var, &[index])
+        };
+        Ok((ptr, flags))
+    }
+
+    pub(super) fn ray_query_op(&mut self, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let (rq, const_flags) = self.ray_query_ptr(a)?;
+        let u = self.b.u32();
+        let f = self.b.f32();
+        let bt = self.b.bool();
+        let v3 = self.b.vec(f, 3);
+        let committed = |this: &mut Self, yes: bool| this.b.const_u32(yes as u32);
+        let id = |x: u32| Ok(Val::Id(x));
+        match op {
+            179 => {
+                let h = self.handle_of_arg(a, 2)?;
+                let (accel, _) = self.load_object(&h, View::Accel)?;
+                let mut flags = self.arg_id(a, 3)?;
+                match const_flags {
+                    Flags::Const(0) => {}
+                    Flags::Const(cf) => {
+                        let c = self.b.const_u32(cf);
+                        flags = self.op2(Op::BitwiseOr, u, flags, c);
+                    }
+                    Flags::Dyn(c) => flags = self.op2(Op::BitwiseOr, u, flags, c),
+                }
+                let mask = self.arg_id(a, 4)?;
+                let mut o = [0u32; 3];
+                let mut d = [0u32; 3];
+                for k in 0..3 {
+                    o[k] = self.arg_id(a, 5 + k)?;
+                    d[k] = self.arg_id(a, 9 + k)?;
+                }
+                let tmin = self.arg_id(a, 8)?;
+                let tmax = self.arg_id(a, 12)?;
+                let origin = self.opn(Op::CompositeConstruct, v3, &o);
+                let dir = self.opn(Op::CompositeConstruct, v3, &d);
+                self.emit(
+                    Op::RayQueryInitializeKHR,
+                    &[rq, accel, flags, mask, origin, tmin, dir, tmax],
+                );
+                Ok(Val::None)
+            }
+            180 => id(self.op1(Op::RayQueryProceedKHR, bt, rq)),
+            181 => {
+                self.emit(Op::RayQueryTerminateKHR, &[rq]);
+                Ok(Val::None)
+            }
+            182 => {
+                self.emit(Op::RayQueryConfirmIntersectionKHR, &[rq]);
+                Ok(Val::None)
+            }
+            183 => {
+                let t = self.arg_id(a, 2)?;
+                self.emit(Op::RayQueryGenerateIntersectionKHR, &[rq, t]);
+                Ok(Val::None)
+            }
+            184 | 185 => {
+                let c = committed(self, op == 184);
+                id(self.op2(Op::RayQueryGetIntersectionTypeKHR, u, rq, c))
+            }
+            186..=189 => {
+                let c = committed(self, op >= 188);
+                let mt = self.b.ty(TypeKey::Matrix(v3, 4));
+                let o = if op == 186 || op == 188 {
+                    Op::RayQueryGetIntersectionObjectToWorldKHR
+                } else {
+                    Op::RayQueryGetIntersectionWorldToObjectKHR
+                };
+                let m = self.op2(o, mt, rq, c);
+                let row = self.arg_const(a, 2)? as u32;
+                let col = self.arg_const(a, 3)? as u32;
+                if row > 2 || col > 3 {
+                    return Err(self.invalid("ray query matrix element out of range"));
+                }
+                // SPIR-V returns 4 columns of 3 rows; DXIL indexes the 3×4 matrix by (row, col).
+                id(self.opn(Op::CompositeExtract, f, &[m, col, row]))
+            }
+            190 => {
+                let o = self.op1(Op::RayQueryGetIntersectionCandidateAABBOpaqueKHR, bt, rq);
+                id(self.op1(Op::LogicalNot, bt, o))
+            }
+            191 | 192 => {
+                let c = committed(self, op == 192);
+                id(self.op2(Op::RayQueryGetIntersectionFrontFaceKHR, bt, rq, c))
+            }
+            193 | 194 => {
+                let c = committed(self, op == 194);
+                let v2 = self.b.vec(f, 2);
+                let b = self.op2(Op::RayQueryGetIntersectionBarycentricsKHR, v2, rq, c);
+                let k = self.arg_const(a, 2)? as u32;
+                if k > 1 {
+                    return Err(self.invalid("barycentric component out of range"));
+                }
+                id(self.opn(Op::CompositeExtract, f, &[b, k]))
+            }
+            195 => id(self.op1(Op::RayQueryGetRayFlagsKHR, u, rq)),
+            196 | 197 => {
+                let o = if op == 196 {
+                    Op::RayQueryGetWorldRayOriginKHR
+                } else {
+                    Op::RayQueryGetWorldRayDirectionKHR
+                };
+                let v = self.op1(o, v3, rq);
+                let k = self.component3(a)?;
+                id(self.opn(Op::CompositeExtract, f, &[v, k]))
+            }
+            198 => id(self.op1(Op::RayQueryGetRayTMinKHR, f, rq)),
+            199 | 200 => {
+                let c = committed(self, op == 200);
+                id(self.op2(Op::RayQueryGetIntersectionTKHR, f, rq, c))
+            }
+            201..=204 | 207..=210 | 214 | 215 => {
+                let yes = matches!(op, 207..=210 | 215);
+                let c = committed(self, yes);
+                let o = match op {
+                    201 | 207 => Op::RayQueryGetIntersectionInstanceIdKHR,
+                    202 | 208 => Op::RayQueryGetIntersectionInstanceCustomIndexKHR,
+                    203 | 209 => Op::RayQueryGetIntersectionGeometryIndexKHR,
+                    204 | 210 => Op::RayQueryGetIntersectionPrimitiveIndexKHR,
+                    _ => Op::RayQueryGetIntersectionInstanceShaderBindingTableRecordOffsetKHR,
+                };
+                id(self.op2(o, u, rq, c))
+            }
+            205 | 206 | 211 | 212 => {
+                let c = committed(self, op >= 211);
+                let o = if op == 205 || op == 211 {
+                    Op::RayQueryGetIntersectionObjectRayOriginKHR
+                } else {
+                    Op::RayQueryGetIntersectionObjectRayDirectionKHR
+                };
+                let v = self.op2(o, v3, rq, c);
+                let k = self.component3(a)?;
+                id(self.opn(Op::CompositeExtract, f, &[v, k]))
+            }
+            _ => {
+                let _ = ty;
+                Err(self.unsupported(Self::op_name(op)))
+            }
+        }
+    }
+
+    fn component3(&self, a: Args<'_>) -> Result<u32, Error> {
+        let k = self.arg_const(a, 2)? as u32;
+        if k > 2 {
+            return Err(self.invalid("vector component out of range"));
+        }
+        Ok(k)
+    }
+}

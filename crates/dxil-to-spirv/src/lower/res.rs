@@ -1,0 +1,826 @@
+//! Resources: handles, the variables ("views") that back them, and the binding model.
+//!
+//! A handle is symbolic: `createHandle*` / `annotateHandle` only record which resource and which (dynamic)
+//! register or heap index it means. The descriptor is fetched at each use (cached per block), so a handle made in
+//! one block and used in a branch loads its descriptor where it is used — which also keeps non-uniform indexing
+//! inside the branch that guards it.
+//!
+//! Each resource gets up to one variable per *view*: the `u32` storage-buffer view every raw/structured access
+//! can use, a `u16` view for 16-bit accesses (so 16-bit stores never rewrite the neighbouring half), a `u64`
+//! view for 64-bit atomics, the counter, the image/texel-buffer/sampler/acceleration-structure object, the
+//! uniform-buffer rows of a cbuffer. Where and how they are bound is the [`BindingModel`]'s decision.
+
+use dxil_module::Value;
+use spirv::{Capability, Decoration, Dim, ImageFormat, Op, StorageClass};
+
+use super::{Args, Ctx, NONE};
+use crate::binding::{ArraySize, D3dBinding, DescriptorType, Placement};
+use crate::dxil::{ResourceClass, ResourceDecl, ResourceKind, ResourceProps, SampledClass};
+use crate::error::Error;
+use crate::spv::TypeKey;
+use crate::{Binding, BoundResource, DescriptorCount};
+
+/// What a handle refers to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HandleInfo {
+    /// Index into `Ctx::res`; `NONE` for a heap handle not annotated yet.
+    pub res: u32,
+    /// Absolute register (binding handles) or heap index (heap handles).
+    pub index: Value,
+    pub nonuniform: bool,
+    /// From `createHandleFromHeap` (with its sampler-heap flag).
+    pub heap: Option<bool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum View {
+    Ssbo32 = 0,
+    Ssbo16 = 1,
+    Ssbo64 = 2,
+    Counter = 3,
+    Cbuf = 4,
+    Image = 5,
+    Sampler = 6,
+    Accel = 7,
+}
+
+const VIEWS: usize = 8;
+
+#[derive(Clone, Debug)]
+pub(crate) struct ResEntry {
+    pub decl: ResourceDecl,
+    /// Taken from the descriptor heap (`Some(sampler heap?)`).
+    pub heap: Option<bool>,
+    pub views: [u32; VIEWS],
+    /// The descriptor (element) type of each view.
+    pub view_types: [u32; VIEWS],
+    /// The placement of each view (`None` until made).
+    pub placements: [Option<Placement>; VIEWS],
+    /// Typed UAV used with atomics: its image needs an R32 format.
+    pub atomics: bool,
+    /// Typed UAV read: needs `StorageImageReadWithoutFormat` with an unknown format.
+    pub reads: bool,
+    /// The number of SSBO views made (more than one: they alias).
+    ssbo_views: u8,
+}
+
+impl ResEntry {
+    pub fn declared(decl: ResourceDecl) -> ResEntry {
+        ResEntry {
+            decl,
+            heap: None,
+            views: [0; VIEWS],
+            view_types: [0; VIEWS],
+            placements: [None; VIEWS],
+            atomics: false,
+            reads: false,
+            ssbo_views: 0,
+        }
+    }
+
+    fn d3d(&self) -> D3dBinding {
+        D3dBinding {
+            class: self.decl.class,
+            kind: self.decl.kind,
+            space: self.decl.space,
+            register: self.decl.lower,
+            count: self.decl.count,
+            range_id: self.decl.range_id,
+        }
+    }
+}
+
+/// A descriptor ready for use: the variable, and the array element when the variable is an array.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Desc {
+    pub var: u32,
+    pub index: Option<u32>,
+    pub nonuniform: bool,
+    pub storage: StorageClass,
+    /// The descriptor (element) type.
+    pub ty: u32,
+}
+
+impl<'a> Ctx<'a> {
+    /// Records a handle-making `dx.op` call. `None`: not a handle op, or an annotation of a handle not seen yet.
+    pub(super) fn make_handle(
+        &mut self,
+        op: u32,
+        argv: &dyn Fn(usize) -> Option<Value>,
+    ) -> Result<Option<u32>, Error> {
+        let arg = |k: usize| argv(k).ok_or_else(|| self.invalid("missing operand"));
+        let info = match op {
+            // CreateHandle(class, rangeId, index, nonUniform)
+            57 => {
+                let class = self.const_int(arg(1)?).map(|c| c as u32);
+                let range = self.const_int(arg(2)?).map(|c| c as u32);
+                let (Some(class), Some(range)) = (class, range) else {
+                    return Err(self.invalid("createHandle with a non-constant class or range id"));
+                };
+                let res = self
+                    .res
+                    .iter()
+                    .position(|r| r.heap.is_none() && r.decl.class as u32 == class && r.decl.range_id == range)
+                    .ok_or_else(|| {
+                        self.invalid(format!(
+                            "createHandle names range {range} of class {class}, which dx.resources does not declare"
+                        ))
+                    })?;
+                HandleInfo {
+                    res: res as u32,
+                    index: arg(3)?,
+                    nonuniform: self.const_int(arg(4)?).unwrap_or(0) != 0,
+                    heap: None,
+                }
+            }
+            // CreateHandleFromBinding(bind, index, nonUniform)
+            217 => {
+                let (lo, _hi, space, class) = crate::dxil::res_bind(self.m, arg(1)?)
+                    .ok_or_else(|| self.invalid("createHandleFromBinding: the binding is not a constant"))?;
+                let res = self
+                    .res
+                    .iter()
+                    .position(|r| {
+                        r.heap.is_none()
+                            && r.decl.class as u32 == class
+                            && r.decl.space == space
+                            && lo >= r.decl.lower
+                            && (r.decl.count == u32::MAX || lo - r.decl.lower < r.decl.count)
+                    })
+                    .ok_or_else(|| {
+                        self.invalid(format!(
+                            "createHandleFromBinding: no declared range of class {class} holds register {lo} of space {space}"
+                        ))
+                    })?;
+                HandleInfo {
+                    res: res as u32,
+                    index: arg(2)?,
+                    nonuniform: self.const_int(arg(3)?).unwrap_or(0) != 0,
+                    heap: None,
+                }
+            }
+            // CreateHandleFromHeap(index, samplerHeap, nonUniform)
+            218 => HandleInfo {
+                res: NONE,
+                index: arg(1)?,
+                nonuniform: self.const_int(arg(3)?).unwrap_or(0) != 0,
+                heap: Some(self.const_int(arg(2)?).unwrap_or(0) != 0),
+            },
+            // AnnotateHandle(handle, props)
+            216 => {
+                let src = arg(1)?
+                    .as_inst()
+                    .ok_or_else(|| self.invalid("annotateHandle of a non-instruction"))?;
+                let h = self.f.handle_of.get(src.index()).copied().unwrap_or(NONE);
+                if h == NONE {
+                    return Ok(None);
+                }
+                let mut info = self.handles[h as usize];
+                if info.res == NONE {
+                    let (w0, w1) = crate::dxil::props_words(self.m, arg(2)?)
+                        .ok_or_else(|| self.invalid("annotateHandle: properties are not a constant"))?;
+                    let props = ResourceProps::decode(w0, w1)
+                        .ok_or_else(|| self.invalid(format!("annotateHandle: unknown resource kind in {w0:#x}")))?;
+                    info.res = self.heap_resource(props, info.heap.unwrap_or(false));
+                }
+                info
+            }
+            160 => return Err(self.unsupported("createHandleForLib (library shaders)")),
+            _ => return Ok(None),
+        };
+        let id = self.handles.len() as u32;
+        self.handles.push(info);
+        Ok(Some(id))
+    }
+
+    /// The resource entry standing for heap descriptors with these properties.
+    fn heap_resource(&mut self, p: ResourceProps, sampler_heap: bool) -> u32 {
+        let class = if p.kind == ResourceKind::Sampler {
+            ResourceClass::Sampler
+        } else if p.kind == ResourceKind::CBuffer {
+            ResourceClass::Cbv
+        } else if p.uav {
+            ResourceClass::Uav
+        } else {
+            ResourceClass::Srv
+        };
+        let decl = ResourceDecl {
+            class,
+            range_id: u32::MAX,
+            space: 0,
+            lower: 0,
+            count: u32::MAX,
+            kind: p.kind,
+            component: p.component,
+            stride: p.stride,
+            sample_count: 0,
+            globally_coherent: p.globally_coherent,
+            has_counter: class == ResourceClass::Uav && p.cmp_or_counter,
+            rov: p.rov,
+            cbuffer_size: p.cbuffer_size,
+            sampler_kind: if class == ResourceClass::Sampler && p.cmp_or_counter {
+                1
+            } else {
+                0
+            },
+        };
+        if let Some(i) = self
+            .res
+            .iter()
+            .position(|r| r.heap == Some(sampler_heap) && r.decl == decl)
+        {
+            return i as u32;
+        }
+        let mut e = ResEntry::declared(decl);
+        e.heap = Some(sampler_heap);
+        self.res.push(e);
+        (self.res.len() - 1) as u32
+    }
+
+    /// The handle a `dx.op` operand refers to.
+    pub fn handle(&self, v: Option<Value>) -> Result<HandleInfo, Error> {
+        let i = v
+            .and_then(|v| v.as_inst())
+            .ok_or_else(|| self.invalid("resource operand is not a handle instruction"))?;
+        let h = self.f.handle_of.get(i.index()).copied().unwrap_or(NONE);
+        let info = self
+            .handles
+            .get(h as usize)
+            .copied()
+            .ok_or_else(|| self.unsupported("resource handle not made by createHandle*/annotateHandle (phi or select of handles)"))?;
+        if info.res == NONE {
+            return Err(self.invalid("heap handle used without annotateHandle"));
+        }
+        Ok(info)
+    }
+
+    pub fn handle_of_arg(&self, a: Args<'_>, k: usize) -> Result<HandleInfo, Error> {
+        self.handle(a.get(k))
+    }
+
+    pub fn decl(&self, h: &HandleInfo) -> &ResourceDecl {
+        // `handle` guarantees `res` is valid.
+        &self.res[h.res as usize].decl
+    }
+
+    /// Marks usage that decides how a view is declared (before any variable exists).
+    pub fn note_typed_use(&mut self, h: &HandleInfo, read: bool, atomic: bool) {
+        if let Some(r) = self.res.get_mut(h.res as usize) {
+            r.reads |= read;
+            r.atomics |= atomic;
+        }
+    }
+
+    /// 64-bit atomics on a typed UAV: its image is declared with a 64-bit sampled type (R64 formats),
+    /// whatever component type the declaration names.
+    pub fn note_atomic64(&mut self, h: &HandleInfo) {
+        use crate::dxil::ComponentType as C;
+        if let Some(r) = self.res.get_mut(h.res as usize) {
+            r.decl.component = Some(match r.decl.component {
+                Some(C::I32 | C::I64 | C::I16) => C::I64,
+                _ => C::U64,
+            });
+        }
+    }
+
+    fn descriptor_type(&self, r: &ResEntry, view: View) -> DescriptorType {
+        match view {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => DescriptorType::StorageBuffer,
+            View::Cbuf => DescriptorType::UniformBuffer,
+            View::Sampler => DescriptorType::Sampler,
+            View::Accel => DescriptorType::AccelerationStructure,
+            View::Image => {
+                let uav = r.decl.class == ResourceClass::Uav;
+                match (r.decl.kind == ResourceKind::TypedBuffer, uav) {
+                    (true, false) => DescriptorType::UniformTexelBuffer,
+                    (true, true) => DescriptorType::StorageTexelBuffer,
+                    (false, false) => DescriptorType::SampledImage,
+                    (false, true) => DescriptorType::StorageImage,
+                }
+            }
+        }
+    }
+
+    /// The element type of a view: the block struct, image, sampler... Also decides the image format.
+    fn view_type(&mut self, res: u32, view: View) -> Result<(u32, Option<ImageFormat>), Error> {
+        let r = self.res[res as usize].clone();
+        Ok(match view {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 => {
+                let (w, stride) = match view {
+                    View::Ssbo16 => {
+                        self.b.capability(Capability::StorageBuffer16BitAccess);
+                        (16, 2)
+                    }
+                    View::Ssbo64 => {
+                        self.b.capability(Capability::Int64);
+                        (64, 8)
+                    }
+                    _ => (32, 4),
+                };
+                let e = self.b.uint(w);
+                let arr = self.b.ty(TypeKey::LaidOutArray {
+                    elem: e,
+                    len: 0,
+                    stride,
+                });
+                let s = self.b.struct_type(&[arr]);
+                self.b.decorate(s, Decoration::Block, &[]);
+                self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
+                if r.decl.class == ResourceClass::Srv {
+                    self.b.member_decorate(s, 0, Decoration::NonWritable, &[]);
+                }
+                (s, None)
+            }
+            View::Counter => {
+                let u = self.b.u32();
+                let s = self.b.struct_type(&[u]);
+                self.b.decorate(s, Decoration::Block, &[]);
+                self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
+                (s, None)
+            }
+            View::Cbuf => {
+                let rows = match r.decl.cbuffer_size {
+                    0 => 4096,
+                    n => n.div_ceil(16).clamp(1, 4096),
+                };
+                let u = self.b.u32();
+                let v4 = self.b.vec(u, 4);
+                let arr = self.b.ty(TypeKey::LaidOutArray {
+                    elem: v4,
+                    len: rows,
+                    stride: 16,
+                });
+                let s = self.b.struct_type(&[arr]);
+                self.b.decorate(s, Decoration::Block, &[]);
+                self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
+                (s, None)
+            }
+            View::Sampler => (self.b.ty(TypeKey::Sampler), None),
+            View::Accel => {
+                self.ray_query_caps();
+                (self.b.ty(TypeKey::AccelerationStructure), None)
+            }
+            View::Image => self.image_type(&r)?,
+        })
+    }
+
+    pub fn ray_query_caps(&mut self) {
+        self.b.capability(Capability::RayQueryKHR);
+        self.b.extension("SPV_KHR_ray_query");
+        self.b.require_version(0x0001_0400);
+    }
+
+    /// The sampled type of a typed resource: f32, i32 or u32 (Vulkan's image sampled types).
+    pub fn sampled_type(&mut self, r: &ResourceDecl) -> (u32, SampledClass) {
+        let class = r
+            .component
+            .map_or(SampledClass::Float, |c| c.sampled_class());
+        let wide = r.component.is_some_and(|c| c.is_64bit());
+        if wide {
+            // 64-bit typed resources (SM 6.6 64-bit atomics on R64 views).
+            self.b.capability(Capability::Int64);
+            self.b.capability(Capability::Int64ImageEXT);
+            self.b.extension("SPV_EXT_shader_image_int64");
+        }
+        let w = if wide { 64 } else { 32 };
+        let t = match class {
+            SampledClass::Float => self.b.f32(),
+            SampledClass::Sint => self.b.ty(TypeKey::SInt(w)),
+            SampledClass::Uint => self.b.uint(w),
+        };
+        (t, class)
+    }
+
+    fn image_type(&mut self, r: &ResEntry) -> Result<(u32, Option<ImageFormat>), Error> {
+        use ResourceKind::*;
+        let d = &r.decl;
+        let (dim, arrayed, ms) = match d.kind {
+            Texture1D => (Dim::Dim1D, false, false),
+            Texture1DArray => (Dim::Dim1D, true, false),
+            Texture2D | FeedbackTexture2D => (Dim::Dim2D, false, false),
+            Texture2DArray | FeedbackTexture2DArray => (Dim::Dim2D, true, false),
+            Texture2DMS => (Dim::Dim2D, false, true),
+            Texture2DMSArray => (Dim::Dim2D, true, true),
+            Texture3D => (Dim::Dim3D, false, false),
+            TextureCube => (Dim::DimCube, false, false),
+            TextureCubeArray => (Dim::DimCube, true, false),
+            TypedBuffer => (Dim::DimBuffer, false, false),
+            other => {
+                return Err(self.unsupported(format!("{other:?} as an image")));
+            }
+        };
+        let uav = d.class == ResourceClass::Uav;
+        let (st, class) = self.sampled_type(d);
+        let mut format = ImageFormat::Unknown;
+        if uav && r.atomics {
+            let wide = d.component.is_some_and(|c| c.is_64bit());
+            format = match (class, wide) {
+                (SampledClass::Float, _) => ImageFormat::R32f,
+                (SampledClass::Sint, false) => ImageFormat::R32i,
+                (SampledClass::Uint, false) => ImageFormat::R32ui,
+                (SampledClass::Sint, true) => ImageFormat::R64i,
+                (SampledClass::Uint, true) => ImageFormat::R64ui,
+            };
+        }
+        match (dim, uav) {
+            (Dim::Dim1D, false) => self.b.capability(Capability::Sampled1D),
+            (Dim::Dim1D, true) => self.b.capability(Capability::Image1D),
+            (Dim::DimBuffer, false) => self.b.capability(Capability::SampledBuffer),
+            (Dim::DimBuffer, true) => self.b.capability(Capability::ImageBuffer),
+            (Dim::DimCube, _) if arrayed => self.b.capability(if uav {
+                Capability::ImageCubeArray
+            } else {
+                Capability::SampledCubeArray
+            }),
+            _ => {}
+        }
+        if uav && ms {
+            self.b.capability(Capability::StorageImageMultisample);
+        }
+        if uav && arrayed && ms {
+            self.b.capability(Capability::ImageMSArray);
+        }
+        if uav && format == ImageFormat::Unknown {
+            // The D3D view's format is not in the shader; reads and writes go through the format-less forms.
+            if r.reads {
+                self.b.capability(Capability::StorageImageReadWithoutFormat);
+            }
+            self.b.capability(Capability::StorageImageWriteWithoutFormat);
+        }
+        let t = self.b.ty(TypeKey::Image {
+            sampled: st,
+            dim: dim as u32,
+            depth: 0,
+            arrayed,
+            ms,
+            sampled_kind: if uav { 2 } else { 1 },
+            format: format as u32,
+        });
+        Ok((
+            t,
+            if uav && format != ImageFormat::Unknown {
+                Some(format)
+            } else {
+                None
+            },
+        ))
+    }
+
+    /// The variable of a view, made on first use.
+    fn view_var(&mut self, res: u32, view: View) -> Result<(u32, u32, Placement), Error> {
+        let e = &self.res[res as usize];
+        let vi = view as usize;
+        if e.views[vi] != 0
+            && let Some(p) = e.placements[vi]
+        {
+            return Ok((e.views[vi], e.view_types[vi], p));
+        }
+        let e = e.clone();
+        let dty = self.descriptor_type(&e, view);
+        let model = self.opts.binding.clone();
+        let placement = match (view, e.heap) {
+            (View::Counter, Some(_)) => model.heap_counter(),
+            (View::Counter, None) => model.counter(&e.d3d()),
+            (_, Some(_)) => model.heap(dty),
+            (_, None) => model.place(&e.d3d(), dty),
+        }
+        .map_err(Error::Binding)?;
+        let (elem, format) = self.view_type(res, view)?;
+        let (set, binding, array) = match placement {
+            Placement::Descriptor {
+                set,
+                binding,
+                array,
+            } => (set, binding, array),
+            Placement::Heap { set, binding, .. } => (set, binding, ArraySize::Runtime),
+            Placement::PushConstants { .. } => {
+                let r = &mut self.res[res as usize];
+                r.views[vi] = u32::MAX;
+                r.view_types[vi] = elem;
+                r.placements[vi] = Some(placement);
+                return Ok((u32::MAX, elem, placement));
+            }
+            Placement::DeviceAddress { .. } => {
+                return Err(self.unsupported(format!(
+                    "{} through a root descriptor (buffer device address)",
+                    e.d3d()
+                )));
+            }
+        };
+        let sc = match view {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => StorageClass::StorageBuffer,
+            View::Cbuf => StorageClass::Uniform,
+            _ => StorageClass::UniformConstant,
+        };
+        let var_ty = match array {
+            ArraySize::One => elem,
+            ArraySize::Fixed(n) => self.b.ty(TypeKey::Array(elem, n)),
+            ArraySize::Runtime => {
+                self.b.capability(Capability::RuntimeDescriptorArray);
+                if self.b.version < 0x0001_0500 {
+                    self.b.extension("SPV_EXT_descriptor_indexing");
+                }
+                self.b.ty(TypeKey::DescriptorRuntimeArray(elem))
+            }
+        };
+        let pty = self.b.ptr(sc, var_ty);
+        let var = self.b.global_var(pty, sc, None);
+        self.b.decorate(var, Decoration::DescriptorSet, &[set]);
+        self.b.decorate(var, Decoration::Binding, &[binding]);
+        let writable = e.decl.class == ResourceClass::Uav;
+        if matches!(view, View::Image) && !writable && e.decl.kind != ResourceKind::TypedBuffer {
+            // Sampled images need nothing more; storage images of SRVs do not exist.
+        }
+        if writable && e.decl.globally_coherent {
+            self.b.decorate(var, Decoration::Coherent, &[]);
+        }
+        if matches!(view, View::Ssbo32 | View::Ssbo16 | View::Ssbo64) {
+            let r = &mut self.res[res as usize];
+            r.ssbo_views += 1;
+            if r.ssbo_views > 1 && writable {
+                // Differently typed views of one buffer alias each other.
+                self.b.decorate(var, Decoration::Aliased, &[]);
+                for other in [View::Ssbo32, View::Ssbo16, View::Ssbo64] {
+                    let o = self.res[res as usize].views[other as usize];
+                    if o != 0 && o != var && !self.aliased_marked(o) {
+                        self.b.decorate(o, Decoration::Aliased, &[]);
+                    }
+                }
+            }
+        }
+        if self.b.names {
+            let d = e.d3d();
+            let name = match view {
+                View::Counter => format!("counter_{}{}_space{}", d.class.letter(), d.register, d.space),
+                View::Ssbo16 => format!("{}{}_space{}_u16", d.class.letter(), d.register, d.space),
+                View::Ssbo64 => format!("{}{}_space{}_u64", d.class.letter(), d.register, d.space),
+                _ => format!("{}{}_space{}", d.class.letter(), d.register, d.space),
+            };
+            let name = if e.heap.is_some() {
+                format!("heap_{}", dty.name().replace(' ', "_"))
+            } else {
+                name
+            };
+            self.b.name(var, &name);
+        }
+        let resource = match (view, e.heap) {
+            (View::Counter, Some(_)) => BoundResource::HeapCounter,
+            (View::Counter, None) => BoundResource::Counter(e.d3d()),
+            (_, Some(sampler)) => BoundResource::Heap { sampler },
+            (_, None) => BoundResource::Range(e.d3d()),
+        };
+        self.bindings.push(Binding {
+            set,
+            binding,
+            descriptor_type: dty,
+            count: match array {
+                ArraySize::One => DescriptorCount::One,
+                ArraySize::Fixed(n) => DescriptorCount::Fixed(n),
+                ArraySize::Runtime => DescriptorCount::Runtime,
+            },
+            resource,
+            writable: writable || view == View::Counter,
+            format,
+        });
+        let r = &mut self.res[res as usize];
+        r.views[vi] = var;
+        r.view_types[vi] = elem;
+        r.placements[vi] = Some(placement);
+        Ok((var, elem, placement))
+    }
+
+    fn aliased_marked(&self, _var: u32) -> bool {
+        // Decorating twice is harmless for validation but noisy; views are made once, so the first time a second
+        // view appears is the only time the others get marked.
+        false
+    }
+
+    /// The descriptor of a handle for a view (variable + array element), computing the element index here.
+    pub fn desc(&mut self, h: &HandleInfo, view: View) -> Result<Desc, Error> {
+        let (var, ty, placement) = self.view_var(h.res, view)?;
+        let decl = self.res[h.res as usize].decl.clone();
+        let heap = self.res[h.res as usize].heap.is_some();
+        let storage = match view {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => StorageClass::StorageBuffer,
+            View::Cbuf => StorageClass::Uniform,
+            _ => StorageClass::UniformConstant,
+        };
+        let (array, table_word, offset) = match placement {
+            Placement::Descriptor { array, .. } => (array, None, 0),
+            Placement::Heap {
+                table_word, offset, ..
+            } => (ArraySize::Runtime, table_word, offset),
+            _ => (ArraySize::One, None, 0),
+        };
+        if array == ArraySize::One {
+            return Ok(Desc {
+                var,
+                index: None,
+                nonuniform: false,
+                storage,
+                ty,
+            });
+        }
+        let u32t = self.b.u32();
+        let (idx, cidx) = self.value_u32(h.index)?;
+        // Binding handles carry the absolute register; heap handles the heap index itself.
+        let base = if heap { 0 } else { decl.lower };
+        let mut index = match cidx {
+            Some(c) => self.b.const_u32(c.wrapping_sub(base).wrapping_add(offset)),
+            None => {
+                let mut x = idx;
+                let k = offset.wrapping_sub(base);
+                if k != 0 {
+                    let kc = self.b.const_u32(k);
+                    x = self.op2(Op::IAdd, u32t, x, kc);
+                }
+                x
+            }
+        };
+        if let Some(w) = table_word {
+            let t = self.push_word(w)?;
+            index = self.op2(Op::IAdd, u32t, t, index);
+        }
+        let dynamic = cidx.is_none() || table_word.is_some();
+        let nonuniform = h.nonuniform && dynamic;
+        if dynamic {
+            self.dynamic_indexing_caps(view, &decl, nonuniform);
+        }
+        if nonuniform {
+            self.b.decorate(index, Decoration::NonUniform, &[]);
+        }
+        Ok(Desc {
+            var,
+            index: Some(index),
+            nonuniform,
+            storage,
+            ty,
+        })
+    }
+
+    fn dynamic_indexing_caps(&mut self, view: View, decl: &ResourceDecl, nonuniform: bool) {
+        let uav = decl.class == ResourceClass::Uav;
+        let typed_buffer = decl.kind == ResourceKind::TypedBuffer;
+        let (dynamic, non_uniform) = match view {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => (
+                Capability::StorageBufferArrayDynamicIndexing,
+                Capability::StorageBufferArrayNonUniformIndexing,
+            ),
+            View::Cbuf => (
+                Capability::UniformBufferArrayDynamicIndexing,
+                Capability::UniformBufferArrayNonUniformIndexing,
+            ),
+            View::Image if typed_buffer && uav => (
+                Capability::StorageTexelBufferArrayDynamicIndexing,
+                Capability::StorageTexelBufferArrayNonUniformIndexing,
+            ),
+            View::Image if typed_buffer => (
+                Capability::UniformTexelBufferArrayDynamicIndexing,
+                Capability::UniformTexelBufferArrayNonUniformIndexing,
+            ),
+            View::Image if uav => (
+                Capability::StorageImageArrayDynamicIndexing,
+                Capability::StorageImageArrayNonUniformIndexing,
+            ),
+            View::Image | View::Sampler => (
+                Capability::SampledImageArrayDynamicIndexing,
+                Capability::SampledImageArrayNonUniformIndexing,
+            ),
+            View::Accel => {
+                if nonuniform {
+                    self.b.capability(Capability::ShaderNonUniform);
+                }
+                return;
+            }
+        };
+        if matches!(
+            dynamic,
+            Capability::StorageTexelBufferArrayDynamicIndexing
+                | Capability::UniformTexelBufferArrayDynamicIndexing
+        ) && self.b.version < 0x0001_0500
+        {
+            self.b.extension("SPV_EXT_descriptor_indexing");
+        }
+        self.b.capability(dynamic);
+        if nonuniform {
+            self.b.capability(Capability::ShaderNonUniform);
+            self.b.capability(non_uniform);
+            if self.b.version < 0x0001_0500 {
+                self.b.extension("SPV_EXT_descriptor_indexing");
+            }
+        }
+    }
+
+    /// A pointer into a storage-buffer view: `data[word]` (or the counter / block itself when `word` is None).
+    pub fn ssbo_ptr(&mut self, d: &Desc, elem_ty: u32, word: Option<u32>) -> u32 {
+        let pt = self.b.ptr(StorageClass::StorageBuffer, elem_ty);
+        let zero = self.b.const_u32(0);
+        let mut idx = [0u32; 3];
+        let mut n = 0;
+        if let Some(i) = d.index {
+            idx[n] = i;
+            n += 1;
+        }
+        idx[n] = zero;
+        n += 1;
+        if let Some(w) = word {
+            idx[n] = w;
+            n += 1;
+        }
+        let p = self.chain(pt, d.var, &idx[..n]);
+        if d.nonuniform {
+            self.b.decorate(p, Decoration::NonUniform, &[]);
+        }
+        p
+    }
+
+    /// Length of the runtime array of a storage-buffer view, in elements.
+    pub fn ssbo_len(&mut self, h: &HandleInfo, d: &Desc, view: View) -> u32 {
+        let key = (h.res << 8 | view as u32, d.index.unwrap_or(0));
+        if let Some(&id) = self.f.desc_cache.get(&key) {
+            return id;
+        }
+        let u32t = self.b.u32();
+        let block = match d.index {
+            Some(i) => {
+                let pt = self.b.ptr(StorageClass::StorageBuffer, d.ty);
+                let p = self.chain(pt, d.var, &[i]);
+                if d.nonuniform {
+                    self.b.decorate(p, Decoration::NonUniform, &[]);
+                }
+                p
+            }
+            None => d.var,
+        };
+        let id = self.opn(Op::ArrayLength, u32t, &[block, 0]);
+        self.f.desc_cache.insert(key, id);
+        id
+    }
+
+    /// Loads the descriptor object (image, sampler, acceleration structure) of a view.
+    pub fn load_object(&mut self, h: &HandleInfo, view: View) -> Result<(u32, u32), Error> {
+        let d = self.desc(h, view)?;
+        let key = (h.res << 8 | view as u32 | 0x80, d.index.unwrap_or(u32::MAX));
+        if let Some(&id) = self.f.desc_cache.get(&key) {
+            return Ok((id, d.ty));
+        }
+        let ptr = match d.index {
+            Some(i) => {
+                let pt = self.b.ptr(StorageClass::UniformConstant, d.ty);
+                let p = self.chain(pt, d.var, &[i]);
+                if d.nonuniform {
+                    self.b.decorate(p, Decoration::NonUniform, &[]);
+                }
+                p
+            }
+            None => d.var,
+        };
+        let id = self.load(d.ty, ptr);
+        if d.nonuniform {
+            self.b.decorate(id, Decoration::NonUniform, &[]);
+        }
+        self.f.desc_cache.insert(key, id);
+        Ok((id, d.ty))
+    }
+
+    /// The pointer to an image variable (element), for `OpImageTexelPointer`.
+    pub fn image_ptr(&mut self, h: &HandleInfo) -> Result<(u32, u32, bool), Error> {
+        let d = self.desc(h, View::Image)?;
+        Ok(match d.index {
+            Some(i) => {
+                let pt = self.b.ptr(StorageClass::UniformConstant, d.ty);
+                let p = self.chain(pt, d.var, &[i]);
+                if d.nonuniform {
+                    self.b.decorate(p, Decoration::NonUniform, &[]);
+                }
+                (p, d.ty, d.nonuniform)
+            }
+            None => (d.var, d.ty, false),
+        })
+    }
+
+    /// Word `w` of the push-constant block.
+    pub fn push_word(&mut self, w: u32) -> Result<u32, Error> {
+        let u32t = self.b.u32();
+        if self.push_block == 0 {
+            let bytes = self.opts.binding.push_constant_bytes();
+            let words = (bytes / 4).max(1);
+            let arr = self.b.ty(TypeKey::LaidOutArray {
+                elem: u32t,
+                len: words,
+                stride: 4,
+            });
+            let s = self.b.struct_type(&[arr]);
+            self.b.decorate(s, Decoration::Block, &[]);
+            self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
+            let pt = self.b.ptr(StorageClass::PushConstant, s);
+            self.push_block = self.b.global_var(pt, StorageClass::PushConstant, None);
+            self.b.name(self.push_block, "root_constants");
+        }
+        let pt = self.b.ptr(StorageClass::PushConstant, u32t);
+        let zero = self.b.const_u32(0);
+        let wc = self.b.const_u32(w);
+        let p = self.chain(pt, self.push_block, &[zero, wc]);
+        Ok(self.load(u32t, p))
+    }
+}

@@ -1,0 +1,544 @@
+//! Textures and samplers: loads, stores, sampling, gathers, LOD queries and size queries.
+
+use dxil_module::TypeId;
+use spirv::{Capability, ImageOperands, Op};
+
+use super::res::{HandleInfo, View};
+use super::types::Scalar;
+use super::{Args, Ctx, Val};
+use crate::dxil::{ResourceClass, ResourceKind};
+use crate::error::Error;
+use crate::spv::TypeKey;
+
+/// Coordinate shape of a texture kind.
+#[derive(Clone, Copy)]
+struct Shape {
+    /// Coordinates for sampling (float), including the array layer.
+    sample: u32,
+    /// Coordinates for loads/stores (integer), including the array layer.
+    load: u32,
+    /// Offset components.
+    offset: u32,
+    arrayed: bool,
+    ms: bool,
+}
+
+fn shape(k: ResourceKind) -> Option<Shape> {
+    use ResourceKind::*;
+    let s = |sample, load, offset, arrayed, ms| {
+        Some(Shape {
+            sample,
+            load,
+            offset,
+            arrayed,
+            ms,
+        })
+    };
+    match k {
+        Texture1D => s(1, 1, 1, false, false),
+        Texture1DArray => s(2, 2, 1, true, false),
+        Texture2D | FeedbackTexture2D => s(2, 2, 2, false, false),
+        Texture2DArray | FeedbackTexture2DArray => s(3, 3, 2, true, false),
+        Texture2DMS => s(2, 2, 2, false, true),
+        Texture2DMSArray => s(3, 3, 2, true, true),
+        Texture3D => s(3, 3, 3, false, false),
+        TextureCube => s(3, 3, 0, false, false),
+        TextureCubeArray => s(4, 4, 0, true, false),
+        TypedBuffer => s(1, 1, 0, false, false),
+        _ => None,
+    }
+}
+
+/// Texel offsets of an operation.
+enum Off {
+    None,
+    Const(u32),
+    Dyn(u32),
+}
+
+impl<'a> Ctx<'a> {
+    fn tex_shape(&self, h: &HandleInfo) -> Result<Shape, Error> {
+        let k = self.decl(h).kind;
+        shape(k).ok_or_else(|| self.invalid(format!("texture operation on a {k:?}")))
+    }
+
+    /// Builds a scalar or vector of `n` operands starting at `first` (all of one type).
+    fn vec_of(&mut self, a: Args<'_>, first: usize, n: u32, elem: u32) -> Result<u32, Error> {
+        let mut c = [0u32; 4];
+        for k in 0..n as usize {
+            c[k] = if self.arg_undef(a, first + k) {
+                self.b.const_null(elem)
+            } else {
+                self.arg_id(a, first + k)?
+            };
+        }
+        Ok(if n == 1 {
+            c[0]
+        } else {
+            let vt = self.b.vec(elem, n);
+            self.opn(Op::CompositeConstruct, vt, &c[..n as usize])
+        })
+    }
+
+    /// The integer coordinate of a texture/typed-buffer access whose coordinates start at operand `first`.
+    pub(super) fn texture_coord(&mut self, h: &HandleInfo, a: Args<'_>, first: usize) -> Result<u32, Error> {
+        let s = self.tex_shape(h)?;
+        let u = self.b.u32();
+        self.vec_of(a, first, s.load, u)
+    }
+
+    /// `coord < size` for every component (size of mip 0 / the storage image).
+    pub(super) fn coord_in_bounds(&mut self, h: &HandleInfo, coord: u32, _lod: Option<u32>) -> Result<u32, Error> {
+        let s = self.tex_shape(h)?;
+        let (img, _) = self.load_object(h, View::Image)?;
+        self.b.capability(Capability::ImageQuery);
+        let u = self.b.u32();
+        let n = s.load;
+        let st = if n == 1 { u } else { self.b.vec(u, n) };
+        let decl = self.decl(h).clone();
+        let size = if decl.class == ResourceClass::Uav || s.ms || decl.kind == ResourceKind::TypedBuffer {
+            self.op1(Op::ImageQuerySize, st, img)
+        } else {
+            let z = self.b.const_u32(0);
+            self.op2(Op::ImageQuerySizeLod, st, img, z)
+        };
+        let bt = self.scalar_ty(Scalar::Bool, n);
+        let lt = self.op2(Op::ULessThan, bt, coord, size);
+        Ok(if n == 1 {
+            lt
+        } else {
+            let b = self.b.bool();
+            self.op1(Op::All, b, lt)
+        })
+    }
+
+    /// Texel offsets at operands `first..first+n`: absent or all zero, constant, or computed at run time (SM 6.7).
+    fn offsets(&mut self, a: Args<'_>, first: usize, n: u32) -> Result<Off, Error> {
+        if n == 0 {
+            return Ok(Off::None);
+        }
+        let mut vals = [0i64; 3];
+        let mut any = false;
+        let mut dynamic = false;
+        for k in 0..n as usize {
+            if self.arg_undef(a, first + k) || a.get(first + k).is_none() {
+                continue;
+            }
+            match self.const_int(self.arg(a, first + k)?) {
+                Some(v) => {
+                    vals[k] = v;
+                    any |= v != 0;
+                }
+                None => dynamic = true,
+            }
+        }
+        let it = self.b.ty(TypeKey::SInt(32));
+        if dynamic {
+            let u = self.b.u32();
+            let v = self.vec_of(a, first, n, u)?;
+            let t = if n == 1 { it } else { self.b.vec(it, n) };
+            return Ok(Off::Dyn(self.op1(Op::Bitcast, t, v)));
+        }
+        if !any {
+            return Ok(Off::None);
+        }
+        let mut c = [0u32; 3];
+        for k in 0..n as usize {
+            c[k] = self.b.const_bits(it, 32, vals[k] as u64);
+        }
+        Ok(Off::Const(if n == 1 {
+            c[0]
+        } else {
+            let vt = self.b.vec(it, n);
+            self.b.const_composite(vt, &c[..n as usize])
+        }))
+    }
+
+    /// Adds an offset vector of `n` components to the first `n` of a `total`-component coordinate.
+    fn add_to_coord(&mut self, coord: u32, off: u32, n: u32, total: u32, float: bool) -> u32 {
+        let et = if float { self.b.f32() } else { self.b.u32() };
+        let t = if total == 1 { et } else { self.b.vec(et, total) };
+        let padded = if n == total {
+            off
+        } else {
+            let z = self.b.const_null(et);
+            let mut parts = [z; 4];
+            for (k, slot) in parts.iter_mut().enumerate().take(n as usize) {
+                *slot = if n == 1 {
+                    off
+                } else {
+                    self.opn(Op::CompositeExtract, et, &[off, k as u32])
+                };
+            }
+            self.opn(Op::CompositeConstruct, t, &parts[..total as usize])
+        };
+        self.op2(if float { Op::FAdd } else { Op::IAdd }, t, coord, padded)
+    }
+
+    /// `TextureLoad(srv, mipOrSample, c0, c1, c2, o0, o1, o2)`.
+    pub(super) fn texture_load(&mut self, i: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        let s = self.tex_shape(&h)?;
+        let decl = self.decl(&h).clone();
+        let coord = self.texture_coord(&h, a, 3)?;
+        if decl.kind == ResourceKind::TypedBuffer {
+            return self.typed_load(i, ty, &h, coord, None, None);
+        }
+        let uav = decl.class == ResourceClass::Uav;
+        let (img, _) = self.load_object(&h, View::Image)?;
+        let (st, _) = self.sampled_type(&decl);
+        let v4 = self.b.vec(st, 4);
+        let mut ops = ImageOperands::NONE;
+        let mut extra = [0u32; 3];
+        let mut n = 0;
+        if !uav && !s.ms {
+            ops |= ImageOperands::LOD;
+            extra[n] = if self.arg_undef(a, 2) {
+                self.b.const_u32(0)
+            } else {
+                self.arg_id(a, 2)?
+            };
+            n += 1;
+        }
+        let mut coord = coord;
+        match self.offsets(a, 6, s.offset)? {
+            Off::None => {}
+            Off::Const(o) => {
+                ops |= ImageOperands::CONST_OFFSET;
+                extra[n] = o;
+                n += 1;
+            }
+            Off::Dyn(o) => {
+                let u = self.b.u32();
+                let ot = if s.offset == 1 { u } else { self.b.vec(u, s.offset) };
+                let o = self.op1(Op::Bitcast, ot, o);
+                coord = self.add_to_coord(coord, o, s.offset, s.load, false);
+            }
+        }
+        if s.ms {
+            ops |= ImageOperands::SAMPLE;
+            extra[n] = self.arg_id(a, 2)?;
+            n += 1;
+        }
+        let mut args = vec![img, coord];
+        if !ops.is_empty() {
+            args.push(ops.bits());
+            args.extend_from_slice(&extra[..n]);
+        }
+        let texel = self.opn(if uav { Op::ImageRead } else { Op::ImageFetch }, v4, &args);
+        self.texel_to_resret(i, ty, st, texel)
+    }
+
+    /// Condition of a guarded `TextureStore(srv, c0, c1, c2, v0..v3, mask)` / `TextureStoreSample`.
+    pub(super) fn texture_store_cond(&mut self, _op: u32, a: Args<'_>) -> Result<u32, Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        let coord = self.texture_coord(&h, a, 2)?;
+        self.coord_in_bounds(&h, coord, None)
+    }
+
+    pub(super) fn texture_store(&mut self, op: u32, a: Args<'_>) -> Result<(), Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        let decl = self.decl(&h).clone();
+        let (img, _) = self.load_object(&h, View::Image)?;
+        let (st, _) = self.sampled_type(&decl);
+        let coord = self.texture_coord(&h, a, 2)?;
+        let texel = self.texel_of(a, 5, st)?;
+        if op == 225 {
+            let sample = self.arg_id(a, 10)?;
+            self.emit(
+                Op::ImageWrite,
+                &[img, coord, texel, ImageOperands::SAMPLE.bits(), sample],
+            );
+        } else {
+            self.emit(Op::ImageWrite, &[img, coord, texel]);
+        }
+        Ok(())
+    }
+
+    /// The sampled image of a texture handle (operand 1) and sampler handle (operand 2).
+    fn sampled_image(&mut self, a: Args<'_>, depth: bool) -> Result<(u32, HandleInfo), Error> {
+        let h = self.handle_of_arg(a, 1)?;
+        let sh = self.handle_of_arg(a, 2)?;
+        let (img, img_ty) = self.load_object(&h, View::Image)?;
+        let (smp, _) = self.load_object(&sh, View::Sampler)?;
+        let _ = depth;
+        let sit = self.b.ty(TypeKey::SampledImage(img_ty));
+        let si = self.op2(Op::SampledImage, sit, img, smp);
+        if h.nonuniform || sh.nonuniform {
+            self.b.decorate(si, spirv::Decoration::NonUniform, &[]);
+        }
+        Ok((si, h))
+    }
+
+    /// Sample, SampleBias, SampleLevel, SampleGrad, SampleCmp, SampleCmpLevelZero, SampleCmpLevel,
+    /// SampleCmpGrad, SampleCmpBias.
+    pub(super) fn sample(&mut self, i: u32, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let cmp = matches!(op, 64 | 65 | 224 | 254 | 255);
+        let (si, h) = self.sampled_image(a, cmp)?;
+        let s = self.tex_shape(&h)?;
+        let decl = self.decl(&h).clone();
+        let f = self.b.f32();
+        let coord = self.vec_of(a, 3, s.sample, f)?;
+        let (st, _) = self.sampled_type(&decl);
+        let mut ops = ImageOperands::NONE;
+        let mut extra: Vec<u32> = Vec::with_capacity(6);
+        // Operand positions after the coordinates (c0..c3 at 3..=6, offsets at 7..=9).
+        let after = 10;
+        let (dref, rest) = if cmp { (Some(self.arg_id(a, after)?), after + 1) } else { (None, after) };
+        let mut implicit = false;
+        let mut clamp_at = None;
+        match op {
+            60 | 64 => {
+                implicit = true;
+                clamp_at = Some(rest);
+            }
+            61 | 255 => {
+                implicit = true;
+                ops |= ImageOperands::BIAS;
+                extra.push(self.arg_id(a, rest)?);
+                clamp_at = Some(rest + 1);
+            }
+            62 | 224 => {
+                ops |= ImageOperands::LOD;
+                extra.push(self.arg_id(a, rest)?);
+            }
+            65 => {
+                ops |= ImageOperands::LOD;
+                extra.push(self.b.const_f32(0.0));
+            }
+            63 | 254 => {
+                ops |= ImageOperands::GRAD;
+                let n = s.sample - u32::from(s.arrayed);
+                let dx = self.vec_of(a, rest, n, f)?;
+                let dy = self.vec_of(a, rest + 3, n, f)?;
+                extra.push(dx);
+                extra.push(dy);
+                clamp_at = Some(rest + 6);
+            }
+            _ => return Err(self.unsupported(Self::op_name(op))),
+        }
+        let mut coord = coord;
+        match self.offsets(a, 7, s.offset)? {
+            Off::None => {}
+            Off::Const(o) => {
+                ops |= ImageOperands::CONST_OFFSET;
+                extra.push(o);
+            }
+            Off::Dyn(o) => {
+                // Vulkan allows run-time offsets only on gathers: move the coordinate by offset / size of the
+                // sampled level instead (exact for point and bilinear sampling of one level).
+                let lod = if matches!(op, 62 | 224) {
+                    let l = self.arg_id(a, rest)?;
+                    let it = self.b.ty(TypeKey::SInt(32));
+                    self.op1(Op::ConvertFToS, it, l)
+                } else {
+                    self.b.const_u32(0)
+                };
+                let (img, _) = self.load_object(&h, View::Image)?;
+                self.b.capability(Capability::ImageQuery);
+                let u = self.b.u32();
+                let n = s.offset;
+                let st = if s.load == 1 { u } else { self.b.vec(u, s.load) };
+                let size = self.op2(Op::ImageQuerySizeLod, st, img, lod);
+                let size = if s.load == n {
+                    size
+                } else {
+                    let ut = if n == 1 { u } else { self.b.vec(u, n) };
+                    let idx: Vec<u32> = (0..n).collect();
+                    if n == 1 {
+                        self.opn(Op::CompositeExtract, u, &[size, 0])
+                    } else {
+                        let mut args = vec![size, size];
+                        args.extend(idx);
+                        self.opn(Op::VectorShuffle, ut, &args)
+                    }
+                };
+                let ft = if n == 1 { f } else { self.b.vec(f, n) };
+                let sf = self.op1(Op::ConvertUToF, ft, size);
+                let of = self.op1(Op::ConvertSToF, ft, o);
+                let d = self.op2(Op::FDiv, ft, of, sf);
+                coord = self.add_to_coord(coord, d, n, s.sample, true);
+            }
+        }
+        if let Some(c) = clamp_at
+            && !self.arg_undef(a, c)
+            && a.get(c).is_some()
+        {
+            let v = self.arg_id(a, c)?;
+            ops |= ImageOperands::MIN_LOD;
+            self.b.capability(Capability::MinLod);
+            extra.push(v);
+        }
+        if implicit {
+            self.uses_derivatives = true;
+        }
+        let mut args = vec![si, coord];
+        if let Some(d) = dref {
+            args.push(d);
+        }
+        if !ops.is_empty() {
+            args.push(ops.bits());
+            args.extend_from_slice(&extra);
+        }
+        let sop = match (cmp, implicit) {
+            (false, true) => Op::ImageSampleImplicitLod,
+            (false, false) => Op::ImageSampleExplicitLod,
+            (true, true) => Op::ImageSampleDrefImplicitLod,
+            (true, false) => Op::ImageSampleDrefExplicitLod,
+        };
+        if cmp {
+            let r = self.opn(sop, f, &args);
+            let et = self.elem0(ty);
+            let t = self.ty(et)?;
+            let es = self.scalar_of(et).unwrap_or(Scalar::Float(32));
+            let x = self.convert_texel(r, f, es, t);
+            let one = self.b.const_u32(1);
+            return Ok(self.make_agg(&[x, x, x, x, one]));
+        }
+        let v4 = self.b.vec(st, 4);
+        let texel = self.opn(sop, v4, &args);
+        self.texel_to_resret(i, ty, st, texel)
+    }
+
+    /// TextureGather(srv, smp, c0..c3, o0, o1, channel), TextureGatherCmp(…, channel, cmp), TextureGatherRaw.
+    pub(super) fn gather(&mut self, i: u32, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let cmp = op == 74;
+        let (si, h) = self.sampled_image(a, cmp)?;
+        let s = self.tex_shape(&h)?;
+        let decl = self.decl(&h).clone();
+        let f = self.b.f32();
+        let coord = self.vec_of(a, 3, s.sample, f)?;
+        let (st, _) = self.sampled_type(&decl);
+        let v4 = self.b.vec(st, 4);
+        let mut args = vec![si, coord];
+        if cmp {
+            args.push(self.arg_id(a, 10)?);
+        } else if op == 73 {
+            let ch = self.arg_const(a, 9)? as u32;
+            args.push(self.b.const_u32(ch & 3));
+        } else {
+            args.push(self.b.const_u32(0));
+        }
+        let offs = if s.offset >= 2 {
+            self.offsets(a, 7, 2)?
+        } else {
+            Off::None
+        };
+        match offs {
+            Off::None => {}
+            Off::Const(o) => {
+                args.push(ImageOperands::CONST_OFFSET.bits());
+                args.push(o);
+            }
+            Off::Dyn(o) => {
+                self.b.capability(Capability::ImageGatherExtended);
+                args.push(ImageOperands::OFFSET.bits());
+                args.push(o);
+            }
+        }
+        let texel = if cmp {
+            let fv4 = self.b.vec(f, 4);
+            self.opn(Op::ImageDrefGather, fv4, &args)
+        } else {
+            self.opn(Op::ImageGather, v4, &args)
+        };
+        if op == 223 {
+            // Raw gather: the texel bits of the red channel, reinterpreted as the overload type.
+            let et = self.elem0(ty);
+            let t = self.ty(et)?;
+            let w = self.m.types.scalar_bits(et);
+            let u = self.b.u32();
+            let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
+            let mut parts = [0u32; 5];
+            for k in 0..4u32 {
+                if used & (1 << k) == 0 {
+                    continue;
+                }
+                let c = self.opn(Op::CompositeExtract, st, &[texel, k]);
+                let bits = self.bitcast(u, st, c);
+                parts[k as usize] = match w {
+                    16 => {
+                        let t16 = self.scalar_ty(Scalar::Int(16), 1);
+                        let x = self.op1(Op::UConvert, t16, bits);
+                        self.bitcast(t, t16, x)
+                    }
+                    32 => self.bitcast(t, u, bits),
+                    _ => {
+                        let t64 = self.scalar_ty(Scalar::Int(64), 1);
+                        let x = self.op1(Op::UConvert, t64, bits);
+                        self.bitcast(t, t64, x)
+                    }
+                };
+            }
+            if used & 0x10 != 0 {
+                parts[4] = self.b.const_u32(1);
+            }
+            return Ok(self.make_agg(&parts));
+        }
+        if cmp {
+            return self.texel_to_resret(i, ty, f, texel);
+        }
+        self.texel_to_resret(i, ty, st, texel)
+    }
+
+    /// `CalculateLOD(srv, smp, c0, c1, c2, clamped)`.
+    pub(super) fn calculate_lod(&mut self, a: Args<'_>) -> Result<u32, Error> {
+        let (si, h) = self.sampled_image(a, false)?;
+        let s = self.tex_shape(&h)?;
+        let f = self.b.f32();
+        let n = s.sample - u32::from(s.arrayed);
+        let coord = self.vec_of(a, 3, n, f)?;
+        self.b.capability(Capability::ImageQuery);
+        self.uses_derivatives = true;
+        let v2 = self.b.vec(f, 2);
+        let q = self.op2(Op::ImageQueryLod, v2, si, coord);
+        let clamped = self.arg_const(a, 6)? != 0;
+        Ok(self.opn(Op::CompositeExtract, f, &[q, if clamped { 0 } else { 1 }]))
+    }
+
+    pub(super) fn sample_position(&mut self, _a: Args<'_>) -> Result<Val, Error> {
+        Err(self.unsupported("Texture2DMSGetSamplePosition"))
+    }
+
+    /// `GetDimensions(handle, mip)` of a texture.
+    pub(super) fn texture_dimensions(&mut self, _i: u32, h: &HandleInfo, a: Args<'_>) -> Result<Val, Error> {
+        let s = self.tex_shape(h)?;
+        let decl = self.decl(h).clone();
+        let (img, _) = self.load_object(h, View::Image)?;
+        self.b.capability(Capability::ImageQuery);
+        let u = self.b.u32();
+        let zero = self.b.const_u32(0);
+        let uav = decl.class == ResourceClass::Uav;
+        let n = match decl.kind {
+            ResourceKind::TextureCube => 2,
+            ResourceKind::TextureCubeArray => 3,
+            _ => s.load,
+        };
+        let st = if n == 1 { u } else { self.b.vec(u, n) };
+        let size = if uav || s.ms {
+            self.op1(Op::ImageQuerySize, st, img)
+        } else {
+            let mip = if self.arg_undef(a, 2) {
+                zero
+            } else {
+                self.arg_id(a, 2)?
+            };
+            self.op2(Op::ImageQuerySizeLod, st, img, mip)
+        };
+        let mut parts = [zero; 4];
+        for k in 0..n {
+            parts[k as usize] = if n == 1 {
+                size
+            } else {
+                self.opn(Op::CompositeExtract, u, &[size, k])
+            };
+        }
+        if s.ms {
+            parts[3] = self.op1(Op::ImageQuerySamples, u, img);
+        } else if !uav {
+            parts[3] = self.op1(Op::ImageQueryLevels, u, img);
+        }
+        // 1D arrays report (width, layers) in x, y.
+        Ok(self.make_agg(&parts))
+    }
+}

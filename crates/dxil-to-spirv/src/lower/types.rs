@@ -1,0 +1,363 @@
+//! LLVM types and constants → SPIR-V types and constants.
+
+use dxil_module::{ConstData, ConstId, TypeData, TypeId, Value, ValueRef};
+use spirv::{Capability, Op};
+
+use super::{Ctx, Val};
+use crate::error::Error;
+use crate::spv::{self, TypeKey};
+
+/// The scalar class of a SPIR-V value type, for picking instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scalar {
+    Bool,
+    Int(u8),
+    Float(u8),
+}
+
+impl<'a> Ctx<'a> {
+    /// The SPIR-V type of an LLVM value type (scalars, vectors, arrays, literal structs in memory).
+    pub fn ty(&mut self, t: TypeId) -> Result<u32, Error> {
+        if let Some(&id) = self.type_ids.get(t.index())
+            && id != 0
+        {
+            return Ok(id);
+        }
+        let id = match self.m.types.data(t) {
+            TypeData::Void => self.b.void(),
+            TypeData::Int(1) => self.b.bool(),
+            TypeData::Int(w @ (8 | 16 | 32 | 64)) => {
+                let w = *w as u8;
+                self.int_caps(w);
+                self.b.uint(w)
+            }
+            TypeData::Half => {
+                self.b.capability(Capability::Float16);
+                self.b.float(16)
+            }
+            TypeData::Float => self.b.f32(),
+            TypeData::Double => {
+                self.b.capability(Capability::Float64);
+                self.b.float(64)
+            }
+            &TypeData::Vector { len, elem } => {
+                if !(2..=4).contains(&len) {
+                    return Err(self.unsupported(format!("vector of {len} elements")));
+                }
+                let e = self.ty(elem)?;
+                self.b.vec(e, len)
+            }
+            &TypeData::Array { len, elem } => {
+                let len = u32::try_from(len)
+                    .ok()
+                    .filter(|&l| l > 0)
+                    .ok_or_else(|| self.unsupported(format!("array of {len} elements")))?;
+                let e = self.ty(elem)?;
+                self.b.ty(TypeKey::Array(e, len))
+            }
+            TypeData::Struct { elems, name, .. } => {
+                if name.as_deref().is_some_and(|n| n.starts_with("dx.types.")) {
+                    return Err(self.unsupported(format!(
+                        "`%{}` value as a first-class SPIR-V value",
+                        name.as_deref().unwrap_or("")
+                    )));
+                }
+                let mut members = Vec::with_capacity(elems.len());
+                for &e in elems {
+                    members.push(self.ty(e)?);
+                }
+                self.b.struct_type(&members)
+            }
+            other => return Err(self.unsupported(format!("type {other:?}"))),
+        };
+        if let Some(slot) = self.type_ids.get_mut(t.index()) {
+            *slot = id;
+        }
+        Ok(id)
+    }
+
+    pub fn int_caps(&mut self, w: u8) {
+        match w {
+            8 => self.b.capability(Capability::Int8),
+            16 => self.b.capability(Capability::Int16),
+            64 => self.b.capability(Capability::Int64),
+            _ => {}
+        }
+    }
+
+    /// Scalar class of an LLVM scalar or vector type.
+    pub fn scalar_of(&self, t: TypeId) -> Option<Scalar> {
+        let s = self.m.types.scalar_of(t);
+        match self.m.types.data(s) {
+            TypeData::Int(1) => Some(Scalar::Bool),
+            TypeData::Int(w) => Some(Scalar::Int(*w as u8)),
+            TypeData::Half => Some(Scalar::Float(16)),
+            TypeData::Float => Some(Scalar::Float(32)),
+            TypeData::Double => Some(Scalar::Float(64)),
+            _ => None,
+        }
+    }
+
+    /// Number of vector components (1 for scalars).
+    pub fn lanes(&self, t: TypeId) -> u32 {
+        match self.m.types.data(t) {
+            TypeData::Vector { len, .. } => *len,
+            _ => 1,
+        }
+    }
+
+    /// SPIR-V type for a scalar class with `lanes` components.
+    pub fn scalar_ty(&mut self, s: Scalar, lanes: u32) -> u32 {
+        let e = match s {
+            Scalar::Bool => self.b.bool(),
+            Scalar::Int(w) => {
+                self.int_caps(w);
+                self.b.uint(w)
+            }
+            Scalar::Float(w) => {
+                match w {
+                    16 => self.b.capability(Capability::Float16),
+                    64 => self.b.capability(Capability::Float64),
+                    _ => {}
+                }
+                self.b.float(w)
+            }
+        };
+        if lanes > 1 { self.b.vec(e, lanes) } else { e }
+    }
+
+    /// A constant of scalar class `s` (integer bits or float value as raw bits), splatted to `lanes`.
+    pub fn const_scalar(&mut self, s: Scalar, lanes: u32, bits: u64) -> u32 {
+        let e = self.scalar_ty(s, 1);
+        let c = match s {
+            Scalar::Bool => self.b.const_bool(bits != 0),
+            Scalar::Int(w) | Scalar::Float(w) => self.b.const_bits(e, w as u32, bits),
+        };
+        if lanes > 1 {
+            let vt = self.b.vec(e, lanes);
+            let parts = [c; 4];
+            self.b
+                .const_composite(vt, parts.get(..lanes as usize).unwrap_or(&parts))
+        } else {
+            c
+        }
+    }
+
+    /// Float constant of width `w` from an f64 value.
+    pub fn const_float(&mut self, w: u8, lanes: u32, v: f64) -> u32 {
+        let bits = match w {
+            16 => f32_to_f16_bits(v as f32) as u64,
+            32 => (v as f32).to_bits() as u64,
+            _ => v.to_bits(),
+        };
+        self.const_scalar(Scalar::Float(w), lanes, bits)
+    }
+
+    /// The SPIR-V id of an LLVM constant.
+    pub fn constant(&mut self, c: ConstId) -> Result<u32, Error> {
+        if let Some(&id) = self.const_ids.get(c.index())
+            && id != 0
+        {
+            return Ok(id);
+        }
+        let m = self.m;
+        let k = m
+            .constants
+            .get(c)
+            .ok_or_else(|| self.invalid(format!("constant {} does not exist", c.0)))?;
+        let ty = k.ty;
+        let id = match &k.data {
+            // Undefined values become zero: a valid refinement of `undef`, and deterministic.
+            ConstData::Null | ConstData::Undef => match self.m.types.data(ty) {
+                TypeData::Int(1) => self.b.const_bool(false),
+                TypeData::Int(_) | TypeData::Half | TypeData::Float | TypeData::Double => {
+                    let t = self.ty(ty)?;
+                    let w = self.m.types.scalar_bits(ty);
+                    self.b.const_bits(t, w, 0)
+                }
+                _ => {
+                    let t = self.ty(ty)?;
+                    self.b.const_null(t)
+                }
+            },
+            &ConstData::Int(v) => match self.m.types.data(ty) {
+                TypeData::Int(1) => self.b.const_bool(v & 1 != 0),
+                TypeData::Int(w) => {
+                    let w = *w;
+                    let t = self.ty(ty)?;
+                    self.b.const_bits(t, w, v as u64)
+                }
+                _ => return Err(self.invalid("integer constant of a non-integer type")),
+            },
+            &ConstData::Float(bits) => {
+                let t = self.ty(ty)?;
+                let w = self.m.types.scalar_bits(ty);
+                self.b.const_bits(t, w, bits)
+            }
+            ConstData::Aggregate(r) => {
+                let vals: Vec<Value> = m.constants.values_of(*r).to_vec();
+                let t = self.ty(ty)?;
+                let mut parts = Vec::with_capacity(vals.len());
+                for v in vals {
+                    let ValueRef::Const(e) = v.get() else {
+                        return Err(self.unsupported("aggregate constant with a non-constant element"));
+                    };
+                    parts.push(self.constant(e)?);
+                }
+                if parts.len() > 65_000 {
+                    return Err(Error::Limit(format!(
+                        "constant with {} elements",
+                        parts.len()
+                    )));
+                }
+                self.b.const_composite(t, &parts)
+            }
+            ConstData::Data(r) => {
+                let words: Vec<u64> = m.constants.words_of(*r).to_vec();
+                let t = self.ty(ty)?;
+                let elem = match self.m.types.data(ty) {
+                    TypeData::Array { elem, .. } | TypeData::Vector { elem, .. } => *elem,
+                    _ => return Err(self.invalid("data constant of a non-sequence type")),
+                };
+                let et = self.ty(elem)?;
+                let w = self.m.types.scalar_bits(elem);
+                let is_bool = matches!(self.m.types.data(elem), TypeData::Int(1));
+                if words.len() > 65_000 {
+                    return Err(Error::Limit(format!(
+                        "constant with {} elements",
+                        words.len()
+                    )));
+                }
+                let mut parts = Vec::with_capacity(words.len());
+                for bits in words {
+                    parts.push(if is_bool {
+                        self.b.const_bool(bits & 1 != 0)
+                    } else {
+                        self.b.const_bits(et, w, bits)
+                    });
+                }
+                self.b.const_composite(t, &parts)
+            }
+            ConstData::String(r) | ConstData::CString(r) => {
+                let bytes: Vec<u8> = m.constants.bytes_of(*r).to_vec();
+                let t = self.ty(ty)?;
+                let elem = self.m.types.scalar_of(
+                    match self.m.types.data(ty) {
+                        TypeData::Array { elem, .. } => *elem,
+                        _ => ty,
+                    },
+                );
+                let et = self.ty(elem)?;
+                let mut parts: Vec<u32> = bytes
+                    .iter()
+                    .map(|&x| self.b.const_bits(et, 8, x as u64))
+                    .collect();
+                if matches!(k.data, ConstData::CString(_)) {
+                    parts.push(self.b.const_bits(et, 8, 0));
+                }
+                self.b.const_composite(t, &parts)
+            }
+            other => {
+                return Err(self.unsupported(format!("constant expression {other:?}")));
+            }
+        };
+        if let Some(slot) = self.const_ids.get_mut(c.index()) {
+            *slot = id;
+        }
+        Ok(id)
+    }
+
+    /// The SSA id of an operand in the current block (loading demoted values as needed).
+    pub fn value(&mut self, v: Value) -> Result<u32, Error> {
+        match v.get() {
+            ValueRef::Const(c) => self.constant(c),
+            ValueRef::Inst(i) => match self.inst_val(i)? {
+                Val::Id(id) => Ok(id),
+                other => Err(self.invalid(format!(
+                    "instruction {} used as a plain value but lowers to {other:?}",
+                    i.0
+                ))),
+            },
+            ValueRef::Global(_) | ValueRef::Function(_) => {
+                Err(self.unsupported("a global or function address used as a value"))
+            }
+            ValueRef::Arg(_) => Err(self.unsupported("function arguments")),
+            ValueRef::Metadata(_) | ValueRef::Unresolved(_) => {
+                Err(self.invalid("metadata or unresolved value as an operand"))
+            }
+        }
+    }
+
+    /// The SSA id of an integer operand, or its value when it is a constant.
+    pub fn value_u32(&mut self, v: Value) -> Result<(u32, Option<u32>), Error> {
+        let id = self.value(v)?;
+        Ok((id, self.const_int(v).map(|c| c as u32)))
+    }
+
+    /// `Op`, type and operand helper for a bitcast between same-width scalars (no-op when the types agree).
+    pub fn bitcast(&mut self, to: u32, from_ty: u32, v: u32) -> u32 {
+        if to == from_ty {
+            v
+        } else {
+            self.op1(Op::Bitcast, to, v)
+        }
+    }
+
+    /// Writes `OpName` for a value when names are on.
+    pub fn name_value(&mut self, id: u32, name: &str) {
+        if self.b.names {
+            spv::emit_with_string(&mut self.b.debug, Op::Name, &[id], name, &[]);
+        }
+    }
+}
+
+/// IEEE half bits of an f32 (round to nearest even), for float constants made by the translator.
+pub(crate) fn f32_to_f16_bits(f: f32) -> u16 {
+    let x = f.to_bits();
+    let sign = ((x >> 16) & 0x8000) as u16;
+    let exp = ((x >> 23) & 0xFF) as i32;
+    let man = x & 0x7F_FFFF;
+    if exp == 0xFF {
+        return sign | 0x7C00 | if man != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1F {
+        return sign | 0x7C00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        let m = man | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = 1u32 << (shift - 1);
+        let rest = m & ((1 << shift) - 1);
+        let mut r = m >> shift;
+        if rest > half || (rest == half && r & 1 == 1) {
+            r += 1;
+        }
+        return sign | r as u16;
+    }
+    let mut r = ((e as u32) << 10) | (man >> 13);
+    let rest = man & 0x1FFF;
+    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
+        r += 1;
+    }
+    sign | r as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::f32_to_f16_bits;
+
+    #[test]
+    fn half_conversion() {
+        assert_eq!(f32_to_f16_bits(1.0), 0x3C00);
+        assert_eq!(f32_to_f16_bits(-2.0), 0xC000);
+        assert_eq!(f32_to_f16_bits(65504.0), 0x7BFF);
+        assert_eq!(f32_to_f16_bits(1e6), 0x7C00);
+        assert_eq!(f32_to_f16_bits(0.0), 0);
+        assert_eq!(f32_to_f16_bits(5.960_464_5e-8), 1);
+        assert_eq!(f32_to_f16_bits(f32::NAN) & 0x7C00, 0x7C00);
+    }
+}

@@ -1,0 +1,545 @@
+//! A small SPIR-V module emitter: words, ids, logical sections, interned types and constants.
+//!
+//! Instructions are written straight into per-section `Vec<u32>`s (no instruction objects), so emitting one
+//! costs a bounds check and a few word pushes. Types and scalar constants are interned through hash maps keyed by
+//! small `Copy` keys; nothing here allocates per instruction beyond the growth of the section buffers.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+
+use spirv::{Capability, Decoration, Op, StorageClass};
+
+/// The SPIR-V magic number.
+pub const MAGIC: u32 = 0x0723_0203;
+/// Generator word: tool id 0 ("unregistered") with our version 1.
+pub const GENERATOR: u32 = 0x0000_0001;
+
+/// A fast non-cryptographic hasher for small integer keys (ids, type keys).
+#[derive(Default, Clone, Copy)]
+pub struct Fx(u64);
+
+impl Hasher for Fx {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64)
+    }
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.write_u64(i as u64)
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64)
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64)
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+pub struct FxBuild;
+
+impl BuildHasher for FxBuild {
+    type Hasher = Fx;
+    #[inline]
+    fn build_hasher(&self) -> Fx {
+        Fx(0)
+    }
+}
+
+pub type FxMap<K, V> = HashMap<K, V, FxBuild>;
+
+/// Interning key of a type. Structs are never interned (each block struct carries its own decorations).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum TypeKey {
+    Void,
+    Bool,
+    /// Unsigned integer of the given width: the translator keeps every integer unsigned and picks signed
+    /// operations explicitly.
+    Int(u8),
+    /// Signed integer (only for image sampled types, where Vulkan wants the signedness of the format).
+    SInt(u8),
+    Float(u8),
+    Vector(u32, u32),
+    /// `OpTypeMatrix` of `n` columns.
+    Matrix(u32, u32),
+    /// `OpTypeArray` without layout decorations (Function, Private, Workgroup storage).
+    Array(u32, u32),
+    /// `OpTypeArray` / `OpTypeRuntimeArray` (len 0) with an `ArrayStride` decoration (buffer blocks).
+    LaidOutArray { elem: u32, len: u32, stride: u32 },
+    /// `OpTypeRuntimeArray` of descriptors (no stride).
+    DescriptorRuntimeArray(u32),
+    Pointer(u32, u32),
+    /// `void()` — the only function type the translator makes.
+    VoidFn,
+    Image {
+        sampled: u32,
+        dim: u32,
+        depth: u8,
+        arrayed: bool,
+        ms: bool,
+        sampled_kind: u8,
+        format: u32,
+    },
+    Sampler,
+    SampledImage(u32),
+    AccelerationStructure,
+    RayQuery,
+}
+
+/// The module under construction.
+#[derive(Default)]
+pub struct Builder {
+    next_id: u32,
+    pub version: u32,
+    capabilities: Vec<Capability>,
+    extensions: Vec<&'static str>,
+    glsl: u32,
+    pub entry_points: Vec<u32>,
+    pub exec_modes: Vec<u32>,
+    pub debug: Vec<u32>,
+    pub annotations: Vec<u32>,
+    /// Types, constants and global variables, in dependency order.
+    pub globals: Vec<u32>,
+    pub functions: Vec<u32>,
+    types: FxMap<TypeKey, u32>,
+    scalar_consts: FxMap<(u32, u64), u32>,
+    null_consts: FxMap<u32, u32>,
+    composite_consts: HashMap<(u32, Vec<u32>), u32, FxBuild>,
+    /// Global variables (for the entry point's interface list from SPIR-V 1.4 on).
+    pub interface: Vec<u32>,
+    /// Emit `OpName`s.
+    pub names: bool,
+}
+
+/// Appends one instruction to `buf`.
+#[inline]
+pub fn emit(buf: &mut Vec<u32>, op: Op, args: &[u32]) {
+    buf.push(((args.len() as u32 + 1) << 16) | op as u32);
+    buf.extend_from_slice(args);
+}
+
+/// Appends a nul-terminated, word-padded string operand.
+pub fn push_string(buf: &mut Vec<u32>, s: &str) {
+    let bytes = s.as_bytes();
+    let mut word = 0u32;
+    let mut i = 0;
+    for &b in bytes {
+        // SPIR-V strings are nul-terminated: an embedded nul would end the name early, so drop it.
+        if b == 0 {
+            continue;
+        }
+        word |= (b as u32) << (8 * (i % 4));
+        i += 1;
+        if i % 4 == 0 {
+            buf.push(word);
+            word = 0;
+        }
+    }
+    buf.push(word);
+}
+
+/// Emits an instruction whose operands end with a string (the word count is patched afterwards).
+pub fn emit_with_string(buf: &mut Vec<u32>, op: Op, pre: &[u32], s: &str, post: &[u32]) {
+    let at = buf.len();
+    buf.push(0);
+    buf.extend_from_slice(pre);
+    push_string(buf, s);
+    buf.extend_from_slice(post);
+    let len = (buf.len() - at) as u32;
+    if let Some(w) = buf.get_mut(at) {
+        *w = (len << 16) | op as u32;
+    }
+}
+
+impl Builder {
+    pub fn new() -> Builder {
+        let mut b = Builder::default();
+        b.reset();
+        b
+    }
+
+    /// Forget the module, keeping allocations.
+    pub fn reset(&mut self) {
+        self.next_id = 1;
+        self.version = 0x0001_0300;
+        self.capabilities.clear();
+        self.extensions.clear();
+        self.glsl = 0;
+        self.entry_points.clear();
+        self.exec_modes.clear();
+        self.debug.clear();
+        self.annotations.clear();
+        self.globals.clear();
+        self.functions.clear();
+        self.types.clear();
+        self.scalar_consts.clear();
+        self.null_consts.clear();
+        self.composite_consts.clear();
+        self.interface.clear();
+    }
+
+    #[inline]
+    pub fn id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// The id bound so far (one past the largest id).
+    pub fn bound(&self) -> u32 {
+        self.next_id
+    }
+
+    pub fn capability(&mut self, cap: Capability) {
+        if !self.capabilities.contains(&cap) {
+            self.capabilities.push(cap);
+        }
+    }
+
+    pub fn capabilities(&self) -> &[Capability] {
+        &self.capabilities
+    }
+
+    pub fn extension(&mut self, name: &'static str) {
+        if !self.extensions.contains(&name) {
+            self.extensions.push(name);
+        }
+    }
+
+    pub fn extensions(&self) -> &[&'static str] {
+        &self.extensions
+    }
+
+    /// Raise the module's SPIR-V version to at least `v` (0x00MMmm00).
+    pub fn require_version(&mut self, v: u32) {
+        self.version = self.version.max(v);
+    }
+
+    /// The GLSL.std.450 extended instruction set id.
+    pub fn glsl(&mut self) -> u32 {
+        if self.glsl == 0 {
+            self.glsl = self.id();
+        }
+        self.glsl
+    }
+
+    pub fn decorate(&mut self, target: u32, d: Decoration, args: &[u32]) {
+        let buf = &mut self.annotations;
+        buf.push(((args.len() as u32 + 3) << 16) | Op::Decorate as u32);
+        buf.push(target);
+        buf.push(d as u32);
+        buf.extend_from_slice(args);
+    }
+
+    pub fn member_decorate(&mut self, target: u32, member: u32, d: Decoration, args: &[u32]) {
+        let buf = &mut self.annotations;
+        buf.push(((args.len() as u32 + 4) << 16) | Op::MemberDecorate as u32);
+        buf.push(target);
+        buf.push(member);
+        buf.push(d as u32);
+        buf.extend_from_slice(args);
+    }
+
+    pub fn name(&mut self, target: u32, name: &str) {
+        if self.names && !name.is_empty() {
+            emit_with_string(&mut self.debug, Op::Name, &[target], name, &[]);
+        }
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Types
+
+    pub fn ty(&mut self, key: TypeKey) -> u32 {
+        if let Some(&id) = self.types.get(&key) {
+            return id;
+        }
+        let id = self.id();
+        let g = &mut self.globals;
+        match key {
+            TypeKey::Void => emit(g, Op::TypeVoid, &[id]),
+            TypeKey::Bool => emit(g, Op::TypeBool, &[id]),
+            TypeKey::Int(w) => emit(g, Op::TypeInt, &[id, w as u32, 0]),
+            TypeKey::SInt(w) => emit(g, Op::TypeInt, &[id, w as u32, 1]),
+            TypeKey::Float(w) => emit(g, Op::TypeFloat, &[id, w as u32]),
+            TypeKey::Vector(e, n) => emit(g, Op::TypeVector, &[id, e, n]),
+            TypeKey::Matrix(c, n) => emit(g, Op::TypeMatrix, &[id, c, n]),
+            TypeKey::Array(e, len) => {
+                let len_id = self.const_u32(len);
+                emit(&mut self.globals, Op::TypeArray, &[id, e, len_id]);
+            }
+            TypeKey::LaidOutArray { elem, len, stride } => {
+                if len == 0 {
+                    emit(g, Op::TypeRuntimeArray, &[id, elem]);
+                } else {
+                    let len_id = self.const_u32(len);
+                    emit(&mut self.globals, Op::TypeArray, &[id, elem, len_id]);
+                }
+                self.decorate(id, Decoration::ArrayStride, &[stride]);
+            }
+            TypeKey::DescriptorRuntimeArray(e) => emit(g, Op::TypeRuntimeArray, &[id, e]),
+            TypeKey::Pointer(sc, p) => emit(g, Op::TypePointer, &[id, sc, p]),
+            TypeKey::VoidFn => {
+                let v = self.ty(TypeKey::Void);
+                emit(&mut self.globals, Op::TypeFunction, &[id, v]);
+            }
+            TypeKey::Image {
+                sampled,
+                dim,
+                depth,
+                arrayed,
+                ms,
+                sampled_kind,
+                format,
+            } => emit(
+                g,
+                Op::TypeImage,
+                &[
+                    id,
+                    sampled,
+                    dim,
+                    depth as u32,
+                    arrayed as u32,
+                    ms as u32,
+                    sampled_kind as u32,
+                    format,
+                ],
+            ),
+            TypeKey::Sampler => emit(g, Op::TypeSampler, &[id]),
+            TypeKey::SampledImage(i) => emit(g, Op::TypeSampledImage, &[id, i]),
+            TypeKey::AccelerationStructure => {
+                emit(g, Op::TypeAccelerationStructureKHR, &[id]);
+            }
+            TypeKey::RayQuery => emit(g, Op::TypeRayQueryKHR, &[id]),
+        }
+        self.types.insert(key, id);
+        id
+    }
+
+    /// The id of an already made type, without making it.
+    pub fn lookup(&self, key: TypeKey) -> Option<u32> {
+        self.types.get(&key).copied()
+    }
+
+    pub fn void(&mut self) -> u32 {
+        self.ty(TypeKey::Void)
+    }
+    pub fn bool(&mut self) -> u32 {
+        self.ty(TypeKey::Bool)
+    }
+    pub fn u32(&mut self) -> u32 {
+        self.ty(TypeKey::Int(32))
+    }
+    pub fn uint(&mut self, bits: u8) -> u32 {
+        self.ty(TypeKey::Int(bits))
+    }
+    pub fn f32(&mut self) -> u32 {
+        self.ty(TypeKey::Float(32))
+    }
+    pub fn float(&mut self, bits: u8) -> u32 {
+        self.ty(TypeKey::Float(bits))
+    }
+    pub fn vec(&mut self, elem: u32, n: u32) -> u32 {
+        self.ty(TypeKey::Vector(elem, n))
+    }
+    pub fn ptr(&mut self, sc: StorageClass, pointee: u32) -> u32 {
+        self.ty(TypeKey::Pointer(sc as u32, pointee))
+    }
+
+    /// A new struct type (never interned), with optional `Block` and member offsets.
+    pub fn struct_type(&mut self, members: &[u32]) -> u32 {
+        let id = self.id();
+        let g = &mut self.globals;
+        g.push(((members.len() as u32 + 2) << 16) | Op::TypeStruct as u32);
+        g.push(id);
+        g.extend_from_slice(members);
+        id
+    }
+
+    // -----------------------------------------------------------------------------------------------------------
+    // Constants
+
+    /// A scalar constant of type `ty` with the given bits (`width` decides whether one or two words).
+    pub fn const_bits(&mut self, ty: u32, width: u32, bits: u64) -> u32 {
+        // Narrow types are sign- or zero-extended to a word by the spec; our integers are unsigned, so the high
+        // bits must be zero. Normalizing first also keeps the interning key canonical.
+        let bits = if width >= 64 {
+            bits
+        } else {
+            bits & ((1u64 << width) - 1)
+        };
+        if let Some(&id) = self.scalar_consts.get(&(ty, bits)) {
+            return id;
+        }
+        let id = self.id();
+        if width > 32 {
+            emit(
+                &mut self.globals,
+                Op::Constant,
+                &[ty, id, bits as u32, (bits >> 32) as u32],
+            );
+        } else {
+            emit(&mut self.globals, Op::Constant, &[ty, id, bits as u32]);
+        }
+        self.scalar_consts.insert((ty, bits), id);
+        id
+    }
+
+    pub fn const_u32(&mut self, v: u32) -> u32 {
+        let t = self.u32();
+        self.const_bits(t, 32, v as u64)
+    }
+
+    pub fn const_f32(&mut self, v: f32) -> u32 {
+        let t = self.f32();
+        self.const_bits(t, 32, v.to_bits() as u64)
+    }
+
+    pub fn const_bool(&mut self, v: bool) -> u32 {
+        let t = self.bool();
+        // Bools are keyed by (type, 0/1) like scalars; OpConstantTrue/False have no value word.
+        if let Some(&id) = self.scalar_consts.get(&(t, v as u64)) {
+            return id;
+        }
+        let id = self.id();
+        emit(
+            &mut self.globals,
+            if v {
+                Op::ConstantTrue
+            } else {
+                Op::ConstantFalse
+            },
+            &[t, id],
+        );
+        self.scalar_consts.insert((t, v as u64), id);
+        id
+    }
+
+    pub fn const_null(&mut self, ty: u32) -> u32 {
+        if let Some(&id) = self.null_consts.get(&ty) {
+            return id;
+        }
+        let id = self.id();
+        emit(&mut self.globals, Op::ConstantNull, &[ty, id]);
+        self.null_consts.insert(ty, id);
+        id
+    }
+
+    pub fn const_composite(&mut self, ty: u32, parts: &[u32]) -> u32 {
+        // The key needs an owned vector; composites are rare (initializers, vector constants).
+        let key = (ty, parts.to_vec());
+        if let Some(&id) = self.composite_consts.get(&key) {
+            return id;
+        }
+        let id = self.id();
+        let g = &mut self.globals;
+        g.push(((parts.len() as u32 + 3) << 16) | Op::ConstantComposite as u32);
+        g.push(ty);
+        g.push(id);
+        g.extend_from_slice(parts);
+        self.composite_consts.insert(key, id);
+        id
+    }
+
+    /// A module-scope variable.
+    pub fn global_var(&mut self, ptr_ty: u32, sc: StorageClass, init: Option<u32>) -> u32 {
+        let id = self.id();
+        match init {
+            Some(i) => emit(&mut self.globals, Op::Variable, &[ptr_ty, id, sc as u32, i]),
+            None => emit(&mut self.globals, Op::Variable, &[ptr_ty, id, sc as u32]),
+        }
+        self.interface.push(id);
+        id
+    }
+
+    /// Assembles the module: header, sections in the order the spec requires.
+    pub fn finish(&mut self, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend_from_slice(&[MAGIC, self.version, GENERATOR, self.next_id, 0]);
+        for &c in &self.capabilities {
+            emit(out, Op::Capability, &[c as u32]);
+        }
+        for e in &self.extensions {
+            emit_with_string(out, Op::Extension, &[], e, &[]);
+        }
+        if self.glsl != 0 {
+            emit_with_string(out, Op::ExtInstImport, &[self.glsl], "GLSL.std.450", &[]);
+        }
+        emit(
+            out,
+            Op::MemoryModel,
+            &[
+                spirv::AddressingModel::Logical as u32,
+                spirv::MemoryModel::GLSL450 as u32,
+            ],
+        );
+        out.extend_from_slice(&self.entry_points);
+        out.extend_from_slice(&self.exec_modes);
+        out.extend_from_slice(&self.debug);
+        out.extend_from_slice(&self.annotations);
+        out.extend_from_slice(&self.globals);
+        out.extend_from_slice(&self.functions);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_nul_terminated_and_padded() {
+        let mut b = Vec::new();
+        push_string(&mut b, "main");
+        assert_eq!(b, vec![u32::from_le_bytes(*b"main"), 0]);
+        b.clear();
+        push_string(&mut b, "abc");
+        assert_eq!(b, vec![u32::from_le_bytes(*b"abc\0")]);
+    }
+
+    #[test]
+    fn types_and_constants_are_interned() {
+        let mut m = Builder::new();
+        let a = m.u32();
+        let b = m.ty(TypeKey::Int(32));
+        assert_eq!(a, b);
+        let c1 = m.const_u32(7);
+        let c2 = m.const_u32(7);
+        assert_eq!(c1, c2);
+        assert_ne!(m.const_u32(8), c1);
+        let t = m.const_bool(true);
+        assert_ne!(t, m.const_bool(false));
+        assert_eq!(t, m.const_bool(true));
+        let mut out = Vec::new();
+        m.finish(&mut out);
+        assert_eq!(out[0], MAGIC);
+        assert_eq!(out[3], m.bound());
+    }
+
+    #[test]
+    fn narrow_constants_have_zero_high_bits() {
+        let mut m = Builder::new();
+        let t16 = m.uint(16);
+        let c = m.const_bits(t16, 16, 0xFFFF_FFFF_FFFF_8000);
+        let pos = m
+            .globals
+            .windows(3)
+            .position(|w| w[1] == t16 && w[2] == c)
+            .unwrap();
+        assert_eq!(m.globals[pos + 3], 0x8000);
+    }
+}
