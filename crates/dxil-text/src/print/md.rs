@@ -147,8 +147,8 @@ impl MdSlots {
     pub(crate) fn new(m: &Module, kinds: &Kinds<'_>) -> Self {
         let mut s = MdSlots {
             slot: vec![NONE; m.metadata.len()],
-            order: Vec::new(),
-            frames: Vec::new(),
+            order: Vec::with_capacity(m.metadata.len()),
+            frames: Vec::with_capacity(32),
         };
         let md = &m.metadata;
         for nmd in &md.named {

@@ -59,6 +59,56 @@ pub fn print_module_with<W: Write + ?Sized>(
     Printer::new(module, *options, out).module()
 }
 
+/// Prints the module to a byte sink (a file, stdout), through a 64 KiB buffer.
+pub fn write_module<W: std::io::Write + ?Sized>(
+    module: &Module,
+    options: &PrintOptions,
+    out: &mut W,
+) -> std::io::Result<()> {
+    let mut sink = IoSink {
+        buf: String::with_capacity(IO_CHUNK + 4096),
+        out,
+        error: None,
+    };
+    let printed = print_module_with(module, options, &mut sink);
+    let flushed = printed.and_then(|()| sink.flush());
+    match (flushed, sink.error.take()) {
+        (Ok(()), _) => Ok(()),
+        (Err(_), Some(e)) => Err(e),
+        (Err(_), None) => Err(std::io::Error::other("formatting the module failed")),
+    }
+}
+
+const IO_CHUNK: usize = 1 << 16;
+
+/// `fmt::Write` over an `io::Write`, keeping the first I/O error for the caller.
+struct IoSink<'a, W: std::io::Write + ?Sized> {
+    buf: String,
+    out: &'a mut W,
+    error: Option<std::io::Error>,
+}
+
+impl<W: std::io::Write + ?Sized> IoSink<'_, W> {
+    fn flush(&mut self) -> fmt::Result {
+        if let Err(e) = self.out.write_all(self.buf.as_bytes()) {
+            self.error = Some(e);
+            return Err(fmt::Error);
+        }
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl<W: std::io::Write + ?Sized> Write for IoSink<'_, W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.buf.push_str(s);
+        if self.buf.len() >= IO_CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+}
+
 /// The module's text with [`PrintOptions::default`].
 pub fn module_to_string(module: &Module) -> String {
     let mut s = String::new();
@@ -311,16 +361,16 @@ impl<'m, 'o, W: Write + ?Sized> Printer<'m, 'o, W> {
             function_slot,
             func: None,
             locals: Locals::default(),
-            work: Vec::new(),
+            work: Vec::with_capacity(64),
             work_budget: 16
                 * (m.constants.len()
                     + m.constants.values.len()
                     + m.constants.words.len()
                     + m.metadata.operands.len())
                 + 4096,
-            att: Vec::new(),
+            att: Vec::with_capacity(4),
             const_class: vec![0; m.constants.len()],
-            line: String::new(),
+            line: String::with_capacity(128),
         }
     }
 

@@ -1299,6 +1299,37 @@ define internal coldcc void @1() unnamed_addr section "sec\221" align 16 gc "sha
 }
 
 #[test]
+fn byte_sinks_get_the_same_text_and_io_errors_come_back() {
+    let mut b = B::new();
+    let i32 = b.int(32);
+    for i in 0..5000 {
+        let c = b.ci(i32, i);
+        let mut g = b.global(&format!("g{i}"), i32, 0);
+        g.init = Some(c);
+        b.add_global(g);
+    }
+    let mut bytes = Vec::new();
+    super::write_module(&b.m, &PrintOptions::default(), &mut bytes).unwrap();
+    assert!(bytes.len() > super::IO_CHUNK);
+    assert_eq!(String::from_utf8(bytes).unwrap(), b.text());
+
+    struct Full;
+    impl std::io::Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                "disk full",
+            ))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let e = super::write_module(&b.m, &PrintOptions::default(), &mut Full).unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::StorageFull);
+}
+
+#[test]
 fn malformed_models_print_without_panicking() {
     let mut b = B::new();
     let void = b.ty(TypeData::Void);

@@ -65,13 +65,13 @@ impl TypeNames {
         }
         TypeNames {
             recursive: recursive_types(m),
-            text: String::new(),
+            text: String::with_capacity(32 * 64),
             span: vec![(NOT_CACHED, 0); n],
             number,
             numbered,
             named,
-            scratch: String::new(),
-            stack: Vec::new(),
+            scratch: String::with_capacity(256),
+            stack: Vec::with_capacity(32),
         }
     }
 
@@ -110,9 +110,12 @@ impl TypeNames {
         out: &mut W,
         t: TypeId,
     ) -> fmt::Result {
-        let mut scratch = String::new();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
         self.spell(m, &mut scratch, Tok::Body(t))?;
-        out.write_str(&scratch)
+        let r = out.write_str(&scratch);
+        self.scratch = scratch;
+        r
     }
 
     fn spell(&mut self, m: &Module, out: &mut String, first: Tok) -> fmt::Result {
@@ -325,9 +328,9 @@ pub(crate) fn find_struct_types(m: &Module, kinds: &Kinds<'_>) -> Vec<TypeId> {
         seen_type: vec![false; m.types.len()],
         seen_const: vec![false; m.constants.len()],
         seen_md: vec![false; m.metadata.len()],
-        structs: Vec::new(),
-        worklist: Vec::new(),
-        frames: Vec::new(),
+        structs: Vec::with_capacity(32),
+        worklist: Vec::with_capacity(32),
+        frames: Vec::with_capacity(32),
     };
     // Once every identified struct has been met the rest of the walk cannot change the result.
     for g in &m.globals {

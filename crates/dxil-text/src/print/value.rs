@@ -27,14 +27,20 @@ fn int_width(d: &TypeData) -> u32 {
 impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
     /// Writes a value as an operand, without its type.
     pub(super) fn operand(&mut self, v: Value) -> fmt::Result {
-        self.work.push(Work::Op(v));
-        self.drain()
+        // Names and scalars are written directly; only nested constants and metadata queue work.
+        self.value(v)?;
+        if self.work.is_empty() {
+            Ok(())
+        } else {
+            self.drain()
+        }
     }
 
     /// Writes `type value`.
     pub(super) fn typed_operand(&mut self, v: Value) -> fmt::Result {
-        self.work.push(Work::TyOp(v));
-        self.drain()
+        self.value_type_text(v)?;
+        self.s(" ")?;
+        self.operand(v)
     }
 
     /// The type of a value in the function being printed (`None` for metadata and bad ids).
