@@ -1,5 +1,6 @@
 //! `dis FILE.dxil`: prints the container's module. `dis --bench DIR`: reads and prints every
-//! container under DIR and reports the time spent.
+//! container under DIR and reports the time spent. `dis --write OUT DIR`: writes every listing
+//! to OUT.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -58,25 +59,47 @@ fn main() {
                 .collect();
         }
         let read = t.elapsed() / rounds;
+        let print_rounds: u32 = std::env::var("DIS_PRINT_ROUNDS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(rounds);
         let t = Instant::now();
         let mut bytes = 0usize;
         let mut text = String::new();
-        for _ in 0..rounds {
+        for _ in 0..print_rounds {
             for m in &modules {
                 text.clear();
                 dxil_text::print_module(m, &mut text).expect("print");
                 bytes += text.len();
             }
         }
-        let print = t.elapsed() / rounds;
+        let print = t.elapsed() / print_rounds;
         let n = inputs.len() as u32;
         println!(
             "{} modules: read {read:.2?} ({:.2?}/module), print {print:.2?} ({:.2?}/module, {:.0} MB/s)",
             inputs.len(),
             read / n,
             print / n,
-            bytes as f64 / rounds as f64 / print.as_secs_f64() / 1e6
+            bytes as f64 / print_rounds as f64 / print.as_secs_f64() / 1e6
         );
+        return;
+    }
+    if args.first().map(String::as_str) == Some("--write") {
+        // `dis --write OUT DIR...`: every container under DIR to OUT/<n>.ll, like `llvm-dis *.bc`.
+        let out = PathBuf::from(&args[1]);
+        let mut files = Vec::new();
+        for a in &args[2..] {
+            walk(Path::new(a), &mut files);
+        }
+        for (i, f) in files.iter().enumerate() {
+            let Ok((bc, off)) = bitcode(&std::fs::read(f).expect("read file")) else {
+                continue;
+            };
+            let m = dxil_module::read_module(&bc, off).expect("module");
+            let mut file = std::fs::File::create(out.join(format!("{i}.ll"))).expect("create");
+            dxil_text::write_module(&m, &dxil_text::PrintOptions::default(), &mut file)
+                .expect("write");
+        }
         return;
     }
     for a in &args {

@@ -19,7 +19,7 @@ use std::fmt::{self, Write};
 use dxil_module::{Body, FUNCTION_SLOT, Function, MdData, MdId, Module, TypeData, TypeId};
 
 use attrs::{AttrTable, write_attrs};
-use ident::{is_simple_name, write_escaped, write_metadata_identifier, write_name};
+use ident::{write_escaped, write_metadata_identifier, write_name};
 use md::{Kinds, MdSlots};
 use number::write_u64;
 use types::TypeNames;
@@ -267,12 +267,12 @@ struct Printer<'m, 'o, W: Write + ?Sized> {
     attrs: AttrTable<'m>,
     /// Function attribute set number → `#N`.
     as_slot: Vec<u32>,
-    global_slot: Vec<u32>,
-    function_slot: Vec<u32>,
-    /// Whether each global's / function's name can be written without quotes (checked once:
-    /// `dx.op` callees are named on nearly every line).
-    global_simple: Vec<bool>,
-    function_simple: Vec<bool>,
+    /// Text written over and over, rendered once: `@name` of every global and function, and
+    /// scalar constants as they are met. Spans are (start, len) into `cache`.
+    cache: String,
+    global_text: Vec<(u32, u32)>,
+    function_text: Vec<(u32, u32)>,
+    const_text: Vec<(u32, u32)>,
     /// The function being printed.
     func: Option<&'m Function>,
     locals: Locals<'m>,
@@ -315,50 +315,43 @@ impl<'m, 'o, W: Write + ?Sized> Printer<'m, 'o, W> {
                 }
             }
         }
-        let mut n = 0;
-        let global_slot = m
+        // Unnamed globals, then unnamed functions, are numbered `@0`, `@1`, ...
+        let mut cache = String::with_capacity(64 * (m.globals.len() + m.functions.len()) + 4096);
+        let mut next = 0u64;
+        let mut render = |cache: &mut String, name: &str| -> (u32, u32) {
+            let start = cache.len();
+            if name.is_empty() {
+                cache.push('@');
+                let _ = write_u64(cache, next);
+                next += 1;
+            } else {
+                let _ = write_name(cache, "@", name);
+            }
+            (start as u32, (cache.len() - start) as u32)
+        };
+        let global_text = m
             .globals
             .iter()
-            .map(|g| {
-                if g.name.is_empty() {
-                    n += 1;
-                    n - 1
-                } else {
-                    NO_SLOT
-                }
-            })
+            .map(|g| render(&mut cache, &g.name))
             .collect();
-        let function_slot = m
+        let function_text = m
             .functions
             .iter()
-            .map(|f| {
-                if f.name.is_empty() {
-                    n += 1;
-                    n - 1
-                } else {
-                    NO_SLOT
-                }
-            })
-            .collect();
-        let global_simple = m.globals.iter().map(|g| is_simple_name(&g.name)).collect();
-        let function_simple = m
-            .functions
-            .iter()
-            .map(|f| is_simple_name(&f.name))
+            .map(|f| render(&mut cache, &f.name))
             .collect();
         Printer {
             m,
             out,
-            global_simple,
-            function_simple,
+            cache,
+            global_text,
+            function_text,
+            const_text: vec![(NO_SLOT, 0); m.constants.len()],
             opts,
             types,
             kinds,
             md,
             attrs,
             as_slot,
-            global_slot,
-            function_slot,
             func: None,
             locals: Locals::default(),
             work: Vec::with_capacity(64),
@@ -521,42 +514,20 @@ impl<'m, 'o, W: Write + ?Sized> Printer<'m, 'o, W> {
     }
 
     fn global_name(&mut self, i: usize) -> fmt::Result {
-        let Some(g) = self.m.globals.get(i) else {
-            return self.s("<badref>");
-        };
-        if self.global_simple.get(i) == Some(&true) {
-            self.s("@")?;
-            return self.s(&g.name);
-        }
-        if !g.name.is_empty() {
-            return write_name(self.out, "@", &g.name);
-        }
-        match self.global_slot.get(i) {
-            Some(&s) if s != NO_SLOT => {
-                self.s("@")?;
-                self.num(u64::from(s))
-            }
-            _ => self.s("<badref>"),
-        }
+        let span = self.global_text.get(i).copied();
+        self.cached(span)
     }
 
     fn function_name(&mut self, i: usize) -> fmt::Result {
-        let Some(f) = self.m.functions.get(i) else {
-            return self.s("<badref>");
-        };
-        if self.function_simple.get(i) == Some(&true) {
-            self.s("@")?;
-            return self.s(&f.name);
-        }
-        if !f.name.is_empty() {
-            return write_name(self.out, "@", &f.name);
-        }
-        match self.function_slot.get(i) {
-            Some(&s) if s != NO_SLOT => {
-                self.s("@")?;
-                self.num(u64::from(s))
-            }
-            _ => self.s("<badref>"),
+        let span = self.function_text.get(i).copied();
+        self.cached(span)
+    }
+
+    /// Writes a span of `cache`, or `<badref>` for a missing one.
+    fn cached(&mut self, span: Option<(u32, u32)>) -> fmt::Result {
+        match span.and_then(|(s, n)| self.cache.get(s as usize..(s + n) as usize)) {
+            Some(text) => self.out.write_str(text),
+            None => self.out.write_str("<badref>"),
         }
     }
 

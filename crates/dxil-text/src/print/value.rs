@@ -12,6 +12,9 @@ use super::number::{
 };
 use super::{NO_SLOT, Printer, Work};
 
+/// Most text the constant cache holds; past it (huge modules only) constants are spelled anew.
+const CACHE_MAX: usize = 1 << 24;
+
 pub(super) const PLAIN: u8 = 1;
 pub(super) const ZERO: u8 = 2;
 pub(super) const UNDEF: u8 = 3;
@@ -111,7 +114,14 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 let slot = self.locals.arg_slot.get(a as usize).copied();
                 self.local_ref(name, slot)
             }
-            ValueRef::Const(c) => self.constant(c),
+            ValueRef::Const(c) => {
+                if let Some(&(start, len)) = self.const_text.get(c.index())
+                    && start != NO_SLOT
+                {
+                    return self.cached(Some((start, len)));
+                }
+                self.constant(c)
+            }
             ValueRef::Global(g) => self.global_name(g.index()),
             ValueRef::Function(f) => self.function_name(f.index()),
             ValueRef::Metadata(n) => self.md_operand(n.0 + 1),
@@ -191,6 +201,46 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
         write_long_double(self.out, letter, words)
     }
 
+    /// A `Null`, `Undef`, `Int` or `Float` constant of a non-aggregate type, written to `out`.
+    fn scalar_constant(&self, out: &mut String, k: &dxil_module::Constant) -> fmt::Result {
+        let tyd = self.m.types.data(k.ty);
+        match (&k.data, tyd) {
+            (ConstData::Undef, _) => out.write_str("undef"),
+            (ConstData::Null, TypeData::Int(1)) => out.write_str("false"),
+            (ConstData::Null, TypeData::Int(_)) => out.write_str("0"),
+            (ConstData::Null, TypeData::Pointer { .. }) => out.write_str("null"),
+            (ConstData::Null, TypeData::Half) => write_half(out, 0),
+            (ConstData::Null | ConstData::Float(_), TypeData::Float | TypeData::Double)
+            | (ConstData::Float(_), TypeData::Half) => {
+                let bits = match k.data {
+                    ConstData::Float(b) => b,
+                    _ => 0,
+                };
+                match tyd {
+                    TypeData::Half => write_half(out, bits as u16),
+                    TypeData::Float => write_float_bits(out, bits as u32),
+                    _ => write_double_bits(out, bits),
+                }
+            }
+            (ConstData::Null | ConstData::Float(_), TypeData::OtherFloat(kind)) => {
+                let bits = match k.data {
+                    ConstData::Float(b) => b,
+                    _ => 0,
+                };
+                let letter = match kind {
+                    OtherFloatKind::X86Fp80 => 'K',
+                    OtherFloatKind::Fp128 => 'L',
+                    OtherFloatKind::PpcFp128 => 'M',
+                    OtherFloatKind::X86Mmx => return out.write_str("<badconst>"),
+                };
+                write_long_double(out, letter, &[bits])
+            }
+            (ConstData::Int(v), _) => write_int(out, *v as u64, int_width(tyd)),
+            (ConstData::Null, _) => out.write_str("zeroinitializer"),
+            _ => out.write_str("<badconst>"),
+        }
+    }
+
     /// `Constant::getNullValue(t)` as text.
     fn null_of(&mut self, t: TypeId) -> fmt::Result {
         match self.m.types.data(t) {
@@ -209,6 +259,25 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
         let Some(k) = m.constants.get(c) else {
             return self.s("<badref>");
         };
+        // Scalars (most operands) are rendered once into the cache and copied from there.
+        if let ConstData::Null | ConstData::Undef | ConstData::Int(_) | ConstData::Float(_) = k.data
+            && !matches!(
+                m.types.data(k.ty),
+                TypeData::Struct { .. } | TypeData::Array { .. } | TypeData::Vector { .. }
+            )
+            && self.cache.len() < CACHE_MAX
+        {
+            let start = self.cache.len();
+            let mut cache = std::mem::take(&mut self.cache);
+            let r = self.scalar_constant(&mut cache, k);
+            let span = (start as u32, (cache.len() - start) as u32);
+            self.cache = cache;
+            r?;
+            if let Some(s) = self.const_text.get_mut(c.index()) {
+                *s = span;
+            }
+            return self.cached(Some(span));
+        }
         let tyd = m.types.data(k.ty);
         match &k.data {
             ConstData::Null => self.null_of(k.ty),
