@@ -1,12 +1,18 @@
 //! Translates DXIL containers and prints the SPIR-V as text: `cargo run --example translate -- FILE.dxil...`.
-//! With `--val`, also runs `spirv-val` on each result.
+//! With `--val`, also runs `spirv-val` on each result; `-o FILE` writes the words instead of printing text.
 
 use std::process::Command;
 
 fn main() {
     let mut validate = false;
     let mut names = false;
-    for arg in std::env::args().skip(1) {
+    let mut out: Option<String> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "-o" {
+            out = args.next();
+            continue;
+        }
         if arg == "--val" {
             validate = true;
             continue;
@@ -28,6 +34,13 @@ fn main() {
         };
         match dxil_to_spirv::translate_container(&bytes, &options) {
             Ok(t) => {
+                if let Some(o) = &out {
+                    let bytes: Vec<u8> = t.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                    if let Err(e) = std::fs::write(o, bytes) {
+                        eprintln!("{o}: {e}");
+                    }
+                    continue;
+                }
                 match dxil_to_spirv::disassemble(&t.words) {
                     Ok(text) => println!("{text}"),
                     Err(e) => println!("(disassembly failed: {e})"),

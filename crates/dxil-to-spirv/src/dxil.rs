@@ -241,6 +241,8 @@ pub struct ResourceDecl {
     pub kind: ResourceKind,
     /// Typed resources: the element component type.
     pub component: Option<ComponentType>,
+    /// Typed resources: components per element (from the resource's LLVM type; 0 when unknown).
+    pub component_count: u32,
     /// Structured buffers: the element stride in bytes.
     pub stride: u32,
     pub sample_count: u32,
@@ -265,6 +267,8 @@ pub struct EntryInfo {
     pub resources: Vec<ResourceDecl>,
     /// `"fp32-denorm-mode"` of the entry function: `any` (None), `preserve` or `ftz`.
     pub fp32_denorm: Option<DenormMode>,
+    /// `[WaveSize(n)]` / `[WaveSize(min, max, preferred)]`: (min, max, preferred; 0 = no preference).
+    pub wave_size: Option<(u32, u32, u32)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -381,12 +385,27 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
 
     let mut num_threads = [1, 1, 1];
     let mut flags = 0;
+    let mut wave_size = None;
     if let Some(props) = md.op(entry, 4) {
         let ops: Vec<Option<MdId>> = md.ops(props).collect();
         for pair in ops.chunks(2) {
             let [tag, val] = pair else { break };
             match md.u32(*tag) {
                 Some(0) => flags = md.int(*val).unwrap_or(0) as u64,
+                // `i32 n` (SM 6.6 form in older DXC) or `!{i32 n}`.
+                Some(11) => {
+                    wave_size = md
+                        .u32(*val)
+                        .or_else(|| val.and_then(|v| md.u32(md.op(v, 0))))
+                        .map(|n| (n, n, 0))
+                }
+                Some(23) => {
+                    if let Some(v) = val {
+                        let f = |i: usize| md.u32(md.op(*v, i)).unwrap_or(0);
+                        let (min, max, pref) = (f(0), f(1), f(2));
+                        wave_size = Some((min, if max == 0 { min } else { max }, pref));
+                    }
+                }
                 Some(4) => {
                     if let Some(v) = val {
                         for (i, slot) in num_threads.iter_mut().enumerate() {
@@ -411,6 +430,7 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
         flags,
         resources,
         fp32_denorm,
+        wave_size,
     })
 }
 
@@ -437,6 +457,7 @@ fn read_resource(md: &Md<'_>, class: ResourceClass, rec: MdId) -> Result<Resourc
         count,
         kind: ResourceKind::CBuffer,
         component: None,
+        component_count: element_components(md, rec),
         stride: 0,
         sample_count: 0,
         globally_coherent: false,
@@ -481,6 +502,32 @@ fn read_resource(md: &Md<'_>, class: ResourceClass, rec: MdId) -> Result<Resourc
         }
     }
     Ok(d)
+}
+
+/// Components of a resource's element from its LLVM type (`%T* undef`, T = `{ <4 x float> }` → 4).
+fn element_components(md: &Md<'_>, rec: MdId) -> u32 {
+    let Some(MdData::Value { ty, .. }) = md.op(rec, 1).and_then(|n| md.m.metadata.get(n)) else {
+        return 0;
+    };
+    let types = &md.m.types;
+    let Some(pointee) = types.pointee(*ty) else {
+        return 0;
+    };
+    let elem = match types.data(pointee) {
+        dxil_module::TypeData::Struct { elems, .. } => match elems.first() {
+            Some(&e) => e,
+            None => return 0,
+        },
+        _ => pointee,
+    };
+    match types.data(elem) {
+        dxil_module::TypeData::Vector { len, .. } => *len,
+        dxil_module::TypeData::Int(_)
+        | dxil_module::TypeData::Half
+        | dxil_module::TypeData::Float
+        | dxil_module::TypeData::Double => 1,
+        _ => 0,
+    }
 }
 
 fn kind_field(v: u32) -> Result<ResourceKind, Error> {

@@ -123,6 +123,15 @@ pub struct Binding {
     pub format: Option<spirv::ImageFormat>,
 }
 
+/// A required wave (subgroup) size range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WaveSize {
+    pub min: u32,
+    pub max: u32,
+    /// 0 = no preference.
+    pub preferred: u32,
+}
+
 /// A translated shader.
 #[derive(Clone, Debug)]
 pub struct Translation {
@@ -137,6 +146,9 @@ pub struct Translation {
     pub bindings: Vec<Binding>,
     /// Size of the push-constant block in bytes (0 = none).
     pub push_constant_bytes: u32,
+    /// The wave sizes the shader requires (`[WaveSize]`, SM 6.6/6.8): the pipeline must run it with a subgroup
+    /// size in `min..=max` (`VkPipelineShaderStageRequiredSubgroupSizeCreateInfo`), `preferred` when possible.
+    pub wave_size: Option<WaveSize>,
     /// SPIR-V version of the module (major, minor).
     pub spirv_version: (u8, u8),
     /// Lowest Vulkan version whose SPIR-V environment accepts the module (major, minor).

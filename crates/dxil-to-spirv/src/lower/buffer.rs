@@ -242,12 +242,24 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    /// Raw bits (u16/u32/u64) of a value of LLVM type `t`, and back.
+    /// Raw bits (u16/u32/u64) of a value of LLVM type `t`, and back. Min-precision 16-bit values (modules
+    /// without native 16-bit types) are stored as 32-bit values.
     fn to_bits(&mut self, v: u32, t: TypeId) -> Result<u32, Error> {
         let w = self.m.types.scalar_bits(t) as u8;
         let s = self
             .scalar_of(t)
             .ok_or_else(|| self.invalid("buffer access of a non-numeric value"))?;
+        if w == 16 && !self.native16 {
+            let u = self.b.u32();
+            return Ok(match s {
+                Scalar::Float(_) => {
+                    let f = self.b.f32();
+                    let x = self.op1(Op::FConvert, f, v);
+                    self.op1(Op::Bitcast, u, x)
+                }
+                _ => self.op1(Op::UConvert, u, v),
+            });
+        }
         Ok(match s {
             Scalar::Float(_) => {
                 let it = self.scalar_ty(Scalar::Int(w), 1);
@@ -264,9 +276,26 @@ impl<'a> Ctx<'a> {
     }
 
     fn from_bits(&mut self, bits: u32, t: TypeId) -> Result<u32, Error> {
+        let w = self.m.types.scalar_bits(t);
+        self.from_slot(bits, if w == 16 && !self.native16 { 32 } else { w }, t)
+    }
+
+    /// `bits` holds a value of type `t` in a slot of `slot` bits (32 for a min-precision 16-bit value).
+    fn from_slot(&mut self, bits: u32, slot: u32, t: TypeId) -> Result<u32, Error> {
         let s = self
             .scalar_of(t)
             .ok_or_else(|| self.invalid("buffer access of a non-numeric value"))?;
+        if slot == 32 && self.m.types.scalar_bits(t) == 16 {
+            let t16 = self.ty(t)?;
+            return Ok(match s {
+                Scalar::Float(_) => {
+                    let f = self.b.f32();
+                    let x = self.op1(Op::Bitcast, f, bits);
+                    self.op1(Op::FConvert, t16, x)
+                }
+                _ => self.op1(Op::UConvert, t16, bits),
+            });
+        }
         Ok(match s {
             Scalar::Float(_) => {
                 let ft = self.ty(t)?;
@@ -283,7 +312,7 @@ impl<'a> Ctx<'a> {
 
     fn esize(&self, t: TypeId) -> u32 {
         match self.m.types.scalar_bits(t) {
-            16 => 2,
+            16 if self.native16 => 2,
             64 => 8,
             _ => 4,
         }
@@ -901,15 +930,15 @@ impl<'a> Ctx<'a> {
         let (row, rc) = self.value_u32(self.arg(a, 2)?)?;
         let words = self.cbuffer_row(&h, row, rc)?;
         let et = self.elem0(ty);
-        let w = self.m.types.scalar_bits(et);
         let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
         let u = self.b.u32();
         let mut parts = [0u32; 8];
-        let n = match w {
-            16 => 8,
-            64 => 2,
+        // The row's slots: 8 × 16, 4 × 32 (also min-precision 16-bit values) or 2 × 64 bits.
+        let n = match self.m.types.data(ty) {
+            dxil_module::TypeData::Struct { elems, .. } => elems.len().clamp(1, 8),
             _ => 4,
         };
+        let w = (128 / n) as u32;
         for k in 0..n {
             if used & (1 << k) == 0 {
                 continue;
@@ -934,7 +963,7 @@ impl<'a> Ctx<'a> {
                 }
                 _ => words[k],
             };
-            parts[k] = self.from_bits(bits, et)?;
+            parts[k] = self.from_slot(bits, w, et)?;
         }
         Ok(self.make_agg(&parts[..n]))
     }
@@ -944,7 +973,10 @@ impl<'a> Ctx<'a> {
         let h = self.handle_of_arg(a, 1)?;
         let u = self.b.u32();
         let (off, oc) = self.value_u32(self.arg(a, 2)?)?;
-        let w = self.m.types.scalar_bits(ty);
+        let w = match self.m.types.scalar_bits(ty) {
+            16 if !self.native16 => 32,
+            w => w,
+        };
         let (row, rc) = match oc {
             Some(c) => (self.b.const_u32(c >> 4), Some(c >> 4)),
             None => {
@@ -999,7 +1031,7 @@ impl<'a> Ctx<'a> {
             }
             _ => word_at(self, 0),
         };
-        self.from_bits(bits, ty)
+        self.from_slot(bits, w, ty)
     }
 
     // -----------------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@
 //! the whole function is emitted (back edges come later).
 
 use dxil_module::{Body, InstId, InstKind, TypeData, Value, ValueRef};
-use spirv::{Op, SelectionControl, StorageClass};
+use spirv::{Op, SelectionControl};
 
 use super::{Ctx, NONE, Val};
 use crate::cfg::{self, Condition, Merge, OutTerminator, Selector, Structured};
@@ -918,14 +918,6 @@ impl<'a> Ctx<'a> {
     /// A `Function` variable holding `ptr`'s pointee type (for results of guarded instructions).
     pub fn result_var(&self, i: u32) -> Option<u32> {
         self.demoted_var(i, 0)
-    }
-
-    /// Storage class helper for pointers into variables of the given LLVM address space.
-    pub fn storage_of_addrspace(asp: u32) -> StorageClass {
-        match asp {
-            3 => StorageClass::Workgroup,
-            _ => StorageClass::Private,
-        }
     }
 
     /// Is `v` the result of an `alloca`?

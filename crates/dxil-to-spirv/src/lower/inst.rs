@@ -81,21 +81,8 @@ impl<'a> Ctx<'a> {
             }
             InstKind::ShuffleVector { v1, v2, mask } => Val::Id(self.shuffle(ty, *v1, *v2, *mask)?),
             InstKind::Phi { .. } => return Err(self.invalid("phi after the start of its block")),
-            InstKind::Alloca { .. } => {
-                let var = self.f.alloca_var[i as usize];
-                let p = self.ptrs.len() as u32;
-                self.ptrs.push(PtrInfo {
-                    var,
-                    storage: StorageClass::Function,
-                    pointee: match &d.kind {
-                        InstKind::Alloca { allocated, .. } => *allocated,
-                        _ => ty,
-                    },
-                    start: 0,
-                    len: 0,
-                });
-                Val::Ptr(p)
-            }
+            // Allocas have their variable already; pointers are resolved at their uses (see `access`).
+            InstKind::Alloca { .. } => Val::Ignore,
             // Pointers are resolved at their uses (see `access`).
             InstKind::Gep { .. } => Val::Ignore,
             InstKind::Load { ptr, atomic, .. } => {
@@ -104,7 +91,10 @@ impl<'a> Ctx<'a> {
                 }
                 let (p, pointee, _) = self.access(body, *ptr)?;
                 let t = self.ty(pointee)?;
-                Val::Id(self.load(t, p))
+                let v = self.load(t, p);
+                // Through a pointer bitcast (`load float, bitcast (i32* ...)`): reinterpret the bits.
+                let want = self.ty(ty)?;
+                Val::Id(self.reinterpret(want, ty, t, pointee, v)?)
             }
             InstKind::Store {
                 ptr, value, atomic, ..
@@ -112,8 +102,15 @@ impl<'a> Ctx<'a> {
                 if atomic.is_some() {
                     return Err(self.unsupported("atomic store"));
                 }
-                let (p, _, _) = self.access(body, *ptr)?;
+                let (p, pointee, _) = self.access(body, *ptr)?;
                 let v = self.value(*value)?;
+                let vty = self
+                    .m
+                    .value_type(self.func_of(self.entry.function), *value)
+                    .ok_or_else(|| self.invalid("stored value has no type"))?;
+                let have = self.ty(vty)?;
+                let want = self.ty(pointee)?;
+                let v = self.reinterpret(want, pointee, have, vty, v)?;
                 self.store(p, v);
                 Val::None
             }
@@ -772,6 +769,19 @@ impl<'a> Ctx<'a> {
         Ok((self.chain(pt, var, &ids), pointee, storage))
     }
 
+    /// A value of SPIR-V type `have` (LLVM `have_ty`) as type `want` (LLVM `want_ty`) with the same bits.
+    fn reinterpret(&mut self, want: u32, want_ty: TypeId, have: u32, have_ty: TypeId, v: u32) -> Result<u32, Error> {
+        if want == have {
+            return Ok(v);
+        }
+        let (a, b) = (self.m.types.scalar_bits(want_ty), self.m.types.scalar_bits(have_ty));
+        let scalars = self.scalar_of(want_ty).is_some() && self.scalar_of(have_ty).is_some();
+        if !scalars || a != b || a == 1 || self.lanes(want_ty) != self.lanes(have_ty) {
+            return Err(self.unsupported("memory access through a pointer of a different type"));
+        }
+        Ok(self.op1(Op::Bitcast, want, v))
+    }
+
     fn ix(&self, v: Value) -> Ix {
         match self.const_int(v) {
             Some(c) => Ix::C(c),
@@ -805,13 +815,7 @@ impl<'a> Ctx<'a> {
             self.b.name(var, &name);
         }
         let p = self.ptrs.len() as u32;
-        self.ptrs.push(PtrInfo {
-            var,
-            storage: sc,
-            pointee: gv.value_ty,
-            start: 0,
-            len: 0,
-        });
+        self.ptrs.push(PtrInfo { var, storage: sc });
         if let Some(slot) = self.global_vals.get_mut(g.index()) {
             *slot = Val::Ptr(p);
         }

@@ -74,6 +74,12 @@ impl<'a> Ctx<'a> {
             31 => self.count_bits(x, s, lanes)?,
             32 => self.first_bit_lo(x, s, lanes)?,
             33 | 34 => self.first_bit_hi(op == 34, x, s, lanes)?,
+            83..=86 if self.quad_mode().is_none() => {
+                let Scalar::Float(w) = s else {
+                    return Err(self.invalid("derivative of an integer"));
+                };
+                self.const_float(w, lanes, 0.0)
+            }
             83..=86 => {
                 self.uses_derivatives = true;
                 self.b.capability(Capability::DerivativeControl);
@@ -407,17 +413,25 @@ impl<'a> Ctx<'a> {
     pub(super) fn dot_add_op(&mut self, op: u32, a: Args<'_>) -> Result<u32, Error> {
         let acc = self.arg_id(a, 1)?;
         if op == 162 {
+            // acc + (float(ax * bx) + float(ay * by)): the products are half precision (a product past the half
+            // range is infinity), their sum and the accumulation are single precision, and the dot product is
+            // complete before it is added to the accumulator (AMD's v_dot2_f32_f16, as vkd3d-proton's
+            // test_shader_sm64_packed pins down).
             let f = self.b.f32();
-            let mut sum = acc;
-            for k in 0..2 {
+            let h = self.scalar_ty(Scalar::Float(16), 1);
+            let mut p = [0u32; 2];
+            for (k, slot) in p.iter_mut().enumerate() {
                 let x = self.arg_id(a, 2 + k)?;
                 let y = self.arg_id(a, 4 + k)?;
-                let xf = self.op1(Op::FConvert, f, x);
-                let yf = self.op1(Op::FConvert, f, y);
-                let p = self.op2(Op::FMul, f, xf, yf);
-                sum = self.op2(Op::FAdd, f, sum, p);
+                let m = self.op2(Op::FMul, h, x, y);
+                self.b.decorate(m, spirv::Decoration::NoContraction, &[]);
+                *slot = self.op1(Op::FConvert, f, m);
             }
-            return Ok(sum);
+            let d = self.op2(Op::FAdd, f, p[0], p[1]);
+            self.b.decorate(d, spirv::Decoration::NoContraction, &[]);
+            let r = self.op2(Op::FAdd, f, acc, d);
+            self.b.decorate(r, spirv::Decoration::NoContraction, &[]);
+            return Ok(r);
         }
         let x = self.arg_id(a, 2)?;
         let y = self.arg_id(a, 3)?;

@@ -57,24 +57,13 @@ impl Args<'_> {
     pub fn get(&self, i: usize) -> Option<Value> {
         self.0.get(i).map(|&v| Value(v))
     }
-
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
 }
 
-/// A pointer value: a variable and the access chain into it, built at each load/store/atomic.
+/// A global variable's SPIR-V variable and storage class (pointers are resolved at their uses).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PtrInfo {
-    /// The variable (`Function`, `Private` or `Workgroup`).
     pub var: u32,
     pub storage: StorageClass,
-    /// LLVM type of the pointee.
-    pub pointee: dxil_module::TypeId,
-    /// Index operands (LLVM values) after the variable, in `Ctx::ptr_indices`.
-    pub start: u32,
-    pub len: u32,
 }
 
 /// Reusable translation context: keeps every buffer between calls. One `Translator` per thread.
@@ -117,7 +106,6 @@ impl Translator {
             res: Vec::new(),
             handles: Vec::new(),
             ptrs: Vec::new(),
-            ptr_indices: Vec::new(),
             agg: Vec::new(),
             builtins: FxMap::default(),
             bindings: Vec::new(),
@@ -126,6 +114,8 @@ impl Translator {
             at_block: 0,
             at_inst: 0,
             uses_derivatives: false,
+            uses_quads: false,
+            native16: module.datalayout.contains("i16:16") || module.datalayout.contains("f16:16"),
         };
         let result = cx.run();
         // Hand the buffers back whatever happened.
@@ -162,7 +152,6 @@ pub(crate) struct Ctx<'a> {
     pub res: Vec<ResEntry>,
     pub handles: Vec<HandleInfo>,
     pub ptrs: Vec<PtrInfo>,
-    pub ptr_indices: Vec<Value>,
     /// Component ids of aggregate values.
     pub agg: Vec<u32>,
     builtins: FxMap<u32, u32>,
@@ -173,6 +162,11 @@ pub(crate) struct Ctx<'a> {
     pub at_block: u32,
     pub at_inst: u32,
     pub uses_derivatives: bool,
+    /// Quad operations are used: quads follow D3D's compute layout where the group allows it.
+    pub uses_quads: bool,
+    /// The module uses native 16-bit types (`-enable-16bit-types`). Without them, `half`/`i16` are min-precision
+    /// types whose values occupy 32 bits in buffers.
+    pub native16: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -215,21 +209,17 @@ impl<'a> Ctx<'a> {
             Op::ExecutionMode,
             &[main, ExecutionMode::LocalSize as u32, x, y, z],
         );
-        if self.uses_derivatives {
-            // D3D forms compute quads from 2×2 thread blocks when the group is 2D, else from 4 linear threads.
-            let mode = if y > 1 && x % 2 == 0 && y % 2 == 0 {
-                ExecutionMode::DerivativeGroupQuadsNV
-            } else {
-                ExecutionMode::DerivativeGroupLinearNV
-            };
-            let cap = if mode == ExecutionMode::DerivativeGroupQuadsNV {
-                Capability::ComputeDerivativeGroupQuadsNV
-            } else {
-                Capability::ComputeDerivativeGroupLinearNV
-            };
-            self.b.capability(cap);
-            self.b.extension("SPV_NV_compute_shader_derivatives");
-            spv::emit(&mut self.b.exec_modes, Op::ExecutionMode, &[main, mode as u32]);
+        if self.uses_derivatives || self.uses_quads {
+            if let Some(mode) = self.quad_mode() {
+                let cap = if mode == ExecutionMode::DerivativeGroupQuadsNV {
+                    Capability::ComputeDerivativeGroupQuadsNV
+                } else {
+                    Capability::ComputeDerivativeGroupLinearNV
+                };
+                self.b.capability(cap);
+                self.b.extension("SPV_NV_compute_shader_derivatives");
+                spv::emit(&mut self.b.exec_modes, Op::ExecutionMode, &[main, mode as u32]);
+            }
         }
         if self.opts.denorm_modes
             && let Some(mode) = self.entry.fp32_denorm
@@ -255,6 +245,20 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
+    /// How D3D forms quads in this compute shader: 2×2 thread blocks when x and y are even and y > 1, else 4
+    /// consecutive threads; `None` when the group cannot be cut into quads (then derivatives are 0 and implicit-LOD
+    /// sampling uses level 0, as no quad neighbours exist).
+    pub fn quad_mode(&self) -> Option<ExecutionMode> {
+        let [x, y, z] = self.entry.num_threads;
+        if y > 1 && x % 2 == 0 && y % 2 == 0 {
+            Some(ExecutionMode::DerivativeGroupQuadsNV)
+        } else if (x as u64 * y as u64 * z as u64) % 4 == 0 {
+            Some(ExecutionMode::DerivativeGroupLinearNV)
+        } else {
+            None
+        }
+    }
+
     fn into_translation(self, b: &Builder, words: Vec<u32>) -> Translation {
         let mut bindings = self.bindings;
         bindings.sort_by_key(|x| (x.set, x.binding, x.descriptor_type as u32));
@@ -273,6 +277,11 @@ impl<'a> Ctx<'a> {
             workgroup_size: self.entry.num_threads,
             bindings,
             push_constant_bytes: self.opts.binding.push_constant_bytes(),
+            wave_size: self.entry.wave_size.map(|(min, max, preferred)| crate::WaveSize {
+                min,
+                max,
+                preferred,
+            }),
             spirv_version,
             vulkan_version,
             capabilities: b.capabilities().to_vec(),

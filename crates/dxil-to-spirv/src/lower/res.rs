@@ -96,7 +96,6 @@ pub(crate) struct Desc {
     pub var: u32,
     pub index: Option<u32>,
     pub nonuniform: bool,
-    pub storage: StorageClass,
     /// The descriptor (element) type.
     pub ty: u32,
 }
@@ -212,6 +211,7 @@ impl<'a> Ctx<'a> {
             count: u32::MAX,
             kind: p.kind,
             component: p.component,
+            component_count: p.component_count,
             stride: p.stride,
             sample_count: 0,
             globally_coherent: p.globally_coherent,
@@ -339,10 +339,9 @@ impl<'a> Ctx<'a> {
                 (s, None)
             }
             View::Cbuf => {
-                let rows = match r.decl.cbuffer_size {
-                    0 => 4096,
-                    n => n.div_ceil(16).clamp(1, 4096),
-                };
+                // D3D's largest constant buffer (64 KiB): a dynamic row index past the declared size still reads
+                // the bound buffer, as in D3D; past the bound range, robust buffer access returns 0.
+                let rows = 4096;
                 let u = self.b.u32();
                 let v4 = self.b.vec(u, 4);
                 let arr = self.b.ty(TypeKey::LaidOutArray {
@@ -600,11 +599,6 @@ impl<'a> Ctx<'a> {
         let (var, ty, placement) = self.view_var(h.res, view)?;
         let decl = self.res[h.res as usize].decl.clone();
         let heap = self.res[h.res as usize].heap.is_some();
-        let storage = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => StorageClass::StorageBuffer,
-            View::Cbuf => StorageClass::Uniform,
-            _ => StorageClass::UniformConstant,
-        };
         let (array, table_word, offset) = match placement {
             Placement::Descriptor { array, .. } => (array, None, 0),
             Placement::Heap {
@@ -617,7 +611,6 @@ impl<'a> Ctx<'a> {
                 var,
                 index: None,
                 nonuniform: false,
-                storage,
                 ty,
             });
         }
@@ -653,7 +646,6 @@ impl<'a> Ctx<'a> {
             var,
             index: Some(index),
             nonuniform,
-            storage,
             ty,
         })
     }

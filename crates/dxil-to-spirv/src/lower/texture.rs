@@ -287,7 +287,25 @@ impl<'a> Ctx<'a> {
         let (dref, rest) = if cmp { (Some(self.arg_id(a, after)?), after + 1) } else { (None, after) };
         let mut implicit = false;
         let mut clamp_at = None;
+        // Without quads (a group that cannot be cut into them) there are no derivatives: implicit-LOD sampling
+        // reads level 0 (plus the bias), raised to the clamp.
+        let quads = self.quad_mode().is_some();
         match op {
+            60 | 64 | 61 | 255 if !quads => {
+                ops |= ImageOperands::LOD;
+                let bias = matches!(op, 61 | 255);
+                let mut lod = if bias {
+                    self.arg_id(a, rest)?
+                } else {
+                    self.b.const_f32(0.0)
+                };
+                let c = rest + usize::from(bias);
+                if a.get(c).is_some() && !self.arg_undef(a, c) {
+                    let clamp = self.arg_id(a, c)?;
+                    lod = self.glsl(f, spirv::GLOp::NMax, &[lod, clamp]);
+                }
+                extra.push(lod);
+            }
             60 | 64 => {
                 implicit = true;
                 clamp_at = Some(rest);
@@ -488,6 +506,10 @@ impl<'a> Ctx<'a> {
         let f = self.b.f32();
         let n = s.sample - u32::from(s.arrayed);
         let coord = self.vec_of(a, 3, n, f)?;
+        if self.quad_mode().is_none() {
+            // No quads, no derivatives: level 0.
+            return Ok(self.b.const_f32(0.0));
+        }
         self.b.capability(Capability::ImageQuery);
         self.uses_derivatives = true;
         let v2 = self.b.vec(f, 2);

@@ -5,7 +5,7 @@ use spirv::{Capability, Op};
 
 use super::{Ctx, Val};
 use crate::error::Error;
-use crate::spv::{self, TypeKey};
+use crate::spv::TypeKey;
 
 /// The scalar class of a SPIR-V value type, for picking instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -300,13 +300,6 @@ impl<'a> Ctx<'a> {
             v
         } else {
             self.op1(Op::Bitcast, to, v)
-        }
-    }
-
-    /// Writes `OpName` for a value when names are on.
-    pub fn name_value(&mut self, id: u32, name: &str) {
-        if self.b.names {
-            spv::emit_with_string(&mut self.b.debug, Op::Name, &[id], name, &[]);
         }
     }
 }

@@ -58,6 +58,9 @@ impl<'a> Ctx<'a> {
 
     pub(super) fn wave_op(&mut self, i: u32, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
         let _ = i;
+        if matches!(op, 122 | 123 | 222) {
+            self.uses_quads = true;
+        }
         let id = |x: u32| Ok(Val::Id(x));
         match op {
             110 => {
@@ -99,16 +102,12 @@ impl<'a> Ctx<'a> {
             117 => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
-                let lane_v = self.arg(a, 2)?;
-                let lane = self.value(lane_v)?;
+                let lane = self.arg_id(a, 2)?;
+                // Shuffle takes any lane index (Broadcast wants a constant before SPIR-V 1.5); drivers spot a
+                // constant index themselves.
                 let sg = self.subgroup();
-                if self.const_int(lane_v).is_some() {
-                    self.b.capability(Capability::GroupNonUniformBallot);
-                    id(self.op3(Op::GroupNonUniformBroadcast, t, sg, x, lane))
-                } else {
-                    self.b.capability(Capability::GroupNonUniformShuffle);
-                    id(self.op3(Op::GroupNonUniformShuffle, t, sg, x, lane))
-                }
+                self.b.capability(Capability::GroupNonUniformShuffle);
+                id(self.op3(Op::GroupNonUniformShuffle, t, sg, x, lane))
             }
             118 => {
                 let t = self.ty(ty)?;

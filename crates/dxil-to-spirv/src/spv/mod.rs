@@ -168,6 +168,7 @@ pub fn emit_with_string(buf: &mut Vec<u32>, op: Op, pre: &[u32], s: &str, post: 
 }
 
 impl Builder {
+    #[cfg(test)]
     pub fn new() -> Builder {
         let mut b = Builder::default();
         b.reset();
@@ -199,11 +200,6 @@ impl Builder {
         let id = self.next_id;
         self.next_id += 1;
         id
-    }
-
-    /// The id bound so far (one past the largest id).
-    pub fn bound(&self) -> u32 {
-        self.next_id
     }
 
     pub fn capability(&mut self, cap: Capability) {
@@ -527,7 +523,7 @@ mod tests {
         let mut out = Vec::new();
         m.finish(&mut out);
         assert_eq!(out[0], MAGIC);
-        assert_eq!(out[3], m.bound());
+        assert_eq!(out[3], m.next_id);
     }
 
     #[test]
