@@ -139,9 +139,9 @@ impl<'a> Ctx<'a> {
         f.labels.clear();
         f.vb_cond.clear();
         f.phi_fix.clear();
-        f.phi_res.clear();
-        f.load_cache.clear();
-        f.desc_cache.clear();
+        crate::spv::clear_map(&mut f.phi_res);
+        crate::spv::clear_map(&mut f.load_cache);
+        crate::spv::clear_map(&mut f.desc_cache);
         f.flag_var = 0;
         f.rq_allocs.clear();
         f.rq_var = 0;
@@ -163,8 +163,9 @@ impl<'a> Ctx<'a> {
         self.scan(body)?;
         self.build_cfg(body)?;
 
-        let mut st = std::mem::take(&mut self.st);
-        let cfg = std::mem::take(&mut self.cfg);
+        let (Some(mut st), Some(cfg)) = (self.st.take(), self.cfg.take()) else {
+            return Err(self.invalid("structurizer is busy"));
+        };
         let result = match st.run(&cfg) {
             Ok(s) => self.emit_structured(body, &s, spv_id),
             Err(source) => Err(Error::ControlFlow {
@@ -172,8 +173,8 @@ impl<'a> Ctx<'a> {
                 source,
             }),
         };
-        self.st = st;
-        self.cfg = cfg;
+        self.st = Some(st);
+        self.cfg = Some(cfg);
         result
     }
 
@@ -413,6 +414,8 @@ impl<'a> Ctx<'a> {
                 value,
             }) if self.is_pointer(body, i) => work.push(*value),
             Some(InstKind::Alloca { .. }) => {}
+            // A use in the block that defines the value needs no check.
+            _ if self.f.def_vb.get(i.index()) == Some(&vb) => {}
             _ => self.f.uses.push((i.0, vb)),
         }
     }
@@ -424,7 +427,14 @@ impl<'a> Ctx<'a> {
 
     /// Builds the virtual-block CFG for the structurizer.
     fn build_cfg(&mut self, body: &Body) -> Result<(), Error> {
-        self.cfg.clear();
+        let mut cfg = self.cfg.take().unwrap_or_default();
+        cfg.clear();
+        let r = self.fill_cfg(body, &mut cfg);
+        self.cfg = Some(cfg);
+        r
+    }
+
+    fn fill_cfg(&mut self, body: &Body, cfg: &mut cfg::Cfg) -> Result<(), Error> {
         let nvb = self.f.vblocks.len();
         for v in 0..nvb {
             let vbk = self.f.vblocks[v];
@@ -482,14 +492,14 @@ impl<'a> Ctx<'a> {
                                     .ok_or_else(|| self.invalid("switch case is not an integer constant"))?;
                                 list.push((lit as u64 & mask, to(target, self)?));
                             }
-                            self.cfg.push_switch(d, list);
+                            cfg.push_switch(d, list);
                             continue;
                         }
                         _ => return Err(self.invalid("block ends in an unknown terminator")),
                     }
                 }
             };
-            self.cfg.push(term);
+            cfg.push(term);
         }
         Ok(())
     }
@@ -760,8 +770,12 @@ impl<'a> Ctx<'a> {
     fn emit_vblock(&mut self, body: &Body, s: &Structured<'_>, v: u32) -> Result<(), Error> {
         let vbk = self.f.vblocks[v as usize];
         self.f.cur_vb = v;
-        self.f.load_cache.clear();
-        self.f.desc_cache.clear();
+        if !self.f.load_cache.is_empty() {
+            self.f.load_cache.clear();
+        }
+        if !self.f.desc_cache.is_empty() {
+            self.f.desc_cache.clear();
+        }
         self.at_block = vbk.bb;
         let bb = dxil_module::BlockId(vbk.bb);
         if self.f.first_vb[vbk.bb as usize] == v {

@@ -22,7 +22,7 @@ use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, 
 use crate::cfg::{Cfg, Structurizer};
 use crate::dxil::{self, DenormMode, EntryInfo, Stage};
 use crate::error::{Error, Location};
-use crate::spv::{self, Builder, FxMap};
+use crate::spv::{self, Builder};
 use crate::{Options, Translation};
 
 pub(crate) use func::FnState;
@@ -69,11 +69,23 @@ pub(crate) struct PtrInfo {
 /// Reusable translation context: keeps every buffer between calls. One `Translator` per thread.
 #[derive(Default)]
 pub struct Translator {
-    b: Option<Builder>,
-    st: Structurizer,
-    cfg: Cfg,
-    f: FnState,
-    out: Vec<u32>,
+    // Boxed so that lending them to a translation moves a pointer, not kilobytes of struct.
+    b: Option<Box<Builder>>,
+    st: Option<Box<Structurizer>>,
+    cfg: Option<Box<Cfg>>,
+    f: Option<Box<FnState>>,
+    spare: Spare,
+}
+
+/// Module-level buffers kept between translations.
+#[derive(Default)]
+struct Spare {
+    type_ids: Vec<u32>,
+    const_ids: Vec<u32>,
+    global_vals: Vec<Val>,
+    handles: Vec<HandleInfo>,
+    ptrs: Vec<PtrInfo>,
+    agg: Vec<u32>,
 }
 
 impl Translator {
@@ -97,17 +109,17 @@ impl Translator {
             opts: options,
             entry,
             b,
-            st: std::mem::take(&mut self.st),
-            cfg: std::mem::take(&mut self.cfg),
-            f: std::mem::take(&mut self.f),
-            type_ids: Vec::new(),
-            const_ids: Vec::new(),
-            global_vals: Vec::new(),
+            st: Some(self.st.take().unwrap_or_default()),
+            cfg: Some(self.cfg.take().unwrap_or_default()),
+            f: self.f.take().unwrap_or_default(),
+            type_ids: std::mem::take(&mut self.spare.type_ids),
+            const_ids: std::mem::take(&mut self.spare.const_ids),
+            global_vals: std::mem::take(&mut self.spare.global_vals),
             res: Vec::new(),
-            handles: Vec::new(),
-            ptrs: Vec::new(),
-            agg: Vec::new(),
-            builtins: FxMap::default(),
+            handles: std::mem::take(&mut self.spare.handles),
+            ptrs: std::mem::take(&mut self.spare.ptrs),
+            agg: std::mem::take(&mut self.spare.agg),
+            builtins: Vec::new(),
             bindings: Vec::new(),
             push_block: 0,
             fname: String::new(),
@@ -119,18 +131,26 @@ impl Translator {
         };
         let result = cx.run();
         // Hand the buffers back whatever happened.
-        self.st = std::mem::take(&mut cx.st);
-        self.cfg = std::mem::take(&mut cx.cfg);
-        self.f = std::mem::take(&mut cx.f);
-        let mut b = std::mem::take(&mut cx.b);
+        self.st = cx.st.take();
+        self.cfg = cx.cfg.take();
+        self.spare = Spare {
+            type_ids: std::mem::take(&mut cx.type_ids),
+            const_ids: std::mem::take(&mut cx.const_ids),
+            global_vals: std::mem::take(&mut cx.global_vals),
+            handles: std::mem::take(&mut cx.handles),
+            ptrs: std::mem::take(&mut cx.ptrs),
+            agg: std::mem::take(&mut cx.agg),
+        };
         let translation = match result {
             Ok(()) => {
-                b.finish(&mut self.out);
-                Ok(cx.into_translation(&b, self.out.clone()))
+                let mut words = Vec::new();
+                cx.b.finish(&mut words);
+                Ok(cx.translation(words))
             }
             Err(e) => Err(e),
         };
-        self.b = Some(b);
+        self.b = Some(cx.b);
+        self.f = Some(cx.f);
         translation
     }
 }
@@ -139,10 +159,11 @@ pub(crate) struct Ctx<'a> {
     pub m: &'a Module,
     pub opts: &'a Options,
     pub entry: EntryInfo,
-    pub b: Builder,
-    pub st: Structurizer,
-    pub cfg: Cfg,
-    pub f: FnState,
+    pub b: Box<Builder>,
+    /// Lent out while a function is structurized (its result borrows it).
+    pub st: Option<Box<Structurizer>>,
+    pub cfg: Option<Box<Cfg>>,
+    pub f: Box<FnState>,
     /// SPIR-V type per LLVM type (0 = not made yet).
     pub type_ids: Vec<u32>,
     /// SPIR-V constant per LLVM constant (0 = not made yet).
@@ -154,7 +175,7 @@ pub(crate) struct Ctx<'a> {
     pub ptrs: Vec<PtrInfo>,
     /// Component ids of aggregate values.
     pub agg: Vec<u32>,
-    builtins: FxMap<u32, u32>,
+    builtins: Vec<(u32, u32)>,
     pub bindings: Vec<crate::Binding>,
     /// Push-constant block variable (0 = none).
     pub push_block: u32,
@@ -172,9 +193,15 @@ pub(crate) struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     fn run(&mut self) -> Result<(), Error> {
         let m = self.m;
-        self.type_ids = vec![0; m.types.len()];
-        self.const_ids = vec![0; m.constants.len()];
-        self.global_vals = vec![Val::None; m.globals.len()];
+        self.type_ids.clear();
+        self.type_ids.resize(m.types.len(), 0);
+        self.const_ids.clear();
+        self.const_ids.resize(m.constants.len(), 0);
+        self.global_vals.clear();
+        self.global_vals.resize(m.globals.len(), Val::None);
+        self.handles.clear();
+        self.ptrs.clear();
+        self.agg.clear();
         self.res = self
             .entry
             .resources
@@ -191,7 +218,7 @@ impl<'a> Ctx<'a> {
         let interface: Vec<u32> = if self.b.version >= 0x0001_0400 {
             self.b.interface.clone()
         } else {
-            self.builtins.values().copied().collect()
+            self.builtins.iter().map(|&(_, v)| v).collect()
         };
         let name = self.entry.name.clone();
         let mut ep = std::mem::take(&mut self.b.entry_points);
@@ -209,17 +236,17 @@ impl<'a> Ctx<'a> {
             Op::ExecutionMode,
             &[main, ExecutionMode::LocalSize as u32, x, y, z],
         );
-        if self.uses_derivatives || self.uses_quads {
-            if let Some(mode) = self.quad_mode() {
-                let cap = if mode == ExecutionMode::DerivativeGroupQuadsNV {
-                    Capability::ComputeDerivativeGroupQuadsNV
-                } else {
-                    Capability::ComputeDerivativeGroupLinearNV
-                };
-                self.b.capability(cap);
-                self.b.extension("SPV_NV_compute_shader_derivatives");
-                spv::emit(&mut self.b.exec_modes, Op::ExecutionMode, &[main, mode as u32]);
-            }
+        if (self.uses_derivatives || self.uses_quads)
+            && let Some(mode) = self.quad_mode()
+        {
+            let cap = if mode == ExecutionMode::DerivativeGroupQuadsNV {
+                Capability::ComputeDerivativeGroupQuadsNV
+            } else {
+                Capability::ComputeDerivativeGroupLinearNV
+            };
+            self.b.capability(cap);
+            self.b.extension("SPV_NV_compute_shader_derivatives");
+            spv::emit(&mut self.b.exec_modes, Op::ExecutionMode, &[main, mode as u32]);
         }
         if self.opts.denorm_modes
             && let Some(mode) = self.entry.fp32_denorm
@@ -259,8 +286,9 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn into_translation(self, b: &Builder, words: Vec<u32>) -> Translation {
-        let mut bindings = self.bindings;
+    fn translation(&mut self, words: Vec<u32>) -> Translation {
+        let b = &self.b;
+        let mut bindings = std::mem::take(&mut self.bindings);
         bindings.sort_by_key(|x| (x.set, x.binding, x.descriptor_type as u32));
         bindings.dedup();
         let v = b.version;
@@ -272,7 +300,7 @@ impl<'a> Ctx<'a> {
         };
         Translation {
             words,
-            entry_point: self.entry.name,
+            entry_point: std::mem::take(&mut self.entry.name),
             stage: self.entry.stage,
             workgroup_size: self.entry.num_threads,
             bindings,
@@ -406,7 +434,7 @@ impl<'a> Ctx<'a> {
 
     /// The variable of a compute built-in input (`uvec3` or `u32`).
     pub fn builtin(&mut self, bi: BuiltIn) -> u32 {
-        if let Some(&v) = self.builtins.get(&(bi as u32)) {
+        if let Some(&(_, v)) = self.builtins.iter().find(|&&(b, _)| b == bi as u32) {
             return v;
         }
         let u32t = self.b.u32();
@@ -426,7 +454,7 @@ impl<'a> Ctx<'a> {
         ) {
             self.b.capability(Capability::GroupNonUniform);
         }
-        self.builtins.insert(bi as u32, var);
+        self.builtins.push((bi as u32, var));
         var
     }
 

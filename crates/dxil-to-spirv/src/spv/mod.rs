@@ -64,6 +64,17 @@ impl BuildHasher for FxBuild {
 
 pub type FxMap<K, V> = HashMap<K, V, FxBuild>;
 
+/// Empties a map in time proportional to its contents, not its capacity: clearing a hash table rewrites all of
+/// its control bytes, and one huge shader must not slow down every later small one.
+pub fn clear_map<K: Eq + std::hash::Hash, V, S: BuildHasher>(m: &mut HashMap<K, V, S>) {
+    if !m.is_empty() {
+        m.clear();
+    }
+    if m.capacity() > 1 << 12 {
+        m.shrink_to(1 << 8);
+    }
+}
+
 /// Interning key of a type. Structs are never interned (each block struct carries its own decorations).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum TypeKey {
@@ -102,8 +113,26 @@ pub enum TypeKey {
     RayQuery,
 }
 
+/// Index of a scalar type in `Builder::scalars`.
+#[inline]
+fn scalar_slot(key: TypeKey) -> Option<usize> {
+    Some(match key {
+        TypeKey::Void => 0,
+        TypeKey::Bool => 1,
+        TypeKey::Int(8) => 2,
+        TypeKey::Int(16) => 3,
+        TypeKey::Int(32) => 4,
+        TypeKey::Int(64) => 5,
+        TypeKey::SInt(32) => 6,
+        TypeKey::SInt(64) => 7,
+        TypeKey::Float(16) => 8,
+        TypeKey::Float(32) => 9,
+        TypeKey::Float(64) => 10,
+        _ => return None,
+    })
+}
+
 /// The module under construction.
-#[derive(Default)]
 pub struct Builder {
     next_id: u32,
     pub version: u32,
@@ -123,8 +152,38 @@ pub struct Builder {
     composite_consts: HashMap<(u32, Vec<u32>), u32, FxBuild>,
     /// Global variables (for the entry point's interface list from SPIR-V 1.4 on).
     pub interface: Vec<u32>,
+    /// Ids of the scalar types, which every instruction asks for: void, bool, u8..u64, s32, s64, f16..f64.
+    scalars: [u32; 11],
+    /// `u32` constants 0..256.
+    small_u32: [u32; 256],
     /// Emit `OpName`s.
     pub names: bool,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder {
+            next_id: 1,
+            version: 0x0001_0300,
+            capabilities: Vec::new(),
+            extensions: Vec::new(),
+            glsl: 0,
+            entry_points: Vec::new(),
+            exec_modes: Vec::new(),
+            debug: Vec::new(),
+            annotations: Vec::new(),
+            globals: Vec::new(),
+            functions: Vec::new(),
+            types: FxMap::default(),
+            scalar_consts: FxMap::default(),
+            null_consts: FxMap::default(),
+            composite_consts: HashMap::default(),
+            interface: Vec::new(),
+            names: false,
+            scalars: [0; 11],
+            small_u32: [0; 256],
+        }
+    }
 }
 
 /// Appends one instruction to `buf`.
@@ -188,11 +247,13 @@ impl Builder {
         self.annotations.clear();
         self.globals.clear();
         self.functions.clear();
-        self.types.clear();
-        self.scalar_consts.clear();
-        self.null_consts.clear();
-        self.composite_consts.clear();
+        clear_map(&mut self.types);
+        clear_map(&mut self.scalar_consts);
+        clear_map(&mut self.null_consts);
+        clear_map(&mut self.composite_consts);
         self.interface.clear();
+        self.scalars = [0; 11];
+        self.small_u32 = [0; 256];
     }
 
     #[inline]
@@ -262,6 +323,23 @@ impl Builder {
     // Types
 
     pub fn ty(&mut self, key: TypeKey) -> u32 {
+        let slot = scalar_slot(key);
+        if let Some(i) = slot
+            && let Some(&id) = self.scalars.get(i)
+            && id != 0
+        {
+            return id;
+        }
+        let id = self.ty_slow(key);
+        if let Some(i) = slot
+            && let Some(s) = self.scalars.get_mut(i)
+        {
+            *s = id;
+        }
+        id
+    }
+
+    fn ty_slow(&mut self, key: TypeKey) -> u32 {
         if let Some(&id) = self.types.get(&key) {
             return id;
         }
@@ -397,8 +475,17 @@ impl Builder {
     }
 
     pub fn const_u32(&mut self, v: u32) -> u32 {
+        if let Some(&id) = self.small_u32.get(v as usize)
+            && id != 0
+        {
+            return id;
+        }
         let t = self.u32();
-        self.const_bits(t, 32, v as u64)
+        let id = self.const_bits(t, 32, v as u64);
+        if let Some(slot) = self.small_u32.get_mut(v as usize) {
+            *slot = id;
+        }
+        id
     }
 
     pub fn const_f32(&mut self, v: f32) -> u32 {
@@ -466,6 +553,14 @@ impl Builder {
     /// Assembles the module: header, sections in the order the spec requires.
     pub fn finish(&mut self, out: &mut Vec<u32>) {
         out.clear();
+        out.reserve(
+            64 + self.entry_points.len()
+                + self.exec_modes.len()
+                + self.debug.len()
+                + self.annotations.len()
+                + self.globals.len()
+                + self.functions.len(),
+        );
         out.extend_from_slice(&[MAGIC, self.version, GENERATOR, self.next_id, 0]);
         for &c in &self.capabilities {
             emit(out, Op::Capability, &[c as u32]);
