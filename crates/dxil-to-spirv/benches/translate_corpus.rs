@@ -64,7 +64,10 @@ fn main() {
             )
         })
         .collect();
-    let runs: usize = std::env::var("RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(15);
+    let runs: usize = std::env::var("RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(15);
     let mut times = Vec::with_capacity(runs);
     let mut tr = Translator::new();
     let mut failures = 0;
@@ -74,7 +77,10 @@ fn main() {
     }
     if std::env::var_os("TRANSLATE_ONLY").is_some() {
         // Profiling aid: translation of already-read modules only.
-        let max_size: usize = std::env::var("MAX_SIZE").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
+        let max_size: usize = std::env::var("MAX_SIZE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(usize::MAX);
         let modules: Vec<_> = inputs
             .iter()
             .filter(|(_, b, _)| b.len() <= max_size)
@@ -90,7 +96,11 @@ fn main() {
             }
             times.sort();
             // The fastest run: the least disturbed by other processes on a shared machine.
-            all.push(if std::env::var_os("MIN").is_some() { times[0] } else { times[times.len() / 2] });
+            all.push(if std::env::var_os("MIN").is_some() {
+                times[0]
+            } else {
+                times[times.len() / 2]
+            });
         }
         all.sort();
         println!(
@@ -137,7 +147,8 @@ fn main() {
         for _ in 0..runs {
             let t = Instant::now();
             let c = dxil_container::Container::parse(bytes);
-            let _ = std::hint::black_box(c.map(|c| c.program().map(|p| p.map(|p| p.bitcode.len()))));
+            let _ =
+                std::hint::black_box(c.map(|c| c.program().map(|p| p.map(|p| p.bitcode.len()))));
             times.push(t.elapsed());
         }
         times.sort();

@@ -294,7 +294,10 @@ mod tests {
             }
         );
         let p = m
-            .place(&b(ResourceClass::Srv, 4, u32::MAX), DescriptorType::SampledImage)
+            .place(
+                &b(ResourceClass::Srv, 4, u32::MAX),
+                DescriptorType::SampledImage,
+            )
             .unwrap();
         assert_eq!(
             p,

@@ -153,7 +153,10 @@ impl ResourceKind {
 
     /// Raw or structured buffer: lowered to a storage buffer of words.
     pub fn is_raw_like(self) -> bool {
-        matches!(self, ResourceKind::RawBuffer | ResourceKind::StructuredBuffer)
+        matches!(
+            self,
+            ResourceKind::RawBuffer | ResourceKind::StructuredBuffer
+        )
     }
 }
 
@@ -343,10 +346,13 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
     let mut chosen = None;
     for &e in &entries.operands {
         let name = md.string(md.op(e, 1)).unwrap_or(b"");
-        let func = md.op(e, 0).and_then(|f| md.value(f)).and_then(|v| match v.get() {
-            ValueRef::Function(f) => Some(f),
-            _ => None,
-        });
+        let func = md
+            .op(e, 0)
+            .and_then(|f| md.value(f))
+            .and_then(|v| match v.get() {
+                ValueRef::Function(f) => Some(f),
+                _ => None,
+            });
         match (want, func) {
             (Some(w), Some(f)) if w.as_bytes() == name => {
                 chosen = Some((e, f, name));
@@ -409,9 +415,9 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
                 Some(4) => {
                     if let Some(v) = val {
                         for (i, slot) in num_threads.iter_mut().enumerate() {
-                            *slot = md.u32(md.op(*v, i)).ok_or_else(|| {
-                                bad("entry properties: malformed NumThreads")
-                            })?;
+                            *slot = md
+                                .u32(md.op(*v, i))
+                                .ok_or_else(|| bad("entry properties: malformed NumThreads"))?;
                         }
                     }
                 }
@@ -592,7 +598,11 @@ impl ResourceProps {
             } else {
                 0
             },
-            cbuffer_size: if kind == ResourceKind::CBuffer { dw1 } else { 0 },
+            cbuffer_size: if kind == ResourceKind::CBuffer {
+                dw1
+            } else {
+                0
+            },
         })
     }
 }
@@ -640,10 +650,16 @@ mod tests {
         assert_eq!(p.component_count, 1);
         // RWStructuredBuffer<stride=4>.
         let s = ResourceProps::decode(4108, 4).unwrap();
-        assert_eq!((s.kind, s.stride, s.uav), (ResourceKind::StructuredBuffer, 4, true));
+        assert_eq!(
+            (s.kind, s.stride, s.uav),
+            (ResourceKind::StructuredBuffer, 4, true)
+        );
         // CBuffer of 16 bytes.
         let c = ResourceProps::decode(13, 16).unwrap();
-        assert_eq!((c.kind, c.cbuffer_size, c.uav), (ResourceKind::CBuffer, 16, false));
+        assert_eq!(
+            (c.kind, c.cbuffer_size, c.uav),
+            (ResourceKind::CBuffer, 16, false)
+        );
         assert!(ResourceProps::decode(99, 0).is_none());
     }
 

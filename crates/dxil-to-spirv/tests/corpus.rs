@@ -14,7 +14,11 @@ use support::*;
 fn every_compute_shader_translates_and_validates() {
     let Some(corpus) = corpus_dir() else { return };
     let shaders = compute_shaders(&corpus);
-    assert!(!shaders.is_empty(), "no compute shaders in {}", corpus.display());
+    assert!(
+        !shaders.is_empty(),
+        "no compute shaders in {}",
+        corpus.display()
+    );
     let validate = have_spirv_val();
     if !validate {
         skip_or_fail("spirv-val is not installed: translation only");
@@ -22,7 +26,9 @@ fn every_compute_shader_translates_and_validates() {
     let failures = Mutex::new(Vec::new());
     let invalid = Mutex::new(Vec::new());
     let translated = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(8);
     let next = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
         for t in 0..threads {
@@ -44,10 +50,17 @@ fn every_compute_shader_translates_and_validates() {
                         Ok(tr_out) => {
                             translated.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             if validate
-                                && let Err(e) = spirv_val(&tr_out.words, tr_out.vulkan_version, &format!("c{t}"))
+                                && let Err(e) = spirv_val(
+                                    &tr_out.words,
+                                    tr_out.vulkan_version,
+                                    &format!("c{t}"),
+                                )
                             {
                                 let first = e.lines().take(3).collect::<Vec<_>>().join(" | ");
-                                invalid.lock().unwrap().push(format!("{}: {first}", sh.name));
+                                invalid
+                                    .lock()
+                                    .unwrap()
+                                    .push(format!("{}: {first}", sh.name));
                             }
                         }
                         Err(e) => failures.lock().unwrap().push(format!("{}: {e}", sh.name)),
@@ -72,6 +85,14 @@ fn every_compute_shader_translates_and_validates() {
         "corpus: {ok}/{n} compute containers translate; {}/{ok} pass spirv-val",
         ok - invalid.len()
     );
-    assert!(failures.is_empty(), "{} containers do not translate", failures.len());
-    assert!(invalid.is_empty(), "{} translations fail spirv-val", invalid.len());
+    assert!(
+        failures.is_empty(),
+        "{} containers do not translate",
+        failures.len()
+    );
+    assert!(
+        invalid.is_empty(),
+        "{} translations fail spirv-val",
+        invalid.len()
+    );
 }

@@ -22,12 +22,42 @@ use support::*;
 fn typed_format(d: &ResourceDecl) -> Option<Format> {
     let n = d.component_count.max(1);
     let name = match d.component? {
-        ComponentType::F32 => ["r32_float", "r32g32_float", "r32g32b32_float", "r32g32b32a32_float"],
-        ComponentType::U32 => ["r32_uint", "r32g32_uint", "r32g32b32_uint", "r32g32b32a32_uint"],
-        ComponentType::I32 => ["r32_sint", "r32g32_sint", "r32g32b32_sint", "r32g32b32a32_sint"],
-        ComponentType::F16 => ["r16_float", "r16g16_float", "r16g16b16a16_float", "r16g16b16a16_float"],
-        ComponentType::U16 => ["r16_uint", "r16g16_uint", "r16g16b16a16_uint", "r16g16b16a16_uint"],
-        ComponentType::I16 => ["r16_sint", "r16g16_sint", "r16g16b16a16_sint", "r16g16b16a16_sint"],
+        ComponentType::F32 => [
+            "r32_float",
+            "r32g32_float",
+            "r32g32b32_float",
+            "r32g32b32a32_float",
+        ],
+        ComponentType::U32 => [
+            "r32_uint",
+            "r32g32_uint",
+            "r32g32b32_uint",
+            "r32g32b32a32_uint",
+        ],
+        ComponentType::I32 => [
+            "r32_sint",
+            "r32g32_sint",
+            "r32g32b32_sint",
+            "r32g32b32a32_sint",
+        ],
+        ComponentType::F16 => [
+            "r16_float",
+            "r16g16_float",
+            "r16g16b16a16_float",
+            "r16g16b16a16_float",
+        ],
+        ComponentType::U16 => [
+            "r16_uint",
+            "r16g16_uint",
+            "r16g16b16a16_uint",
+            "r16g16b16a16_uint",
+        ],
+        ComponentType::I16 => [
+            "r16_sint",
+            "r16g16_sint",
+            "r16g16b16a16_sint",
+            "r16g16b16a16_sint",
+        ],
         ComponentType::UNormF32 | ComponentType::UNormF16 => {
             ["r8_unorm", "r8g8_unorm", "r8g8b8a8_unorm", "r8g8b8a8_unorm"]
         }
@@ -47,7 +77,8 @@ fn declared(resources: &[ResourceDecl]) -> Result<Vec<DeclaredResource>, String>
             ResourceKind::RawBuffer => CaseKind::Raw,
             ResourceKind::StructuredBuffer => CaseKind::Structured { stride: d.stride },
             ResourceKind::TypedBuffer => CaseKind::Typed {
-                format: typed_format(d).ok_or_else(|| format!("typed buffer of {:?}", d.component))?,
+                format: typed_format(d)
+                    .ok_or_else(|| format!("typed buffer of {:?}", d.component))?,
             },
             ResourceKind::CBuffer => CaseKind::Constant,
             k => return Err(format!("uses a {k:?}")),
@@ -84,7 +115,9 @@ fn listing_bindings(ll: &str) -> Vec<(String, u32, u32)> {
         if !in_table {
             continue;
         }
-        let Some(rest) = line.strip_prefix(';') else { break };
+        let Some(rest) = line.strip_prefix(';') else {
+            break;
+        };
         let cols: Vec<&str> = rest.split_whitespace().collect();
         if cols.is_empty() {
             if !out.is_empty() {
@@ -98,7 +131,12 @@ fn listing_bindings(ll: &str) -> Vec<(String, u32, u32)> {
         // "HLSL Bind" is the second-to-last column: `t3`, `cb0`, `u0,space1` (sometimes glued to the count).
         let bind = cols[cols.len() - 2];
         let (reg, space) = match bind.split_once(",space") {
-            Some((r, sp)) => (r, sp.trim_end_matches(|c: char| !c.is_ascii_digit()).parse().unwrap_or(0)),
+            Some((r, sp)) => (
+                r,
+                sp.trim_end_matches(|c: char| !c.is_ascii_digit())
+                    .parse()
+                    .unwrap_or(0),
+            ),
             None => (bind, 0),
         };
         let (shift, num) = if let Some(n) = reg.strip_prefix("cb") {
@@ -193,7 +231,11 @@ enum Outcome {
     Skipped(String),
 }
 
-fn run(rt: &mut Runtime, case: &dxil_runtime::Case, module: &ShaderModule) -> Result<dxil_runtime::RunReport, RunError> {
+fn run(
+    rt: &mut Runtime,
+    case: &dxil_runtime::Case,
+    module: &ShaderModule,
+) -> Result<dxil_runtime::RunReport, RunError> {
     let r = rt.run(case, module, &RunOptions::default());
     if let Err(e) = &r
         && e.device_is_stuck()
@@ -211,7 +253,10 @@ fn compare(rt: &mut Runtime, sh: &Shader) -> Outcome {
         Ok(m) => m,
         Err(e) => return Outcome::OursError(e.to_string()),
     };
-    if module.function_by_name("dx.op.createHandleFromHeap").is_some() {
+    if module
+        .function_by_name("dx.op.createHandleFromHeap")
+        .is_some()
+    {
         return Outcome::Skipped("uses the descriptor heap".into());
     }
     let entry = match dxil_to_spirv::dxil::read_entry(&module, sh.entry.as_deref()) {
@@ -272,7 +317,8 @@ fn compare(rt: &mut Runtime, sh: &Shader) -> Outcome {
     let diffs = diff_reports(&a, &b);
     if diffs.is_empty() {
         Outcome::Agree
-    } else if (0..2).any(|_| run(rt, &case, &reference).is_ok_and(|again| !diff_reports(&a, &again).is_empty()))
+    } else if (0..2)
+        .any(|_| run(rt, &case, &reference).is_ok_and(|again| !diff_reports(&a, &again).is_empty()))
         || run(rt, &case, &ours).is_ok_and(|again| !diff_reports(&b, &again).is_empty())
     {
         // One of the modules does not even agree with itself: the shader races or reads undefined memory.
@@ -345,7 +391,10 @@ fn candidates(corpus: &std::path::Path) -> Vec<Shader> {
 #[test]
 #[ignore = "child process of differential_against_dxc_spirv"]
 fn differential_child() {
-    if let Some(start) = std::env::var("DIFF_CHILD_START").ok().and_then(|s| s.parse().ok()) {
+    if let Some(start) = std::env::var("DIFF_CHILD_START")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
         child(start);
     }
 }
@@ -364,7 +413,14 @@ fn differential_against_dxc_spirv() {
     let mut retried: Vec<usize> = Vec::new();
     while start < shaders.len() {
         let mut child = std::process::Command::new(&exe)
-            .args(["--ignored", "--exact", "differential_child", "--nocapture", "--test-threads", "1"])
+            .args([
+                "--ignored",
+                "--exact",
+                "differential_child",
+                "--nocapture",
+                "--test-threads",
+                "1",
+            ])
             .env("DIFF_CHILD_START", start.to_string())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
@@ -378,12 +434,20 @@ fn differential_against_dxc_spirv() {
         for line in std::io::BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
             // libtest may print "test differential_child ... " in front of the first line.
-            let line = ["NODEVICE ", "DEVICE ", "PHASE ", "START ", "RESULT ", "RESTART", "DONE"]
-                .iter()
-                .filter_map(|m| line.find(m))
-                .min()
-                .map_or(line.as_str(), |p| &line[p..])
-                .to_string();
+            let line = [
+                "NODEVICE ",
+                "DEVICE ",
+                "PHASE ",
+                "START ",
+                "RESULT ",
+                "RESTART",
+                "DONE",
+            ]
+            .iter()
+            .filter_map(|m| line.find(m))
+            .min()
+            .map_or(line.as_str(), |p| &line[p..])
+            .to_string();
             if let Some(d) = line.strip_prefix("DEVICE ") {
                 device = d.to_string();
             } else if let Some(e) = line.strip_prefix("NODEVICE ") {
@@ -412,7 +476,10 @@ fn differential_against_dxc_spirv() {
             break;
         }
         if restart && current.is_none() {
-            start = results.iter().rposition(Option::is_some).map_or(start, |i| i + 1);
+            start = results
+                .iter()
+                .rposition(Option::is_some)
+                .map_or(start, |i| i + 1);
             continue;
         }
         match current {
@@ -423,7 +490,11 @@ fn differential_against_dxc_spirv() {
             }
             Some(i) => {
                 // A crash on DXC's module leaves nothing to compare; on ours it counts against us.
-                let kind = if which == "ours" { "crash" } else { "reference" };
+                let kind = if which == "ours" {
+                    "crash"
+                } else {
+                    "reference"
+                };
                 results[i] = Some((
                     kind.into(),
                     format!("the Vulkan driver crashed ({status}) running the {which} module"),

@@ -55,7 +55,12 @@ impl<'a> Ctx<'a> {
         Ok((op, d.ty, a))
     }
 
-    fn raw_addr(&mut self, a: Args<'_>, index_at: usize, offset_at: usize) -> Result<RawAddr, Error> {
+    fn raw_addr(
+        &mut self,
+        a: Args<'_>,
+        index_at: usize,
+        offset_at: usize,
+    ) -> Result<RawAddr, Error> {
         let h = self.handle_of_arg(a, 1)?;
         let decl = self.decl(&h).clone();
         let u = self.b.u32();
@@ -85,7 +90,9 @@ impl<'a> Ctx<'a> {
                     self.const_int(off_v)
                 };
                 let byte_c = match (ci, co) {
-                    (Some(i), Some(o)) => Some((i as u32).wrapping_mul(decl.stride).wrapping_add(o as u32)),
+                    (Some(i), Some(o)) => {
+                        Some((i as u32).wrapping_mul(decl.stride).wrapping_add(o as u32))
+                    }
                     _ => None,
                 };
                 let byte = match (ci, co) {
@@ -153,7 +160,7 @@ impl<'a> Ctx<'a> {
         let bt = self.b.bool();
         if ad.structured {
             let unit_bytes = if un.view == View::Ssbo16 { 2 } else { 4 };
-            let count = if ad.stride % unit_bytes == 0 {
+            let count = if ad.stride.is_multiple_of(unit_bytes) {
                 let per = self.b.const_u32(ad.stride / unit_bytes);
                 self.op2(Op::UDiv, u, len, per)
             } else {
@@ -244,7 +251,7 @@ impl<'a> Ctx<'a> {
 
     /// Raw bits (u16/u32/u64) of a value of LLVM type `t`, and back. Min-precision 16-bit values (modules
     /// without native 16-bit types) are stored as 32-bit values.
-    fn to_bits(&mut self, v: u32, t: TypeId) -> Result<u32, Error> {
+    fn bits_of(&mut self, v: u32, t: TypeId) -> Result<u32, Error> {
         let w = self.m.types.scalar_bits(t) as u8;
         let s = self
             .scalar_of(t)
@@ -275,13 +282,13 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn from_bits(&mut self, bits: u32, t: TypeId) -> Result<u32, Error> {
+    fn value_of_bits(&mut self, bits: u32, t: TypeId) -> Result<u32, Error> {
         let w = self.m.types.scalar_bits(t);
-        self.from_slot(bits, if w == 16 && !self.native16 { 32 } else { w }, t)
+        self.value_in_slot(bits, if w == 16 && !self.native16 { 32 } else { w }, t)
     }
 
     /// `bits` holds a value of type `t` in a slot of `slot` bits (32 for a min-precision 16-bit value).
-    fn from_slot(&mut self, bits: u32, slot: u32, t: TypeId) -> Result<u32, Error> {
+    fn value_in_slot(&mut self, bits: u32, slot: u32, t: TypeId) -> Result<u32, Error> {
         let s = self
             .scalar_of(t)
             .ok_or_else(|| self.invalid("buffer access of a non-numeric value"))?;
@@ -319,7 +326,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// Loads components of a raw/structured access into a `ResRet`-shaped aggregate.
-    fn raw_load_common(&mut self, i: u32, ty: TypeId, ad: RawAddr, ncomp: u32) -> Result<Val, Error> {
+    fn raw_load_common(
+        &mut self,
+        i: u32,
+        ty: TypeId,
+        ad: RawAddr,
+        ncomp: u32,
+    ) -> Result<Val, Error> {
         let et = self.elem0(ty);
         let es = self.esize(et);
         let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
@@ -342,7 +355,7 @@ impl<'a> Ctx<'a> {
                 Some(self.in_bounds(&ad, &un)?)
             };
             let bits = self.load_unit(&ad.h, &un, inb)?;
-            parts[k as usize] = self.from_bits(bits, et)?;
+            parts[k as usize] = self.value_of_bits(bits, et)?;
         }
         if used & 0x10 != 0 {
             parts[4] = self.b.const_u32(1);
@@ -351,7 +364,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// `RawBufferLoad(handle, index, elementOffset, mask, alignment)`.
-    pub(super) fn raw_buffer_load(&mut self, i: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn raw_buffer_load(
+        &mut self,
+        i: u32,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Result<Val, Error> {
         let ad = self.raw_addr(a, 2, 3)?;
         let mask = self.arg_const(a, 4).unwrap_or(15) as u32 & 0xF;
         let n = 32 - mask.leading_zeros();
@@ -397,7 +415,7 @@ impl<'a> Ctx<'a> {
                 Some(self.in_bounds(&ad, &un)?)
             };
             let bits = self.load_unit(&ad.h, &un, inb)?;
-            comps.push(self.from_bits(bits, et)?);
+            comps.push(self.value_of_bits(bits, et)?);
         }
         let vt = self.ty(vty)?;
         let v = self.opn(Op::CompositeConstruct, vt, &comps);
@@ -512,7 +530,7 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let v = self.arg_id(a, 4 + k as usize)?;
-            let bits = self.to_bits(v, vt)?;
+            let bits = self.bits_of(v, vt)?;
             let un = self.unit_of(&ad, es, k);
             self.store_unit(&ad.h, &un, bits)?;
         }
@@ -540,7 +558,7 @@ impl<'a> Ctx<'a> {
             } else {
                 v
             };
-            let bits = self.to_bits(c, et)?;
+            let bits = self.bits_of(c, et)?;
             let un = self.unit_of(&ad, es, k);
             self.store_unit(&ad.h, &un, bits)?;
         }
@@ -622,7 +640,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// Splits a 4-component texel of sampled type `st` into the components of `ResRet.T`.
-    pub(super) fn texel_to_resret(&mut self, i: u32, ty: TypeId, st: u32, texel: u32) -> Result<Val, Error> {
+    pub(super) fn texel_to_resret(
+        &mut self,
+        i: u32,
+        ty: TypeId,
+        st: u32,
+        texel: u32,
+    ) -> Result<Val, Error> {
         let et = self.elem0(ty);
         let t = self.ty(et)?;
         let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
@@ -658,7 +682,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Overload value → the image's sampled type.
-    pub(super) fn to_texel(&mut self, v: u32, vt: TypeId, st: u32) -> Result<u32, Error> {
+    pub(super) fn texel_value(&mut self, v: u32, vt: TypeId, st: u32) -> Result<u32, Error> {
         let s = self
             .scalar_of(vt)
             .ok_or_else(|| self.invalid("texel of a non-numeric type"))?;
@@ -752,7 +776,7 @@ impl<'a> Ctx<'a> {
         let mut c = [0u32; 4];
         for (k, slot) in c.iter_mut().enumerate() {
             let v = self.arg_id(a, first + k)?;
-            *slot = self.to_texel(v, vt, st)?;
+            *slot = self.texel_value(v, vt, st)?;
         }
         let v4 = self.b.vec(st, 4);
         Ok(self.opn(Op::CompositeConstruct, v4, &c))
@@ -811,7 +835,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// `AtomicBinOp(handle, op, o0, o1, o2, value)` / `AtomicCompareExchange(handle, o0, o1, o2, cmp, value)`.
-    fn atomic(&mut self, op: u32, ty: TypeId, a: Args<'_>, h: &HandleInfo) -> Result<Option<u32>, Error> {
+    fn atomic(
+        &mut self,
+        op: u32,
+        ty: TypeId,
+        a: Args<'_>,
+        h: &HandleInfo,
+    ) -> Result<Option<u32>, Error> {
         let decl = self.decl(h).clone();
         let off = if op == 78 { 3 } else { 2 };
         let vt = self.atomic_value_ty(op, a)?;
@@ -842,7 +872,7 @@ impl<'a> Ctx<'a> {
         let result = if op == 78 {
             let aop = self.arg_const(a, 2)?;
             let v = self.arg_id(a, 6)?;
-            let v = self.to_texel_or_same(v, vt, elem_t)?;
+            let v = self.texel_value_or_same(v, vt, elem_t)?;
             let o = match aop {
                 0 => Op::AtomicIAdd,
                 1 => Op::AtomicAnd,
@@ -859,9 +889,13 @@ impl<'a> Ctx<'a> {
         } else {
             let c = self.arg_id(a, 5)?;
             let v = self.arg_id(a, 6)?;
-            let c = self.to_texel_or_same(c, vt, elem_t)?;
-            let v = self.to_texel_or_same(v, vt, elem_t)?;
-            self.opn(Op::AtomicCompareExchange, elem_t, &[ptr, scope, sem, sem, v, c])
+            let c = self.texel_value_or_same(c, vt, elem_t)?;
+            let v = self.texel_value_or_same(v, vt, elem_t)?;
+            self.opn(
+                Op::AtomicCompareExchange,
+                elem_t,
+                &[ptr, scope, sem, sem, v, c],
+            )
         };
         let result = if elem_t == t {
             result
@@ -877,16 +911,25 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn to_texel_or_same(&mut self, v: u32, vt: TypeId, elem_t: u32) -> Result<u32, Error> {
+    fn texel_value_or_same(&mut self, v: u32, vt: TypeId, elem_t: u32) -> Result<u32, Error> {
         let t = self.ty(vt)?;
-        if t == elem_t { Ok(v) } else { self.to_texel(v, vt, elem_t) }
+        if t == elem_t {
+            Ok(v)
+        } else {
+            self.texel_value(v, vt, elem_t)
+        }
     }
 
     // -----------------------------------------------------------------------------------------------------------
     // CBuffers
 
     /// One 16-byte row of a cbuffer as `uvec4`.
-    fn cbuffer_row(&mut self, h: &HandleInfo, row: u32, row_const: Option<u32>) -> Result<[u32; 4], Error> {
+    fn cbuffer_row(
+        &mut self,
+        h: &HandleInfo,
+        row: u32,
+        row_const: Option<u32>,
+    ) -> Result<[u32; 4], Error> {
         let d = self.desc(h, View::Cbuf)?;
         let u = self.b.u32();
         if let Some(crate::binding::Placement::PushConstants { first_word, words }) =
@@ -925,7 +968,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// `CBufferLoadLegacy(handle, row)` → `CBufRet.T` (4 × 32-bit, 8 × 16-bit or 2 × 64-bit).
-    pub(super) fn cbuffer_load_legacy(&mut self, i: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn cbuffer_load_legacy(
+        &mut self,
+        i: u32,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Result<Val, Error> {
         let h = self.handle_of_arg(a, 1)?;
         let (row, rc) = self.value_u32(self.arg(a, 2)?)?;
         let words = self.cbuffer_row(&h, row, rc)?;
@@ -963,7 +1011,7 @@ impl<'a> Ctx<'a> {
                 }
                 _ => words[k],
             };
-            parts[k] = self.from_slot(bits, w, et)?;
+            parts[k] = self.value_in_slot(bits, w, et)?;
         }
         Ok(self.make_agg(&parts[..n]))
     }
@@ -1031,7 +1079,7 @@ impl<'a> Ctx<'a> {
             }
             _ => word_at(self, 0),
         };
-        self.from_slot(bits, w, ty)
+        self.value_in_slot(bits, w, ty)
     }
 
     // -----------------------------------------------------------------------------------------------------------
@@ -1071,7 +1119,7 @@ impl<'a> Ctx<'a> {
                     if decl.stride == 0 {
                         return Err(self.invalid("structured buffer without a stride"));
                     }
-                    if decl.stride % 4 == 0 {
+                    if decl.stride.is_multiple_of(4) {
                         let s = self.b.const_u32(decl.stride / 4);
                         self.op2(Op::UDiv, u, len, s)
                     } else {

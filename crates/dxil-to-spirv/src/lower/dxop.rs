@@ -91,10 +91,14 @@ impl<'a> Ctx<'a> {
                 if !checks {
                     Shape::Plain
                 } else if kind == ResourceKind::RawBuffer && op != 304 {
-                    let mask_at = if op == 140 { 8 } else { 8 };
-                    let mask = self.arg_const(a, mask_at).unwrap_or(15) as u32 & 0xF;
+                    // The mask is operand 8 of RawBufferStore and of BufferStore.
+                    let mask = self.arg_const(a, 8).unwrap_or(15) as u32 & 0xF;
                     let n = 32 - mask.leading_zeros();
-                    if n == 0 { Shape::Plain } else { Shape::Guard(n as u8) }
+                    if n == 0 {
+                        Shape::Plain
+                    } else {
+                        Shape::Guard(n as u8)
+                    }
                 } else {
                     Shape::Guard(1)
                 }
@@ -110,7 +114,11 @@ impl<'a> Ctx<'a> {
                         self.note_atomic64(&h);
                     }
                 }
-                if checks { Shape::Guard(1) } else { Shape::Plain }
+                if checks {
+                    Shape::Guard(1)
+                } else {
+                    Shape::Plain
+                }
             }
             // TextureStore, TextureStoreSample
             67 | 225 => {
@@ -135,7 +143,14 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    pub(super) fn dx_op(&mut self, body: &Body, i: u32, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn dx_op(
+        &mut self,
+        body: &Body,
+        i: u32,
+        op: u32,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Result<Val, Error> {
         let id = |x: u32| Ok(Val::Id(x));
         match op {
             // Handles are resolved up front (see `collect_handles`).

@@ -101,7 +101,11 @@ pub struct FnState {
 }
 
 impl<'a> Ctx<'a> {
-    pub(super) fn lower_function(&mut self, fid: dxil_module::FuncId, spv_id: u32) -> Result<(), Error> {
+    pub(super) fn lower_function(
+        &mut self,
+        fid: dxil_module::FuncId,
+        spv_id: u32,
+    ) -> Result<(), Error> {
         let m = self.m;
         let func = m
             .function(fid)
@@ -458,7 +462,9 @@ impl<'a> Ctx<'a> {
                         s.f.first_vb
                             .get(b.index())
                             .map(|&x| cfg::BlockId(x))
-                            .ok_or_else(|| s.invalid(format!("branch to block {}, which does not exist", b.0)))
+                            .ok_or_else(|| {
+                                s.invalid(format!("branch to block {}, which does not exist", b.0))
+                            })
                     };
                     match body.insts.get(vbk.end as usize).map(|d| &d.kind) {
                         Some(InstKind::Ret { .. }) => cfg::Terminator::Return,
@@ -487,9 +493,9 @@ impl<'a> Ctx<'a> {
                             let d = to(*default, self)?;
                             let mut list = Vec::new();
                             for (val, target) in body.switch_cases(*cases) {
-                                let lit = self
-                                    .const_int(val)
-                                    .ok_or_else(|| self.invalid("switch case is not an integer constant"))?;
+                                let lit = self.const_int(val).ok_or_else(|| {
+                                    self.invalid("switch case is not an integer constant")
+                                })?;
                                 list.push((lit as u64 & mask, to(target, self)?));
                             }
                             cfg.push_switch(d, list);
@@ -545,7 +551,9 @@ impl<'a> Ctx<'a> {
         let idx = i.index();
         let def = self.f.def_vb.get(idx).copied().unwrap_or(NONE);
         if self.f.demoted.get(idx).copied().unwrap_or(0) != 0 && def != self.f.cur_vb {
-            let d = self.inst_data(i).ok_or_else(|| self.invalid("no such instruction"))?;
+            let d = self
+                .inst_data(i)
+                .ok_or_else(|| self.invalid("no such instruction"))?;
             let ty = d.ty;
             if let TypeData::Struct { elems, .. } = self.m.types.data(ty) {
                 let n = elems.len() as u32;
@@ -560,10 +568,9 @@ impl<'a> Ctx<'a> {
             return Ok(Val::Id(id));
         }
         match self.f.vals.get(idx).copied() {
-            Some(Val::None) | None => Err(self.invalid(format!(
-                "instruction {} is used before it is defined",
-                i.0
-            ))),
+            Some(Val::None) | None => {
+                Err(self.invalid(format!("instruction {} is used before it is defined", i.0)))
+            }
             Some(v) => Ok(v),
         }
     }
@@ -606,7 +613,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// Demotion decisions, labels and emission.
-    fn emit_structured(&mut self, body: &Body, s: &Structured<'_>, spv_id: u32) -> Result<(), Error> {
+    fn emit_structured(
+        &mut self,
+        body: &Body,
+        s: &Structured<'_>,
+        spv_id: u32,
+    ) -> Result<(), Error> {
         // Values whose definition no longer dominates a use.
         let uses = std::mem::take(&mut self.f.uses);
         for &(i, vb) in &uses {
@@ -760,7 +772,11 @@ impl<'a> Ctx<'a> {
             Op::Function,
             &[void, spv_id, spirv::FunctionControl::NONE.bits(), fnty],
         );
-        spv::emit(out, Op::Label, &[self.f.labels.first().copied().unwrap_or(0)]);
+        spv::emit(
+            out,
+            Op::Label,
+            &[self.f.labels.first().copied().unwrap_or(0)],
+        );
         out.extend_from_slice(&self.f.vars);
         out.extend_from_slice(&self.f.body);
         spv::emit(out, Op::FunctionEnd, &[]);
@@ -937,7 +953,12 @@ impl<'a> Ctx<'a> {
     /// Is `v` the result of an `alloca`?
     pub fn alloca_of(&self, v: Value) -> Option<u32> {
         match v.get() {
-            ValueRef::Inst(i) => self.f.alloca_var.get(i.index()).copied().filter(|&x| x != 0),
+            ValueRef::Inst(i) => self
+                .f
+                .alloca_var
+                .get(i.index())
+                .copied()
+                .filter(|&x| x != 0),
             _ => None,
         }
     }

@@ -25,7 +25,10 @@ impl<'a> Ctx<'a> {
         let ty = d.ty;
         let val = match &d.kind {
             InstKind::Binary {
-                op, lhs, rhs, flags: _,
+                op,
+                lhs,
+                rhs,
+                flags: _,
             } => Val::Id(self.binary(*op, ty, *lhs, *rhs, i)?),
             InstKind::Cast { op, value } => self.cast(body, *op, ty, *value)?,
             InstKind::Cmp { pred, lhs, rhs, .. } => Val::Id(self.compare(*pred, ty, *lhs, *rhs)?),
@@ -147,7 +150,14 @@ impl<'a> Ctx<'a> {
     // -----------------------------------------------------------------------------------------------------------
     // Arithmetic
 
-    fn binary(&mut self, op: BinOp, ty: TypeId, lhs: Value, rhs: Value, _i: u32) -> Result<u32, Error> {
+    fn binary(
+        &mut self,
+        op: BinOp,
+        ty: TypeId,
+        lhs: Value,
+        rhs: Value,
+        _i: u32,
+    ) -> Result<u32, Error> {
         let t = self.ty(ty)?;
         let s = self
             .scalar_of(ty)
@@ -311,7 +321,13 @@ impl<'a> Ctx<'a> {
         self.select(t, neg, nr, r)
     }
 
-    fn compare(&mut self, pred: Predicate, ty: TypeId, lhs: Value, rhs: Value) -> Result<u32, Error> {
+    fn compare(
+        &mut self,
+        pred: Predicate,
+        ty: TypeId,
+        lhs: Value,
+        rhs: Value,
+    ) -> Result<u32, Error> {
         let lt = self
             .m
             .value_type(self.func_of(self.entry.function), lhs)
@@ -335,7 +351,10 @@ impl<'a> Ctx<'a> {
                     let ones = self.const_scalar(Scalar::Int(32), lanes, u64::MAX);
                     let signed = matches!(
                         pred,
-                        Predicate::ICMP_SGT | Predicate::ICMP_SGE | Predicate::ICMP_SLT | Predicate::ICMP_SLE
+                        Predicate::ICMP_SGT
+                            | Predicate::ICMP_SGE
+                            | Predicate::ICMP_SLT
+                            | Predicate::ICMP_SLE
                     );
                     let tv = if signed { ones } else { one };
                     let ia = self.select(it, a, tv, zero);
@@ -371,7 +390,10 @@ impl<'a> Ctx<'a> {
     }
 
     fn select_inst(&mut self, ty: TypeId, cond: Value, a: Value, b: Value) -> Result<u32, Error> {
-        if matches!(self.m.types.data(ty), TypeData::Struct { .. } | TypeData::Pointer { .. }) {
+        if matches!(
+            self.m.types.data(ty),
+            TypeData::Struct { .. } | TypeData::Pointer { .. }
+        ) {
             return Err(self.unsupported("select of aggregates, handles or pointers"));
         }
         let t = self.ty(ty)?;
@@ -408,7 +430,9 @@ impl<'a> Ctx<'a> {
                     lits.push(self.const_int(e).map_or(u32::MAX, |x| x as u32));
                 }
             }
-            ConstData::Data(r) => lits.extend(self.m.constants.words_of(*r).iter().map(|&x| x as u32)),
+            ConstData::Data(r) => {
+                lits.extend(self.m.constants.words_of(*r).iter().map(|&x| x as u32))
+            }
             ConstData::Null => lits.resize(n as usize, 0),
             ConstData::Undef => lits.resize(n as usize, u32::MAX),
             _ => return Err(self.invalid("shufflevector mask is not a constant vector")),
@@ -513,12 +537,7 @@ impl<'a> Ctx<'a> {
         // two (exact, or infinity for narrow floats, which then never compares greater).
         let (lo_i, hi_i, lo_f, hi1_f): (u64, u64, f64, f64) = if signed {
             let h = 1u64 << (iw - 1);
-            (
-                (!0u64) << (iw - 1),
-                h - 1,
-                -(h as f64),
-                h as f64,
-            )
+            ((!0u64) << (iw - 1), h - 1, -(h as f64), h as f64)
         } else {
             let hi = if iw == 64 { u64::MAX } else { (1u64 << iw) - 1 };
             (0, hi, 0.0, 2f64.powi(iw as i32))
@@ -561,9 +580,13 @@ impl<'a> Ctx<'a> {
                     .get((start + k) as usize)
                     .copied()
                     .filter(|&x| x != 0)
-                    .ok_or_else(|| self.invalid(format!("component {k} of {} was not computed", i.0))),
+                    .ok_or_else(|| {
+                        self.invalid(format!("component {k} of {} was not computed", i.0))
+                    }),
                 Val::Id(id) => {
-                    let d = self.inst_data(i).ok_or_else(|| self.invalid("no instruction"))?;
+                    let d = self
+                        .inst_data(i)
+                        .ok_or_else(|| self.invalid("no instruction"))?;
                     let et = self
                         .m
                         .types
@@ -575,7 +598,11 @@ impl<'a> Ctx<'a> {
                 other => Err(self.invalid(format!("extractvalue from {other:?}"))),
             },
             ValueRef::Const(c) => {
-                let k_ = self.m.constants.get(c).ok_or_else(|| self.invalid("no constant"))?;
+                let k_ = self
+                    .m
+                    .constants
+                    .get(c)
+                    .ok_or_else(|| self.invalid("no constant"))?;
                 let et = self
                     .m
                     .types
@@ -608,7 +635,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn insert_value(&mut self, ty: TypeId, aggregate: Value, element: Value, k: u32) -> Result<Val, Error> {
+    fn insert_value(
+        &mut self,
+        ty: TypeId,
+        aggregate: Value,
+        element: Value,
+        k: u32,
+    ) -> Result<Val, Error> {
         let n = match self.m.types.data(ty) {
             TypeData::Struct { elems, .. } => elems.len() as u32,
             TypeData::Array { len, .. } => *len as u32,
@@ -636,7 +669,11 @@ impl<'a> Ctx<'a> {
     ///
     /// GEPs and pointer casts are walked back to the variable. A GEP's first index steps over whole pointees: it
     /// must be 0, except in constant GEPs where it folds into the neighbouring array index.
-    pub fn access(&mut self, body: &Body, ptr: Value) -> Result<(u32, TypeId, StorageClass), Error> {
+    pub fn access(
+        &mut self,
+        body: &Body,
+        ptr: Value,
+    ) -> Result<(u32, TypeId, StorageClass), Error> {
         // GEP operand lists from the outermost (the pointer used) inwards.
         let mut geps: Vec<Vec<Value>> = Vec::new();
         let mut cur = ptr;
@@ -652,7 +689,9 @@ impl<'a> Ctx<'a> {
                 }
                 ValueRef::Inst(i) => {
                     if let Some(v) = self.alloca_of(cur) {
-                        let d = self.inst_data(i).ok_or_else(|| self.invalid("no instruction"))?;
+                        let d = self
+                            .inst_data(i)
+                            .ok_or_else(|| self.invalid("no instruction"))?;
                         let InstKind::Alloca { allocated, .. } = &d.kind else {
                             return Err(self.invalid("alloca expected"));
                         };
@@ -670,7 +709,11 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 ValueRef::Const(c) => {
-                    let k = self.m.constants.get(c).ok_or_else(|| self.invalid("no constant"))?;
+                    let k = self
+                        .m
+                        .constants
+                        .get(c)
+                        .ok_or_else(|| self.invalid("no constant"))?;
                     match &k.data {
                         ConstData::Gep { operands, .. } => {
                             let ops: Vec<Value> = self.m.constants.values_of(*operands).to_vec();
@@ -696,24 +739,36 @@ impl<'a> Ctx<'a> {
             let f = self.const_int(*first);
             if f != Some(0) {
                 let Some(f) = f else {
-                    return Err(self.unsupported("pointer arithmetic with a dynamic first GEP index"));
+                    return Err(
+                        self.unsupported("pointer arithmetic with a dynamic first GEP index")
+                    );
                 };
                 if let Some(last) = terms.last_mut() {
                     // Stepping over elements of the innermost array.
                     match last {
                         Ix::C(c) => *c += f,
-                        Ix::V(_) => return Err(self.unsupported("pointer arithmetic on a dynamic index")),
+                        Ix::V(_) => {
+                            return Err(self.unsupported("pointer arithmetic on a dynamic index"));
+                        }
                     }
                 } else {
                     // Stepping over whole variables: only meaningful as an index into the variable's array.
                     let len = match self.m.types.data(base_ty) {
                         TypeData::Array { len, .. } => *len as i64,
-                        _ => return Err(self.unsupported("pointer arithmetic past a scalar variable")),
+                        _ => {
+                            return Err(
+                                self.unsupported("pointer arithmetic past a scalar variable")
+                            );
+                        }
                     };
                     let next = rest
                         .first()
                         .and_then(|&v| self.const_int(v))
-                        .ok_or_else(|| self.unsupported("pointer arithmetic past a variable with a dynamic index"))?;
+                        .ok_or_else(|| {
+                            self.unsupported(
+                                "pointer arithmetic past a variable with a dynamic index",
+                            )
+                        })?;
                     terms.push(Ix::C(f.saturating_mul(len).saturating_add(next)));
                     for &x in rest.iter().skip(1) {
                         terms.push(self.ix(x));
@@ -755,7 +810,11 @@ impl<'a> Ctx<'a> {
                         .value_type(self.func_of(self.entry.function), v)
                         .map_or(32, |t| self.m.types.scalar_bits(t));
                     let u = self.b.u32();
-                    let x = if xt != 32 { self.op1(Op::UConvert, u, x) } else { x };
+                    let x = if xt != 32 {
+                        self.op1(Op::UConvert, u, x)
+                    } else {
+                        x
+                    };
                     let lc = self.b.const_u32(l);
                     self.glsl(u, GLOp::UMin, &[x, lc])
                 }
@@ -770,11 +829,21 @@ impl<'a> Ctx<'a> {
     }
 
     /// A value of SPIR-V type `have` (LLVM `have_ty`) as type `want` (LLVM `want_ty`) with the same bits.
-    fn reinterpret(&mut self, want: u32, want_ty: TypeId, have: u32, have_ty: TypeId, v: u32) -> Result<u32, Error> {
+    fn reinterpret(
+        &mut self,
+        want: u32,
+        want_ty: TypeId,
+        have: u32,
+        have_ty: TypeId,
+        v: u32,
+    ) -> Result<u32, Error> {
         if want == have {
             return Ok(v);
         }
-        let (a, b) = (self.m.types.scalar_bits(want_ty), self.m.types.scalar_bits(have_ty));
+        let (a, b) = (
+            self.m.types.scalar_bits(want_ty),
+            self.m.types.scalar_bits(have_ty),
+        );
         let scalars = self.scalar_of(want_ty).is_some() && self.scalar_of(have_ty).is_some();
         if !scalars || a != b || a == 1 || self.lanes(want_ty) != self.lanes(have_ty) {
             return Err(self.unsupported("memory access through a pointer of a different type"));
@@ -822,7 +891,14 @@ impl<'a> Ctx<'a> {
         Ok((var, sc))
     }
 
-    fn atomic_rmw(&mut self, body: &Body, op: RmwOp, ty: TypeId, ptr: Value, value: Value) -> Result<u32, Error> {
+    fn atomic_rmw(
+        &mut self,
+        body: &Body,
+        op: RmwOp,
+        ty: TypeId,
+        ptr: Value,
+        value: Value,
+    ) -> Result<u32, Error> {
         let (p, _, sc) = self.access(body, ptr)?;
         let t = self.ty(ty)?;
         if self.m.types.scalar_bits(ty) == 64 {
@@ -847,7 +923,14 @@ impl<'a> Ctx<'a> {
         Ok(self.opn(o, t, &[p, scope, sem, v]))
     }
 
-    fn cmpxchg(&mut self, body: &Body, ty: TypeId, ptr: Value, cmp: Value, new: Value) -> Result<Val, Error> {
+    fn cmpxchg(
+        &mut self,
+        body: &Body,
+        ty: TypeId,
+        ptr: Value,
+        cmp: Value,
+        new: Value,
+    ) -> Result<Val, Error> {
         let (p, pointee, sc) = self.access(body, ptr)?;
         let t = self.ty(pointee)?;
         if self.m.types.scalar_bits(pointee) == 64 {
@@ -870,7 +953,14 @@ impl<'a> Ctx<'a> {
     // -----------------------------------------------------------------------------------------------------------
     // Calls
 
-    fn call(&mut self, body: &Body, i: u32, ty: TypeId, callee: Value, args: Args<'_>) -> Result<Val, Error> {
+    fn call(
+        &mut self,
+        body: &Body,
+        i: u32,
+        ty: TypeId,
+        callee: Value,
+        args: Args<'_>,
+    ) -> Result<Val, Error> {
         let name = self.callee_name(callee);
         if name.starts_with("llvm.lifetime.") || name == "llvm.donothing" {
             return Ok(Val::None);

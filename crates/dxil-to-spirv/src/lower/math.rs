@@ -194,13 +194,29 @@ impl<'a> Ctx<'a> {
         let none = self.const_scalar(Scalar::Int(32), lanes, u64::MAX);
         let (msb, width) = match s {
             Scalar::Int(32) => (
-                self.glsl(t32, if signed { GLOp::FindSMsb } else { GLOp::FindUMsb }, &[x]),
+                self.glsl(
+                    t32,
+                    if signed {
+                        GLOp::FindSMsb
+                    } else {
+                        GLOp::FindUMsb
+                    },
+                    &[x],
+                ),
                 32,
             ),
             Scalar::Int(16) => {
                 let w = self.widen32(x, lanes, signed);
                 (
-                    self.glsl(t32, if signed { GLOp::FindSMsb } else { GLOp::FindUMsb }, &[w]),
+                    self.glsl(
+                        t32,
+                        if signed {
+                            GLOp::FindSMsb
+                        } else {
+                            GLOp::FindUMsb
+                        },
+                        &[w],
+                    ),
                     16,
                 )
             }
@@ -246,7 +262,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// IMul/UMul ({hi, lo}), UDiv ({quotient, remainder}), UAddc/USubb ({result, carry/borrow}).
-    pub(super) fn binary_pair_op(&mut self, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn binary_pair_op(
+        &mut self,
+        op: u32,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Result<Val, Error> {
         let x = self.arg_id(a, 1)?;
         let y = self.arg_id(a, 2)?;
         let u = self.b.u32();

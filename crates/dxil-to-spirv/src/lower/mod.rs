@@ -246,7 +246,11 @@ impl<'a> Ctx<'a> {
             };
             self.b.capability(cap);
             self.b.extension("SPV_NV_compute_shader_derivatives");
-            spv::emit(&mut self.b.exec_modes, Op::ExecutionMode, &[main, mode as u32]);
+            spv::emit(
+                &mut self.b.exec_modes,
+                Op::ExecutionMode,
+                &[main, mode as u32],
+            );
         }
         if self.opts.denorm_modes
             && let Some(mode) = self.entry.fp32_denorm
@@ -277,9 +281,9 @@ impl<'a> Ctx<'a> {
     /// sampling uses level 0, as no quad neighbours exist).
     pub fn quad_mode(&self) -> Option<ExecutionMode> {
         let [x, y, z] = self.entry.num_threads;
-        if y > 1 && x % 2 == 0 && y % 2 == 0 {
+        if y > 1 && x.is_multiple_of(2) && y.is_multiple_of(2) {
             Some(ExecutionMode::DerivativeGroupQuadsNV)
-        } else if (x as u64 * y as u64 * z as u64) % 4 == 0 {
+        } else if (x as u64 * y as u64 * z as u64).is_multiple_of(4) {
             Some(ExecutionMode::DerivativeGroupLinearNV)
         } else {
             None
@@ -305,11 +309,14 @@ impl<'a> Ctx<'a> {
             workgroup_size: self.entry.num_threads,
             bindings,
             push_constant_bytes: self.opts.binding.push_constant_bytes(),
-            wave_size: self.entry.wave_size.map(|(min, max, preferred)| crate::WaveSize {
-                min,
-                max,
-                preferred,
-            }),
+            wave_size: self
+                .entry
+                .wave_size
+                .map(|(min, max, preferred)| crate::WaveSize {
+                    min,
+                    max,
+                    preferred,
+                }),
             spirv_version,
             vulkan_version,
             capabilities: b.capabilities().to_vec(),

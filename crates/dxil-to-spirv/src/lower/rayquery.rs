@@ -43,7 +43,11 @@ impl<'a> Ctx<'a> {
         }
         let rqt = self.b.ty(TypeKey::RayQuery);
         if self.f.rq_var == 0 {
-            let t = if n == 1 { rqt } else { self.b.ty(TypeKey::Array(rqt, n)) };
+            let t = if n == 1 {
+                rqt
+            } else {
+                self.b.ty(TypeKey::Array(rqt, n))
+            };
             self.f.rq_var = self.local_var(t);
         }
         let v = self.arg(a, 1)?;
@@ -51,7 +55,10 @@ impl<'a> Ctx<'a> {
         let (index, flags) = match self.const_int(v) {
             Some(k) => {
                 let k = (k as u32).min(n - 1);
-                (self.b.const_u32(k), Flags::Const(self.f.rq_allocs[k as usize].1))
+                (
+                    self.b.const_u32(k),
+                    Flags::Const(self.f.rq_allocs[k as usize].1),
+                )
             }
             None => {
                 let x = self.value(v)?;
@@ -63,11 +70,18 @@ impl<'a> Ctx<'a> {
                 } else {
                     // A handle chosen at run time among allocations with different template flags: look the
                     // flags up in a constant table.
-                    let flags: Vec<u32> = self.f.rq_allocs.iter().map(|&(_, f)| self.b.const_u32(f)).collect();
+                    let flags: Vec<u32> = self
+                        .f
+                        .rq_allocs
+                        .iter()
+                        .map(|&(_, f)| self.b.const_u32(f))
+                        .collect();
                     let at = self.b.ty(TypeKey::Array(u, n));
                     let init = self.b.const_composite(at, &flags);
                     let pt = self.b.ptr(spirv::StorageClass::Private, at);
-                    let table = self.b.global_var(pt, spirv::StorageClass::Private, Some(init));
+                    let table = self
+                        .b
+                        .global_var(pt, spirv::StorageClass::Private, Some(init));
                     let pe = self.b.ptr(spirv::StorageClass::Private, u);
                     let p = self.chain(pe, table, &[x]);
                     (x, Flags::Dyn(self.load(u, p)))

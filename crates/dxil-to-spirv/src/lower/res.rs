@@ -134,8 +134,10 @@ impl<'a> Ctx<'a> {
             }
             // CreateHandleFromBinding(bind, index, nonUniform)
             217 => {
-                let (lo, _hi, space, class) = crate::dxil::res_bind(self.m, arg(1)?)
-                    .ok_or_else(|| self.invalid("createHandleFromBinding: the binding is not a constant"))?;
+                let (lo, _hi, space, class) =
+                    crate::dxil::res_bind(self.m, arg(1)?).ok_or_else(|| {
+                        self.invalid("createHandleFromBinding: the binding is not a constant")
+                    })?;
                 let res = self
                     .res
                     .iter()
@@ -176,10 +178,12 @@ impl<'a> Ctx<'a> {
                 }
                 let mut info = self.handles[h as usize];
                 if info.res == NONE {
-                    let (w0, w1) = crate::dxil::props_words(self.m, arg(2)?)
-                        .ok_or_else(|| self.invalid("annotateHandle: properties are not a constant"))?;
-                    let props = ResourceProps::decode(w0, w1)
-                        .ok_or_else(|| self.invalid(format!("annotateHandle: unknown resource kind in {w0:#x}")))?;
+                    let (w0, w1) = crate::dxil::props_words(self.m, arg(2)?).ok_or_else(|| {
+                        self.invalid("annotateHandle: properties are not a constant")
+                    })?;
+                    let props = ResourceProps::decode(w0, w1).ok_or_else(|| {
+                        self.invalid(format!("annotateHandle: unknown resource kind in {w0:#x}"))
+                    })?;
                     info.res = self.heap_resource(props, info.heap.unwrap_or(false));
                 }
                 info
@@ -285,7 +289,9 @@ impl<'a> Ctx<'a> {
 
     fn descriptor_type(&self, r: &ResEntry, view: View) -> DescriptorType {
         match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => DescriptorType::StorageBuffer,
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
+                DescriptorType::StorageBuffer
+            }
             View::Cbuf => DescriptorType::UniformBuffer,
             View::Sampler => DescriptorType::Sampler,
             View::Accel => DescriptorType::AccelerationStructure,
@@ -444,7 +450,8 @@ impl<'a> Ctx<'a> {
             if r.reads {
                 self.b.capability(Capability::StorageImageReadWithoutFormat);
             }
-            self.b.capability(Capability::StorageImageWriteWithoutFormat);
+            self.b
+                .capability(Capability::StorageImageWriteWithoutFormat);
         }
         let t = self.b.ty(TypeKey::Image {
             sampled: st,
@@ -507,7 +514,9 @@ impl<'a> Ctx<'a> {
             }
         };
         let sc = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => StorageClass::StorageBuffer,
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
+                StorageClass::StorageBuffer
+            }
             View::Cbuf => StorageClass::Uniform,
             _ => StorageClass::UniformConstant,
         };
@@ -550,7 +559,12 @@ impl<'a> Ctx<'a> {
         if self.b.names {
             let d = e.d3d();
             let name = match view {
-                View::Counter => format!("counter_{}{}_space{}", d.class.letter(), d.register, d.space),
+                View::Counter => format!(
+                    "counter_{}{}_space{}",
+                    d.class.letter(),
+                    d.register,
+                    d.space
+                ),
                 View::Ssbo16 => format!("{}{}_space{}_u16", d.class.letter(), d.register, d.space),
                 View::Ssbo64 => format!("{}{}_space{}_u64", d.class.letter(), d.register, d.space),
                 _ => format!("{}{}_space{}", d.class.letter(), d.register, d.space),

@@ -65,8 +65,8 @@ impl<'a> Ctx<'a> {
     /// Builds a scalar or vector of `n` operands starting at `first` (all of one type).
     fn vec_of(&mut self, a: Args<'_>, first: usize, n: u32, elem: u32) -> Result<u32, Error> {
         let mut c = [0u32; 4];
-        for k in 0..n as usize {
-            c[k] = if self.arg_undef(a, first + k) {
+        for (k, slot) in c.iter_mut().enumerate().take(n as usize) {
+            *slot = if self.arg_undef(a, first + k) {
                 self.b.const_null(elem)
             } else {
                 self.arg_id(a, first + k)?
@@ -81,14 +81,24 @@ impl<'a> Ctx<'a> {
     }
 
     /// The integer coordinate of a texture/typed-buffer access whose coordinates start at operand `first`.
-    pub(super) fn texture_coord(&mut self, h: &HandleInfo, a: Args<'_>, first: usize) -> Result<u32, Error> {
+    pub(super) fn texture_coord(
+        &mut self,
+        h: &HandleInfo,
+        a: Args<'_>,
+        first: usize,
+    ) -> Result<u32, Error> {
         let s = self.tex_shape(h)?;
         let u = self.b.u32();
         self.vec_of(a, first, s.load, u)
     }
 
     /// `coord < size` for every component (size of mip 0 / the storage image).
-    pub(super) fn coord_in_bounds(&mut self, h: &HandleInfo, coord: u32, _lod: Option<u32>) -> Result<u32, Error> {
+    pub(super) fn coord_in_bounds(
+        &mut self,
+        h: &HandleInfo,
+        coord: u32,
+        _lod: Option<u32>,
+    ) -> Result<u32, Error> {
         let s = self.tex_shape(h)?;
         let (img, _) = self.load_object(h, View::Image)?;
         self.b.capability(Capability::ImageQuery);
@@ -96,12 +106,13 @@ impl<'a> Ctx<'a> {
         let n = s.load;
         let st = if n == 1 { u } else { self.b.vec(u, n) };
         let decl = self.decl(h).clone();
-        let size = if decl.class == ResourceClass::Uav || s.ms || decl.kind == ResourceKind::TypedBuffer {
-            self.op1(Op::ImageQuerySize, st, img)
-        } else {
-            let z = self.b.const_u32(0);
-            self.op2(Op::ImageQuerySizeLod, st, img, z)
-        };
+        let size =
+            if decl.class == ResourceClass::Uav || s.ms || decl.kind == ResourceKind::TypedBuffer {
+                self.op1(Op::ImageQuerySize, st, img)
+            } else {
+                let z = self.b.const_u32(0);
+                self.op2(Op::ImageQuerySizeLod, st, img, z)
+            };
         let bt = self.scalar_ty(Scalar::Bool, n);
         let lt = self.op2(Op::ULessThan, bt, coord, size);
         Ok(if n == 1 {
@@ -120,13 +131,13 @@ impl<'a> Ctx<'a> {
         let mut vals = [0i64; 3];
         let mut any = false;
         let mut dynamic = false;
-        for k in 0..n as usize {
+        for (k, slot) in vals.iter_mut().enumerate().take(n as usize) {
             if self.arg_undef(a, first + k) || a.get(first + k).is_none() {
                 continue;
             }
             match self.const_int(self.arg(a, first + k)?) {
                 Some(v) => {
-                    vals[k] = v;
+                    *slot = v;
                     any |= v != 0;
                 }
                 None => dynamic = true,
@@ -157,7 +168,11 @@ impl<'a> Ctx<'a> {
     /// Adds an offset vector of `n` components to the first `n` of a `total`-component coordinate.
     fn add_to_coord(&mut self, coord: u32, off: u32, n: u32, total: u32, float: bool) -> u32 {
         let et = if float { self.b.f32() } else { self.b.u32() };
-        let t = if total == 1 { et } else { self.b.vec(et, total) };
+        let t = if total == 1 {
+            et
+        } else {
+            self.b.vec(et, total)
+        };
         let padded = if n == total {
             off
         } else {
@@ -210,7 +225,11 @@ impl<'a> Ctx<'a> {
             }
             Off::Dyn(o) => {
                 let u = self.b.u32();
-                let ot = if s.offset == 1 { u } else { self.b.vec(u, s.offset) };
+                let ot = if s.offset == 1 {
+                    u
+                } else {
+                    self.b.vec(u, s.offset)
+                };
                 let o = self.op1(Op::Bitcast, ot, o);
                 coord = self.add_to_coord(coord, o, s.offset, s.load, false);
             }
@@ -272,7 +291,13 @@ impl<'a> Ctx<'a> {
 
     /// Sample, SampleBias, SampleLevel, SampleGrad, SampleCmp, SampleCmpLevelZero, SampleCmpLevel,
     /// SampleCmpGrad, SampleCmpBias.
-    pub(super) fn sample(&mut self, i: u32, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn sample(
+        &mut self,
+        i: u32,
+        op: u32,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Result<Val, Error> {
         let cmp = matches!(op, 64 | 65 | 224 | 254 | 255);
         let (si, h) = self.sampled_image(a, cmp)?;
         let s = self.tex_shape(&h)?;
@@ -284,7 +309,11 @@ impl<'a> Ctx<'a> {
         let mut extra: Vec<u32> = Vec::with_capacity(6);
         // Operand positions after the coordinates (c0..c3 at 3..=6, offsets at 7..=9).
         let after = 10;
-        let (dref, rest) = if cmp { (Some(self.arg_id(a, after)?), after + 1) } else { (None, after) };
+        let (dref, rest) = if cmp {
+            (Some(self.arg_id(a, after)?), after + 1)
+        } else {
+            (None, after)
+        };
         let mut implicit = false;
         let mut clamp_at = None;
         // Without quads (a group that cannot be cut into them) there are no derivatives: implicit-LOD sampling
@@ -356,7 +385,11 @@ impl<'a> Ctx<'a> {
                 self.b.capability(Capability::ImageQuery);
                 let u = self.b.u32();
                 let n = s.offset;
-                let st = if s.load == 1 { u } else { self.b.vec(u, s.load) };
+                let st = if s.load == 1 {
+                    u
+                } else {
+                    self.b.vec(u, s.load)
+                };
                 let size = self.op2(Op::ImageQuerySizeLod, st, img, lod);
                 let size = if s.load == n {
                     size
@@ -419,7 +452,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// TextureGather(srv, smp, c0..c3, o0, o1, channel), TextureGatherCmp(…, channel, cmp), TextureGatherRaw.
-    pub(super) fn gather(&mut self, i: u32, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn gather(
+        &mut self,
+        i: u32,
+        op: u32,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Result<Val, Error> {
         let cmp = op == 74;
         let (si, h) = self.sampled_image(a, cmp)?;
         let s = self.tex_shape(&h)?;
@@ -523,7 +562,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// `GetDimensions(handle, mip)` of a texture.
-    pub(super) fn texture_dimensions(&mut self, _i: u32, h: &HandleInfo, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn texture_dimensions(
+        &mut self,
+        _i: u32,
+        h: &HandleInfo,
+        a: Args<'_>,
+    ) -> Result<Val, Error> {
         let s = self.tex_shape(h)?;
         let decl = self.decl(h).clone();
         let (img, _) = self.load_object(h, View::Image)?;

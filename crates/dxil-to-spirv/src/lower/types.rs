@@ -200,7 +200,9 @@ impl<'a> Ctx<'a> {
                 let mut parts = Vec::with_capacity(vals.len());
                 for v in vals {
                     let ValueRef::Const(e) = v.get() else {
-                        return Err(self.unsupported("aggregate constant with a non-constant element"));
+                        return Err(
+                            self.unsupported("aggregate constant with a non-constant element")
+                        );
                     };
                     parts.push(self.constant(e)?);
                 }
@@ -241,12 +243,10 @@ impl<'a> Ctx<'a> {
             ConstData::String(r) | ConstData::CString(r) => {
                 let bytes: Vec<u8> = m.constants.bytes_of(*r).to_vec();
                 let t = self.ty(ty)?;
-                let elem = self.m.types.scalar_of(
-                    match self.m.types.data(ty) {
-                        TypeData::Array { elem, .. } => *elem,
-                        _ => ty,
-                    },
-                );
+                let elem = self.m.types.scalar_of(match self.m.types.data(ty) {
+                    TypeData::Array { elem, .. } => *elem,
+                    _ => ty,
+                });
                 let et = self.ty(elem)?;
                 let mut parts: Vec<u32> = bytes
                     .iter()

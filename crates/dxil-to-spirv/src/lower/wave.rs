@@ -56,7 +56,13 @@ impl<'a> Ctx<'a> {
         self.opn(o, t, &[sg, group as u32, x])
     }
 
-    pub(super) fn wave_op(&mut self, i: u32, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn wave_op(
+        &mut self,
+        i: u32,
+        op: u32,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Result<Val, Error> {
         let _ = i;
         if matches!(op, 122 | 123 | 222) {
             self.uses_quads = true;
@@ -208,16 +214,7 @@ impl<'a> Ctx<'a> {
                 for lane in 0..4 {
                     let l = self.b.const_u32(lane);
                     let v = self.op3(Op::GroupNonUniformQuadBroadcast, bt, sg, c, l);
-                    acc = self.op2(
-                        if all {
-                            Op::LogicalAnd
-                        } else {
-                            Op::LogicalOr
-                        },
-                        bt,
-                        acc,
-                        v,
-                    );
+                    acc = self.op2(if all { Op::LogicalAnd } else { Op::LogicalOr }, bt, acc, v);
                 }
                 id(acc)
             }

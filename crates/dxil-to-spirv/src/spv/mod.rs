@@ -92,7 +92,11 @@ pub enum TypeKey {
     /// `OpTypeArray` without layout decorations (Function, Private, Workgroup storage).
     Array(u32, u32),
     /// `OpTypeArray` / `OpTypeRuntimeArray` (len 0) with an `ArrayStride` decoration (buffer blocks).
-    LaidOutArray { elem: u32, len: u32, stride: u32 },
+    LaidOutArray {
+        elem: u32,
+        len: u32,
+        stride: u32,
+    },
     /// `OpTypeRuntimeArray` of descriptors (no stride).
     DescriptorRuntimeArray(u32),
     Pointer(u32, u32),

@@ -29,7 +29,10 @@ pub fn corpus_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        skip_or_fail(&format!("corpus not found at {} (set DXIL_CORPUS)", dir.display()));
+        skip_or_fail(&format!(
+            "corpus not found at {} (set DXIL_CORPUS)",
+            dir.display()
+        ));
         None
     }
 }
@@ -73,7 +76,9 @@ pub fn compute_shaders(corpus: &Path) -> Vec<Shader> {
             }
             let name = v["name"].as_str().unwrap_or("").to_string();
             let base = corpus.join(suite).join(&name);
-            if !base.with_extension("dxil").is_file() && !PathBuf::from(format!("{}.dxil", base.display())).is_file() {
+            if !base.with_extension("dxil").is_file()
+                && !PathBuf::from(format!("{}.dxil", base.display())).is_file()
+            {
                 continue;
             }
             out.push(Shader {
@@ -96,10 +101,7 @@ impl Shader {
 
 /// Runs `spirv-val` for a Vulkan version; `Err` holds its message.
 pub fn spirv_val(words: &[u32], vulkan: (u8, u8), tag: &str) -> Result<(), String> {
-    let path = std::env::temp_dir().join(format!(
-        "dxil-to-spirv-{}-{tag}.spv",
-        std::process::id()
-    ));
+    let path = std::env::temp_dir().join(format!("dxil-to-spirv-{}-{tag}.spv", std::process::id()));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
     let out = Command::new("spirv-val")
