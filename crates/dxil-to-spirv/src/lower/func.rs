@@ -383,9 +383,7 @@ impl<'a> Ctx<'a> {
         let mut work = std::mem::take(&mut self.f.work);
         work.clear();
         d.kind.for_each_value(&body.pool, |v| work.push(v));
-        while let Some(v) = work.pop() {
-            self.record_one(body, v, vb, &mut work);
-        }
+        self.drain_uses(body, vb, &mut work);
         self.f.work = work;
     }
 
@@ -393,15 +391,31 @@ impl<'a> Ctx<'a> {
         let mut work = std::mem::take(&mut self.f.work);
         work.clear();
         work.push(v);
-        while let Some(v) = work.pop() {
-            self.record_one(body, v, vb, &mut work);
-        }
+        self.drain_uses(body, vb, &mut work);
         self.f.work = work;
+    }
+
+    /// Records the uses in `work`, following handles and pointers. Valid DXIL has short, acyclic pointer
+    /// chains; a bound keeps a malformed cycle (`%p = bitcast %p`) from running forever.
+    fn drain_uses(&mut self, body: &Body, vb: u32, work: &mut Vec<Value>) {
+        let mut steps = 0u32;
+        while let Some(v) = work.pop() {
+            steps += 1;
+            if steps > 4096 {
+                work.clear();
+                return;
+            }
+            self.record_one(body, v, vb, work);
+        }
     }
 
     /// One use; handles and pointers pass the use on to the values they carry.
     fn record_one(&mut self, body: &Body, v: Value, vb: u32, work: &mut Vec<Value>) {
         let Some(i) = v.as_inst() else { return };
+        if i.index() >= body.insts.len() {
+            // Not an instruction of this body: lowering the use reports it.
+            return;
+        }
         let h = self.f.handle_of.get(i.index()).copied().unwrap_or(NONE);
         if h != NONE {
             if let Some(hi) = self.handles.get(h as usize) {
@@ -622,7 +636,9 @@ impl<'a> Ctx<'a> {
         // Values whose definition no longer dominates a use.
         let uses = std::mem::take(&mut self.f.uses);
         for &(i, vb) in &uses {
-            let d = self.f.def_vb[i as usize];
+            let Some(&d) = self.f.def_vb.get(i as usize) else {
+                continue;
+            };
             if d == vb || d == NONE || s.image(cfg::BlockId(vb)).is_none() {
                 continue;
             }

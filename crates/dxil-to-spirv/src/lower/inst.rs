@@ -677,8 +677,10 @@ impl<'a> Ctx<'a> {
         // GEP operand lists from the outermost (the pointer used) inwards.
         let mut geps: Vec<Vec<Value>> = Vec::new();
         let mut cur = ptr;
+        let mut steps = 0;
         let (var, storage, base_ty) = loop {
-            if geps.len() > 64 {
+            steps += 1;
+            if steps > 64 {
                 return Err(self.unsupported("pointer chain deeper than 64"));
             }
             match cur.get() {

@@ -128,6 +128,7 @@ impl Translator {
             uses_derivatives: false,
             uses_quads: false,
             native16: module.datalayout.contains("i16:16") || module.datalayout.contains("f16:16"),
+            depth: 0,
         };
         let result = cx.run();
         // Hand the buffers back whatever happened.
@@ -188,6 +189,8 @@ pub(crate) struct Ctx<'a> {
     /// The module uses native 16-bit types (`-enable-16bit-types`). Without them, `half`/`i16` are min-precision
     /// types whose values occupy 32 bits in buffers.
     pub native16: bool,
+    /// Recursion depth of type and constant lowering.
+    pub depth: u32,
 }
 
 impl<'a> Ctx<'a> {

@@ -23,6 +23,18 @@ impl<'a> Ctx<'a> {
         {
             return Ok(id);
         }
+        // Types nest by recursion; a malformed module could make a type contain itself.
+        self.depth += 1;
+        let r = if self.depth > 64 {
+            Err(self.invalid("type nested more than 64 deep"))
+        } else {
+            self.ty_uncached(t)
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn ty_uncached(&mut self, t: TypeId) -> Result<u32, Error> {
         let id = match self.m.types.data(t) {
             TypeData::Void => self.b.void(),
             TypeData::Int(1) => self.b.bool(),
@@ -160,6 +172,17 @@ impl<'a> Ctx<'a> {
         {
             return Ok(id);
         }
+        self.depth += 1;
+        let r = if self.depth > 64 {
+            Err(self.invalid("constant nested more than 64 deep"))
+        } else {
+            self.constant_uncached(c)
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn constant_uncached(&mut self, c: ConstId) -> Result<u32, Error> {
         let m = self.m;
         let k = m
             .constants
