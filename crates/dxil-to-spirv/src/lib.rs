@@ -48,6 +48,8 @@ pub mod dxil;
 mod error;
 mod lower;
 mod spv;
+#[cfg(test)]
+mod testutil;
 
 use std::sync::Arc;
 

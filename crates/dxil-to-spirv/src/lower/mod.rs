@@ -12,6 +12,8 @@ mod inst;
 mod math;
 mod rayquery;
 mod res;
+#[cfg(test)]
+mod tests;
 mod texture;
 mod types;
 mod wave;
