@@ -103,6 +103,24 @@ fn main() {
             });
         }
         all.sort();
+        if std::env::var_os("SHADER_META").is_some() {
+            let mut meta = Vec::new();
+            for (m, _) in &modules {
+                times.clear();
+                for _ in 0..runs {
+                    let t = Instant::now();
+                    let _ = std::hint::black_box(dxil_shader::DxilModule::from_module(m));
+                    times.push(t.elapsed());
+                }
+                times.sort();
+                meta.push(times[0]);
+            }
+            meta.sort();
+            println!(
+                "dxil-shader DxilModule::from_module: median {:.1?}",
+                meta[meta.len() / 2]
+            );
+        }
         println!(
             "translate only: median {:.1?}, p90 {:.1?}, worst {:.1?}, total {:.2?}",
             all[all.len() / 2],

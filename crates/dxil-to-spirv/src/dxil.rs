@@ -1,10 +1,9 @@
-//! The parts of DXIL's metadata the translator needs: shader model, entry point, thread-group size, shader
-//! flags, the resource tables (`dx.resources`) and the entry function's denormal mode.
-//!
-//! Kept small and local on purpose: it reads exactly the fields the lowering uses, and reports a malformed record
-//! with the path of the node it came from.
+//! The parts of DXIL's metadata the translator needs — shader model, entry point, thread-group size, wave size,
+//! shader flags, the resource tables (`dx.resources`), the entry function's denormal mode — in the shape the
+//! lowering uses. The metadata is decoded by dxil-shader's typed view ([`dxil_shader::DxilModule`]); this module
+//! only maps it, and adds the decoding of `annotateHandle` properties and `createHandleFromBinding` bindings.
 
-use dxil_module::{ConstData, FuncId, MdData, MdId, Module, Value, ValueRef};
+use dxil_module::{ConstData, FuncId, Module, Value};
 
 use crate::error::Error;
 
@@ -284,187 +283,88 @@ fn bad(what: impl Into<String>) -> Error {
     Error::Metadata(what.into())
 }
 
-/// Metadata helpers over a module.
-pub struct Md<'a> {
-    pub m: &'a Module,
-}
-
-impl<'a> Md<'a> {
-    pub fn ops(&self, n: MdId) -> impl Iterator<Item = Option<MdId>> + 'a {
-        self.m.metadata.node_operands(n)
-    }
-
-    pub fn op(&self, n: MdId, i: usize) -> Option<MdId> {
-        self.m.metadata.node_operands(n).nth(i).flatten()
-    }
-
-    pub fn value(&self, n: MdId) -> Option<Value> {
-        match self.m.metadata.get(n)? {
-            MdData::Value { value, .. } => Some(*value),
-            _ => None,
-        }
-    }
-
-    pub fn int(&self, n: Option<MdId>) -> Option<i64> {
-        let v = self.value(n?)?;
-        self.m.const_int(v)
-    }
-
-    pub fn u32(&self, n: Option<MdId>) -> Option<u32> {
-        self.int(n).map(|v| v as u32)
-    }
-
-    pub fn string(&self, n: Option<MdId>) -> Option<&'a [u8]> {
-        self.m.metadata.string(n?)
-    }
-}
-
-/// Reads the entry point (the first of `dx.entryPoints`, or the one named `want`) and its resources.
+/// Reads the entry point (the first of `dx.entryPoints`, or the one named `want`) and its resources, through
+/// dxil-shader's typed view of the metadata.
 pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
-    let md = Md { m };
-    let sm = m
-        .metadata
-        .named("dx.shaderModel")
-        .and_then(|n| n.operands.first().copied())
-        .ok_or_else(|| bad("no dx.shaderModel"))?;
-    let stage_name = md
-        .string(md.op(sm, 0))
-        .ok_or_else(|| bad("dx.shaderModel: no stage name"))?;
-    let stage = Stage::from_name(stage_name).ok_or_else(|| {
+    let dm = dxil_shader::DxilModule::from_module(m).map_err(|e| bad(e.to_string()))?;
+    let stage = Stage::from_name(dm.shader_model.stage_name().as_bytes()).ok_or_else(|| {
         bad(format!(
-            "dx.shaderModel: unknown stage {:?}",
-            String::from_utf8_lossy(stage_name)
+            "dx.shaderModel: unknown stage {}",
+            dm.shader_model.stage_name()
         ))
     })?;
-    let major = md.u32(md.op(sm, 1)).unwrap_or(6);
-    let minor = md.u32(md.op(sm, 2)).unwrap_or(0);
-
-    let entries = m
-        .metadata
-        .named("dx.entryPoints")
-        .ok_or_else(|| bad("no dx.entryPoints"))?;
-    let mut chosen = None;
-    for &e in &entries.operands {
-        let name = md.string(md.op(e, 1)).unwrap_or(b"");
-        let func = md
-            .op(e, 0)
-            .and_then(|f| md.value(f))
-            .and_then(|v| match v.get() {
-                ValueRef::Function(f) => Some(f),
-                _ => None,
-            });
-        match (want, func) {
-            (Some(w), Some(f)) if w.as_bytes() == name => {
-                chosen = Some((e, f, name));
-                break;
-            }
-            (None, Some(f)) => {
-                chosen = Some((e, f, name));
-                break;
-            }
-            _ => {}
-        }
-    }
-    let (entry, function, name) = chosen.ok_or_else(|| match want {
-        Some(w) => bad(format!("no entry point named `{w}` in dx.entryPoints")),
-        None => bad("dx.entryPoints has no entry with a function"),
-    })?;
-
-    // Resources: the entry's own tuple, else the module's dx.resources.
-    let res_node = md.op(entry, 3).or_else(|| {
-        m.metadata
-            .named("dx.resources")
-            .and_then(|n| n.operands.first().copied())
-    });
+    let entry = match want {
+        Some(w) => dm
+            .entry_by_name(w)
+            .ok_or_else(|| bad(format!("no entry point named `{w}` in dx.entryPoints")))?,
+        None => dm
+            .entry_points
+            .iter()
+            .find(|e| e.function.is_some())
+            .ok_or_else(|| bad("dx.entryPoints has no entry with a function"))?,
+    };
+    let function = entry
+        .function
+        .ok_or_else(|| bad(format!("entry point `{}` has no function", entry.name)))?;
+    let props = &entry.properties;
     let mut resources = Vec::new();
-    if let Some(r) = res_node {
-        for (class_index, list) in md.ops(r).enumerate() {
-            let Some(list) = list else { continue };
-            let class = ResourceClass::from_u32(class_index as u32)
-                .ok_or_else(|| bad("dx.resources has more than four lists"))?;
-            for rec in md.ops(list) {
-                let Some(rec) = rec else { continue };
-                resources.push(read_resource(&md, class, rec)?);
-            }
+    for class in [
+        dxil_shader::ResourceClass::SRV,
+        dxil_shader::ResourceClass::UAV,
+        dxil_shader::ResourceClass::CBuffer,
+        dxil_shader::ResourceClass::Sampler,
+    ] {
+        for r in dm.resources.list(class) {
+            resources.push(resource_decl(m, r)?);
         }
     }
-
-    let mut num_threads = [1, 1, 1];
-    let mut flags = 0;
-    let mut wave_size = None;
-    if let Some(props) = md.op(entry, 4) {
-        let ops: Vec<Option<MdId>> = md.ops(props).collect();
-        for pair in ops.chunks(2) {
-            let [tag, val] = pair else { break };
-            match md.u32(*tag) {
-                Some(0) => flags = md.int(*val).unwrap_or(0) as u64,
-                // `i32 n` (SM 6.6 form in older DXC) or `!{i32 n}`.
-                Some(11) => {
-                    wave_size = md
-                        .u32(*val)
-                        .or_else(|| val.and_then(|v| md.u32(md.op(v, 0))))
-                        .map(|n| (n, n, 0))
-                }
-                Some(23) => {
-                    if let Some(v) = val {
-                        let f = |i: usize| md.u32(md.op(*v, i)).unwrap_or(0);
-                        let (min, max, pref) = (f(0), f(1), f(2));
-                        wave_size = Some((min, if max == 0 { min } else { max }, pref));
-                    }
-                }
-                Some(4) => {
-                    if let Some(v) = val {
-                        for (i, slot) in num_threads.iter_mut().enumerate() {
-                            *slot = md
-                                .u32(md.op(*v, i))
-                                .ok_or_else(|| bad("entry properties: malformed NumThreads"))?;
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    let fp32_denorm = denorm_mode(m, function);
     Ok(EntryInfo {
         function,
-        name: String::from_utf8_lossy(name).into_owned(),
+        name: entry.name.clone(),
         stage,
-        shader_model: (major, minor),
-        num_threads,
-        flags,
+        shader_model: (dm.shader_model.major, dm.shader_model.minor),
+        num_threads: props.num_threads.unwrap_or([1, 1, 1]),
+        flags: props.shader_flags.map_or(0, |f| f.0),
         resources,
-        fp32_denorm,
-        wave_size,
+        fp32_denorm: denorm_mode(m, function),
+        wave_size: props.wave_size.map(|w| (w.min, w.max, w.preferred)),
     })
 }
 
-fn read_resource(md: &Md<'_>, class: ResourceClass, rec: MdId) -> Result<ResourceDecl, Error> {
-    let field = |i: usize| md.u32(md.op(rec, i));
-    let need = |i: usize, what: &str| {
-        field(i).ok_or_else(|| {
+fn resource_decl(m: &Module, r: &dxil_shader::Resource) -> Result<ResourceDecl, Error> {
+    use dxil_shader::ClassFields;
+    let class = ResourceClass::from_u32(r.class.raw()).ok_or_else(|| {
+        bad(format!(
+            "dx.resources: unknown resource class {}",
+            r.class.raw()
+        ))
+    })?;
+    let kind = match class {
+        ResourceClass::Cbv => ResourceKind::CBuffer,
+        ResourceClass::Sampler => ResourceKind::Sampler,
+        _ => ResourceKind::from_u32(r.kind.raw()).ok_or_else(|| {
             bad(format!(
-                "dx.resources: {} record !{} has no {what}",
-                class.letter(),
-                rec.0
+                "dx.resources: unknown resource kind {}",
+                r.kind.raw()
             ))
-        })
+        })?,
     };
-    let range_id = need(0, "range id")?;
-    let space = need(3, "space")?;
-    let lower = need(4, "lower bound")?;
-    let count = need(5, "range size")?;
     let mut d = ResourceDecl {
         class,
-        range_id,
-        space,
-        lower,
-        count,
-        kind: ResourceKind::CBuffer,
-        component: None,
-        component_count: element_components(md, rec),
-        stride: 0,
+        range_id: r.id,
+        space: r.space,
+        lower: r.lower_bound,
+        count: r.range_size,
+        kind,
+        component: r
+            .tags
+            .element_type
+            .and_then(|c| ComponentType::from_u32(c.raw())),
+        component_count: r.element_ty.map_or(0, |t| match m.types.data(t) {
+            dxil_module::TypeData::Vector { len, .. } => *len,
+            _ => 1,
+        }),
+        stride: r.tags.structure_stride.unwrap_or(0),
         sample_count: 0,
         globally_coherent: false,
         has_counter: false,
@@ -472,72 +372,21 @@ fn read_resource(md: &Md<'_>, class: ResourceClass, rec: MdId) -> Result<Resourc
         cbuffer_size: 0,
         sampler_kind: 0,
     };
-    let tags_at = match class {
-        ResourceClass::Srv => {
-            d.kind = kind_field(need(6, "shape")?)?;
-            d.sample_count = field(7).unwrap_or(0);
-            8
+    match r.fields {
+        ClassFields::Srv { sample_count } => d.sample_count = sample_count,
+        ClassFields::Uav {
+            globally_coherent,
+            has_counter,
+            rasterizer_ordered,
+        } => {
+            d.globally_coherent = globally_coherent;
+            d.has_counter = has_counter;
+            d.rov = rasterizer_ordered;
         }
-        ResourceClass::Uav => {
-            d.kind = kind_field(need(6, "shape")?)?;
-            d.globally_coherent = md.int(md.op(rec, 7)).unwrap_or(0) != 0;
-            d.has_counter = md.int(md.op(rec, 8)).unwrap_or(0) != 0;
-            d.rov = md.int(md.op(rec, 9)).unwrap_or(0) != 0;
-            10
-        }
-        ResourceClass::Cbv => {
-            d.kind = ResourceKind::CBuffer;
-            d.cbuffer_size = field(6).unwrap_or(0);
-            7
-        }
-        ResourceClass::Sampler => {
-            d.kind = ResourceKind::Sampler;
-            d.sampler_kind = field(6).unwrap_or(0);
-            7
-        }
-    };
-    if let Some(tags) = md.op(rec, tags_at) {
-        let ops: Vec<Option<MdId>> = md.ops(tags).collect();
-        for pair in ops.chunks(2) {
-            let [tag, val] = pair else { break };
-            match md.u32(*tag) {
-                Some(0) => d.component = md.u32(*val).and_then(ComponentType::from_u32),
-                Some(1) => d.stride = md.u32(*val).unwrap_or(0),
-                _ => {}
-            }
-        }
+        ClassFields::CBuffer { size_in_bytes } => d.cbuffer_size = size_in_bytes,
+        ClassFields::Sampler { sampler_kind } => d.sampler_kind = sampler_kind.raw(),
     }
     Ok(d)
-}
-
-/// Components of a resource's element from its LLVM type (`%T* undef`, T = `{ <4 x float> }` → 4).
-fn element_components(md: &Md<'_>, rec: MdId) -> u32 {
-    let Some(MdData::Value { ty, .. }) = md.op(rec, 1).and_then(|n| md.m.metadata.get(n)) else {
-        return 0;
-    };
-    let types = &md.m.types;
-    let Some(pointee) = types.pointee(*ty) else {
-        return 0;
-    };
-    let elem = match types.data(pointee) {
-        dxil_module::TypeData::Struct { elems, .. } => match elems.first() {
-            Some(&e) => e,
-            None => return 0,
-        },
-        _ => pointee,
-    };
-    match types.data(elem) {
-        dxil_module::TypeData::Vector { len, .. } => *len,
-        dxil_module::TypeData::Int(_)
-        | dxil_module::TypeData::Half
-        | dxil_module::TypeData::Float
-        | dxil_module::TypeData::Double => 1,
-        _ => 0,
-    }
-}
-
-fn kind_field(v: u32) -> Result<ResourceKind, Error> {
-    ResourceKind::from_u32(v).ok_or_else(|| bad(format!("dx.resources: unknown resource kind {v}")))
 }
 
 fn denorm_mode(m: &Module, f: FuncId) -> Option<DenormMode> {
