@@ -6,7 +6,7 @@
 //! [`Translator`] keeps its buffers between calls for batch use; [`disassemble`] prints the words as text.
 //!
 //! # Pieces
-//! * [`cfg`]: turns each function's reducible CFG into SPIR-V structured control flow.
+//! * [`cfg`](mod@cfg): turns each function's reducible CFG into SPIR-V structured control flow.
 //! * `lower`: the instruction lowering. Each LLVM block becomes one or more *virtual blocks*: instructions that
 //!   need control flow of their own (bounds-checked stores and atomics, the per-value loops of `WaveMatch` and
 //!   `WaveMultiPrefix*`) split their block, so the structurizer sees and nests that control flow like any other.
@@ -18,23 +18,39 @@
 //! # D3D12 semantics kept where SPIR-V differs
 //! | Rule | Where D3D specifies it | How |
 //! |---|---|---|
-//! | Out-of-bounds raw/structured buffer reads return 0, writes are dropped: per component (raw), per element (structured) | D3D11.3 functional spec §5.3.7 (out-of-bounds behaviour of UAVs/SRVs); D3D12 robust resource access | explicit checks against `OpArrayLength`: loads read a clamped address and select 0, stores and atomics run in a branch |
+//! | Out-of-bounds raw/structured buffer reads return 0, writes are dropped: per component (raw), per element (structured; an element only partly inside is out) | D3D11.3 functional spec §5.3.7 (out-of-bounds access of UAVs and SRVs); D3D12 robust resource access | explicit checks against `OpArrayLength` of the buffer's view: loads read a clamped address and select 0, stores run in a branch |
 //! | Out-of-bounds typed-buffer reads return 0, writes are dropped | same | checks against `OpImageQuerySize` |
-//! | Out-of-bounds atomics do nothing and return 0 | same | branch + result variable |
-//! | Float → integer conversion saturates, NaN → 0 | D3D11.3 §3.2.3 (ftoi/ftou) | compare against the integer range before `OpConvertFTo*`, select the bounds and 0 |
-//! | Unsigned division / remainder by 0 give `0xFFFFFFFF` | D3D11.3 §22.10 (`udiv`) | divisor replaced by 1 and result selected |
-//! | Signed division and remainder follow DXBC's expansion (`\|a\| udiv \|b\|`, sign fixed): `x / 0` = `-1` for `x ≥ 0` and `1` for `x < 0`, `x % 0` likewise; `INT_MIN / -1` = `INT_MIN` | DXBC has no signed division (D3D11.3 §22.10); this keeps FXC-era results | expanded through absolute values, which also avoids `OpSRem` (wrong on one driver, see `observed-behaviour.md` §3) |
-//! | Shift amounts use their low `log2(width)` bits | D3D11.3 §22.10 (`ishl`/`ushr`: "shift amount masked to 5 bits"); DXIL.rst "Shl/LShr/AShr" | mask unless the amount is a constant in range or an `and` with such a mask |
-//! | `min`/`max` return the non-NaN operand | D3D11.3 §3.1.2.4 (min/max NaN rules); DXIL `FMin`/`FMax` | GLSL.std.450 `NMin`/`NMax` |
+//! | Out-of-bounds atomics (buffers, typed buffers, textures) change nothing and return 0 | same | branch; the result goes through a variable holding 0 otherwise |
+//! | Out-of-bounds texture writes are dropped | same | check against `OpImageQuerySize(Lod)` |
+//! | Float → integer conversion saturates, NaN → 0 | D3D11.3 §3.2.3 (`ftoi`/`ftou`) | compare against the integer range around `OpConvertFTo*`, select the bounds and 0 |
+//! | Unsigned division / remainder by 0 give `0xFFFFFFFF` | D3D11.3 §22.10 (`udiv`) | divisor replaced by 1, result selected |
+//! | Signed division / remainder follow DXBC's expansion `sign · (\|a\| udiv \|b\|)`: `x / 0` = `-1` (x ≥ 0) or `1` (x < 0), `x % 0` likewise, `INT_MIN / -1` = `INT_MIN` | DXBC has only `udiv` (D3D11.3 §22.10); this keeps FXC-era results | expanded through absolute values, which also avoids `OpSRem` (wrong on one driver, `observed-behaviour.md` §3) |
+//! | Shift amounts use their low `log2(width)` bits | D3D11.3 §22.10 (`ishl`, `ushr`, `ishr`); DXIL.rst (Shl/LShr/AShr) | mask unless the amount is a constant in range or already an `and` with such a mask (DXC usually emits it) |
+//! | `min`/`max` return the non-NaN operand | D3D11.3 §3.1.2.4; DXIL `FMin`/`FMax` | GLSL.std.450 `NMin`/`NMax` |
 //! | `saturate(NaN)` = 0 | D3D11.3 §3.1.2.4 | `NClamp(x, 0, 1)` |
-//! | Unsigned 16-bit stores to byte-address buffers leave the other half of the word intact | D3D12 (byte-address buffers are byte-granular for 16-bit types) | 16-bit storage-buffer view (`StorageBuffer16BitAccess`) |
-//! | `FirstbitHi`/`FirstbitSHi` count from the most significant bit, -1 when none | DXIL.rst (FirstbitHi); DXBC `firstbit_hi` | `width − 1 − FindUMsb/FindSMsb` |
+//! | 16-bit stores to byte-address and structured buffers leave the other half of the word intact | D3D12 (16-bit types in buffers are byte-addressed) | a 16-bit view of the buffer (`StorageBuffer16BitAccess`), not a read-modify-write (`observed-behaviour.md` §2) |
+//! | Min-precision 16-bit values (modules without native 16-bit types) occupy 32 bits in buffers and cbuffers | DXIL.rst (min precision; the data layout `i16:32`/`f16:32`) | converted to and from 32-bit words |
+//! | `FirstbitHi`/`FirstbitSHi` count from the most significant bit, -1 when no bit | DXIL.rst (FirstbitHi); DXBC `firstbit_hi`/`firstbit_shi` | `width − 1 − FindUMsb/FindSMsb` |
+//! | Bitfield extract/insert mask width and offset to 5 bits; a field past bit 31 is cut there; width 0 extracts 0 | D3D11.3 §22.10 (`ibfe`, `ubfe`, `bfi`) | masking and selects around `OpBitField*` |
+//! | `msad4` skips reference bytes equal to 0 | D3D11.3 §22.10 (`msad`) | per-byte expansion |
+//! | `dot2add`: half-precision products (overflow to infinity), summed in single precision, then added to the accumulator | DXIL.rst (Dot2AddHalf); pinned down by vkd3d-proton's `test_shader_sm64_packed` | half `OpFMul`s, `OpFConvert`, single `OpFAdd`s with `NoContraction` |
 //! | `IncrementCounter` returns the old value, `DecrementCounter` the new one | D3D11.3 §5.3.9 (UAV counters) | atomic add/subtract on the counter buffer, minus 1 for decrement |
-//! | Denormal mode of 32-bit floats from `fp32-denorm-mode` | DXIL.rst (function attributes) | `DenormPreserve` / `DenormFlushToZero` execution modes (SPV_KHR_float_controls) |
-//! | Bitfield extract/insert with widths and offsets masked to 5 bits, out-of-range fields clipped | D3D11.3 §22.10 (`ibfe`, `ubfe`, `bfi`) | explicit masking and selects around `OpBitField*` |
+//! | Compute quads (quad operations, derivatives, implicit-LOD sampling) are 2×2 thread blocks when the group's x and y are even and y > 1, else 4 consecutive threads; without quads, derivatives are 0 and implicit-LOD sampling reads level 0 | SM 6.6 compute-shader derivatives | `DerivativeGroupQuads`/`Linear` execution mode (SPV_NV/KHR_compute_shader_derivatives); explicit level 0 otherwise |
+//! | 32-bit denormal mode from `fp32-denorm-mode` | DXIL.rst (function attributes) | `DenormPreserve` / `DenormFlushToZero` execution modes (SPV_KHR_float_controls); `any` sets nothing |
+//! | An `undef` operand is some fixed value | LLVM | 0 |
+//! | `[WaveSize]` requirements | SM 6.6/6.8 | exported in [`Translation::wave_size`] for the pipeline's required subgroup size |
 //!
-//! Constant-buffer reads rely on the runtime's robust buffer access (D3D returns 0 past the bound size, which
-//! the shader cannot see); texture reads rely on robust image access.
+//! Choices where D3D leaves the result undefined: a dynamic index into a local or groupshared array is clamped
+//! into the array (D3D requires such accesses to stay within the shader's own memory; SPIR-V gives no such
+//! guarantee); a resource range of one register is one descriptor, whatever index the shader passes; constant
+//! buffers are declared with D3D's 4096 rows so that dynamic rows past the declared size read the bound buffer,
+//! and reads past the bound range rely on the device's robust buffer access (D3D returns 0 there, which the shader
+//! cannot see); texture reads out of bounds rely on robust image access.
+//!
+//! Not supported yet (reported as errors): stages other than compute, library (`lib_6_x`) entry points,
+//! root descriptors through buffer device addresses in custom binding models, work-graph nodes, SM 6.9 hit
+//! objects and the SM 6.10 linear-algebra operations, `Nand` read-modify-writes on groupshared memory, handles
+//! chosen through `phi`/`select`, pointer arithmetic on dynamic indices.
 //!
 //! # Why hand-written
 //! No crates.io crate reads DXIL's LLVM 3.7 dialect and lowers it with D3D semantics. The SPIR-V emitter is ours

@@ -113,6 +113,20 @@ impl TestModule {
         Value::constant(self.m.constants.undef(ty))
     }
 
+    /// A `%dx.types.<name>` struct of two `elem` fields (`SamplePos`).
+    pub fn dx_struct2(&mut self, name: &str, elem: TypeId) -> TypeId {
+        let full = format!("dx.types.{name}");
+        if let Some(t) = self.m.types.find_struct(&full) {
+            return t;
+        }
+        self.m.types.push(TypeData::Struct {
+            name: Some(full),
+            packed: false,
+            opaque: false,
+            elems: vec![elem, elem],
+        })
+    }
+
     /// `ResRet.T`: four T and an i32 status.
     pub fn resret(&mut self, elem: TypeId) -> TypeId {
         let name = match self.m.types.data(elem) {
@@ -209,6 +223,11 @@ impl TestModule {
     /// Declares a buffer resource (`class` 0 SRV, 1 UAV) of `kind` (11 raw, 12 structured with `stride`) at
     /// register `reg`, and makes its handle at the start of the body.
     pub fn buffer(&mut self, class: u8, reg: u32, kind: u32, stride: u32) -> Res {
+        self.resource(class, reg, kind, stride, 0)
+    }
+
+    /// Declares a resource of any kind; `component` (DXIL `ComponentType`, 0 = none) tags typed resources.
+    pub fn resource(&mut self, class: u8, reg: u32, kind: u32, stride: u32, component: u32) -> Res {
         let id = self.range_ids[class as usize];
         self.range_ids[class as usize] += 1;
         let i32 = self.i32;
@@ -234,6 +253,10 @@ impl TestModule {
             let tag = ints(md, c, 1, i32);
             let st = ints(md, c, stride as i64, i32);
             Some(md.push_node(false, &[Some(tag), Some(st)]))
+        } else if component != 0 {
+            let tag = ints(md, c, 0, i32);
+            let ct = ints(md, c, component as i64, i32);
+            Some(md.push_node(false, &[Some(tag), Some(ct)]))
         } else {
             None
         };

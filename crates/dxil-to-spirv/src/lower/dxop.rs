@@ -174,6 +174,12 @@ impl<'a> Ctx<'a> {
                 self.barrier_by_type(mem, sem);
                 Ok(Val::None)
             }
+            // BarrierByMemoryHandle(object, semantics): a barrier on one UAV is a UAV-memory barrier.
+            245 => {
+                let sem = self.arg_const(a, 2)? as u32;
+                self.barrier_by_type(1, sem);
+                Ok(Val::None)
+            }
 
             // Math.
             6..=34 | 83..=86 => self.unary_op(op, ty, a).map(Val::Id),

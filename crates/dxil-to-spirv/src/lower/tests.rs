@@ -509,3 +509,27 @@ fn control_flow_with_phis_runs() {
     };
     assert_eq!(o.words("u0"), [45]);
 }
+
+#[test]
+fn sample_positions_of_a_multisampled_texture_validate() {
+    // Texture2DMS<float4> t0; u0[0..2] = asuint(t0.GetSamplePosition(index from t1)).
+    let mut t = TestModule::new([1, 1, 1], false);
+    let tex = t.resource(0, 0, 3, 0, 9);
+    let src = t.buffer(0, 1, 11, 0);
+    let dst = t.buffer(1, 0, 11, 0);
+    let index = t.load_word(src, 0);
+    let f32 = t.f32;
+    let sp = t.dx_struct2("SamplePos", f32);
+    let pos = t.dx_op("texture2DMSGetSamplePosition", 75, sp, &[tex.handle, index]);
+    for k in 0..2 {
+        let c = t.extract(pos, f32, k);
+        let i32 = t.i32;
+        let bits = t.cast(CastOp::BitCast, i32, c);
+        t.store_word(dst, k, bits);
+    }
+    let m = t.finish();
+    let tr = crate::translate(&m, &crate::Options::default()).unwrap();
+    crate::testutil::validate(&tr.words, tr.vulkan_version);
+    let text = crate::disassemble(&tr.words).unwrap();
+    assert!(text.contains("OpImageQuerySamples"), "{text}");
+}

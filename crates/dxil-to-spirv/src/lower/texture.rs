@@ -557,8 +557,88 @@ impl<'a> Ctx<'a> {
         Ok(self.opn(Op::CompositeExtract, f, &[q, if clamped { 0 } else { 1 }]))
     }
 
-    pub(super) fn sample_position(&mut self, _a: Args<'_>) -> Result<Val, Error> {
-        Err(self.unsupported("Texture2DMSGetSamplePosition"))
+    /// `Texture2DMSGetSamplePosition(srv, index)`: D3D's standard sample pattern of the texture's sample count
+    /// (1, 2, 4, 8 or 16 samples), in pixels from the centre; (0, 0) for another count or an index past it.
+    pub(super) fn sample_position(&mut self, a: Args<'_>) -> Result<Val, Error> {
+        // The standard patterns in 1/16 pixel, concatenated: the pattern of n samples starts at entry n - 1.
+        const PATTERNS: [(i8, i8); 31] = [
+            (0, 0),
+            (4, 4),
+            (-4, -4),
+            (-2, -6),
+            (6, -2),
+            (-6, 2),
+            (2, 6),
+            (1, -3),
+            (-1, 3),
+            (5, 1),
+            (-3, -5),
+            (-5, 5),
+            (-7, -1),
+            (3, 7),
+            (7, -7),
+            (1, 1),
+            (-1, -3),
+            (-3, 2),
+            (4, -1),
+            (-5, -2),
+            (2, 5),
+            (5, 3),
+            (3, -5),
+            (-2, 6),
+            (0, -7),
+            (-4, -6),
+            (-6, 4),
+            (-8, 0),
+            (7, -4),
+            (6, 7),
+            (-7, -8),
+        ];
+        let h = self.handle_of_arg(a, 1)?;
+        let index = self.arg_id(a, 2)?;
+        let (img, _) = self.load_object(&h, View::Image)?;
+        self.b.capability(Capability::ImageQuery);
+        let u = self.b.u32();
+        let f = self.b.f32();
+        let bt = self.b.bool();
+        let v2 = self.b.vec(f, 2);
+        let entries: Vec<u32> = PATTERNS
+            .iter()
+            .map(|&(x, y)| {
+                let cx = self.b.const_f32(x as f32 / 16.0);
+                let cy = self.b.const_f32(y as f32 / 16.0);
+                self.b.const_composite(v2, &[cx, cy])
+            })
+            .collect();
+        let at = self.b.ty(TypeKey::Array(v2, PATTERNS.len() as u32));
+        let init = self.b.const_composite(at, &entries);
+        let pt = self.b.ptr(spirv::StorageClass::Private, at);
+        let table = self
+            .b
+            .global_var(pt, spirv::StorageClass::Private, Some(init));
+        let count = self.op1(Op::ImageQuerySamples, u, img);
+        // Valid counts are powers of two up to 16, and the index must be below the count.
+        let one = self.b.const_u32(1);
+        let c16 = self.b.const_u32(16);
+        let zero = self.b.const_u32(0);
+        let cm1 = self.op2(Op::ISub, u, count, one);
+        let pow2 = self.op2(Op::BitwiseAnd, u, count, cm1);
+        let is_pow2 = self.op2(Op::IEqual, bt, pow2, zero);
+        let small = self.op2(Op::ULessThanEqual, bt, count, c16);
+        let inside = self.op2(Op::ULessThan, bt, index, count);
+        let ok1 = self.op2(Op::LogicalAnd, bt, is_pow2, small);
+        let ok = self.op2(Op::LogicalAnd, bt, ok1, inside);
+        let slot = self.op2(Op::IAdd, u, cm1, index);
+        let slot = self.select(u, ok, slot, zero);
+        let pe = self.b.ptr(spirv::StorageClass::Private, v2);
+        let p = self.chain(pe, table, &[slot]);
+        let pos = self.load(v2, p);
+        let x = self.opn(Op::CompositeExtract, f, &[pos, 0]);
+        let y = self.opn(Op::CompositeExtract, f, &[pos, 1]);
+        let zf = self.b.const_f32(0.0);
+        let x = self.select(f, ok, x, zf);
+        let y = self.select(f, ok, y, zf);
+        Ok(self.make_agg(&[x, y]))
     }
 
     /// `GetDimensions(handle, mip)` of a texture.
