@@ -28,6 +28,8 @@
 //! pointers, attribute and metadata syntax), and DXIL needs DXC's own annotations on top.
 #![forbid(unsafe_code)]
 
+pub mod parse;
 mod print;
 
+pub use parse::{ParseError, parse_module};
 pub use print::{PrintOptions, module_to_string, print_module, print_module_with, write_module};

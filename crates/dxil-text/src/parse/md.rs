@@ -1,0 +1,385 @@
+//! Metadata: `!N = [distinct] !{...}`, `!name = !{...}`, operands (`null`, `!N`, `!"..."`,
+//! `!{...}`, `type value`), attachments and the kind table.
+//!
+//! Strings and wrapped values are uniqued as LLVM uniques them; numbered nodes may be used
+//! before they are defined (cycles through `distinct` nodes are common). Inline `!{...}`
+//! operands nest through an explicit stack.
+
+use std::borrow::Cow;
+
+use dxil_module::metadata::MdKind;
+use dxil_module::{MdData, MdId, NamedMd, PoolRange, TypeId, Value, ValueRef};
+
+use super::lexer::{Tok, Token};
+use super::{FxMap, MAX_DEPTH, MODULE_FWD, Name, Parser, Result};
+
+/// Kinds every LLVM 3.7 context registers, with ids 0..13.
+const FIXED_KINDS: [&str; 14] = [
+    "dbg",
+    "tbaa",
+    "prof",
+    "fpmath",
+    "range",
+    "tbaa.struct",
+    "invariant.load",
+    "alias.scope",
+    "noalias",
+    "nontemporal",
+    "llvm.mem.parallel_loop_access",
+    "nonnull",
+    "dereferenceable",
+    "dereferenceable_or_null",
+];
+
+/// Kinds DXC registers between `dx.temp` and `dx.dbg.varlayout` when a module uses them.
+const EARLY_DXC_KINDS: [&str; 3] = ["dx.controlflow.hints", "llvm.loop", "dx.precise"];
+
+#[derive(Copy, Clone)]
+struct Numbered {
+    id: MdId,
+    defined: bool,
+    first_ref: u32,
+}
+
+const UNUSED: u32 = u32::MAX;
+
+#[derive(Default)]
+pub(crate) struct MdState<'a> {
+    numbered: Vec<Numbered>,
+    strings: FxMap<Box<[u8]>, MdId>,
+    values: FxMap<(TypeId, Value), MdId>,
+    /// Attachment kinds by name, numbered in order of first use until [`Parser::md_finish`]
+    /// gives them their table ids.
+    kinds: FxMap<Name<'a>, u32>,
+    kind_names: Vec<String>,
+    ops: Vec<u32>,
+    bytes: Vec<u8>,
+}
+
+impl<'a> Parser<'a> {
+    /// The item of `!N`, created as a placeholder on first use.
+    fn md_slot(&mut self, n: u32, at: u32) -> Result<MdId> {
+        let i = n as usize;
+        // Every node needs text of its own, so numbers beyond the text's length cannot all be
+        // defined; refusing them keeps the table bounded by the input.
+        if i > self.src.len() {
+            return Err(self.err_at(at, format!("metadata number !{n} is too large")));
+        }
+        if i >= self.md.numbered.len() {
+            self.md.numbered.resize(
+                i + 1,
+                Numbered {
+                    id: MdId(UNUSED),
+                    defined: false,
+                    first_ref: 0,
+                },
+            );
+        }
+        let e = self.md.numbered[i];
+        if e.id.0 != UNUSED {
+            return Ok(e.id);
+        }
+        let id = self.m.metadata.push(MdData::Node {
+            distinct: false,
+            operands: PoolRange::EMPTY,
+        });
+        self.md.numbered[i] = Numbered {
+            id,
+            defined: false,
+            first_ref: at,
+        };
+        Ok(id)
+    }
+
+    fn md_string(&mut self, t: &Token) -> MdId {
+        let mut bytes = std::mem::take(&mut self.md.bytes);
+        bytes.clear();
+        self.bytes_of(t, &mut bytes);
+        let id = match self.md.strings.get(bytes.as_slice()) {
+            Some(&id) => id,
+            None => {
+                let id = self.m.metadata.push_string(&bytes);
+                self.md.strings.insert(bytes.as_slice().into(), id);
+                id
+            }
+        };
+        self.md.bytes = bytes;
+        id
+    }
+
+    /// A value wrapped as metadata; values of the function being parsed are not shared.
+    pub(crate) fn md_value(&mut self, ty: TypeId, v: Value) -> MdId {
+        let local = match v.get() {
+            ValueRef::Inst(_) | ValueRef::Arg(_) => true,
+            ValueRef::Unresolved(k) => k & MODULE_FWD == 0,
+            _ => false,
+        };
+        if local {
+            let id = self.m.metadata.push(MdData::Value { ty, value: v });
+            self.fs.local_mds.push(id);
+            return id;
+        }
+        *self
+            .md
+            .values
+            .entry((ty, v))
+            .or_insert_with(|| self.m.metadata.push(MdData::Value { ty, value: v }))
+    }
+
+    /// An attachment kind (`!dx.precise`).
+    pub(crate) fn md_kind(&mut self, t: &Token) -> u32 {
+        let name = self.name_of(t);
+        if let Some(&k) = self.md.kinds.get(&name) {
+            return k;
+        }
+        let k = self.md.kind_names.len() as u32;
+        self.md.kind_names.push(name.to_string());
+        self.md.kinds.insert(name, k);
+        k
+    }
+
+    /// `!N` or an inline `!{...}` (attachments, named metadata operands).
+    pub(crate) fn md_node_ref(&mut self) -> Result<MdId> {
+        match self.tok.tok {
+            Tok::MetadataId(n) => {
+                let t = self.bump()?;
+                self.md_slot(n, t.start)
+            }
+            Tok::Exclaim => self.inline_node(),
+            _ => Err(self.expected("a metadata node ('!N')")),
+        }
+    }
+
+    /// `!N`, `!"..."` or `!{...}`.
+    pub(crate) fn md_operand_required(&mut self) -> Result<MdId> {
+        if self.tok.tok == Tok::MetadataString {
+            let t = self.bump()?;
+            return Ok(self.md_string(&t));
+        }
+        self.md_node_ref()
+    }
+
+    /// `!{...}` as a new (uniqued-by-the-writer) node.
+    fn inline_node(&mut self) -> Result<MdId> {
+        self.expect(Tok::Exclaim, "'!'")?;
+        let operands = self.md_node_operands()?;
+        Ok(self.m.metadata.push(MdData::Node {
+            distinct: false,
+            operands,
+        }))
+    }
+
+    /// `{ op, ... }` of a node, the current token being `{`. Inline nodes among the operands
+    /// are built from an explicit stack.
+    fn md_node_operands(&mut self) -> Result<PoolRange> {
+        self.expect(Tok::LBrace, "'{'")?;
+        let mut ops = std::mem::take(&mut self.md.ops);
+        let base = ops.len();
+        let r = self.md_node_operands_inner(&mut ops, base);
+        ops.truncate(base);
+        self.md.ops = ops;
+        r
+    }
+
+    fn md_node_operands_inner(&mut self, ops: &mut Vec<u32>, base: usize) -> Result<PoolRange> {
+        // Start of each open node's operands in `ops`; the outermost is `base`.
+        let mut frames: Vec<usize> = vec![base];
+        let mut need_operand = !self.eat(Tok::RBrace)?;
+        if !need_operand {
+            frames.pop();
+            return Ok(PoolRange::push(&mut self.m.metadata.operands, &[]));
+        }
+        loop {
+            if need_operand {
+                if self.tok.tok == Tok::Exclaim && self.lx_next_is(b'{') {
+                    self.bump()?;
+                    self.bump()?;
+                    if frames.len() as u32 + self.depth >= MAX_DEPTH {
+                        return Err(self.err(format!("metadata nested deeper than {MAX_DEPTH} levels")));
+                    }
+                    frames.push(ops.len());
+                    if !self.eat(Tok::RBrace)? {
+                        continue;
+                    }
+                    // `!{}`: falls through to close the empty node.
+                } else {
+                    let enc = self.md_simple_operand()?;
+                    ops.push(enc);
+                    need_operand = false;
+                    continue;
+                }
+            } else if self.eat(Tok::Comma)? {
+                need_operand = true;
+                continue;
+            } else if !self.eat(Tok::RBrace)? {
+                return Err(self.expected("',' or '}' in a metadata node"));
+            }
+            // Close the innermost node.
+            let start = frames.pop().unwrap_or(base);
+            let range = PoolRange::push(&mut self.m.metadata.operands, &ops[start..]);
+            ops.truncate(start);
+            if frames.is_empty() {
+                return Ok(range);
+            }
+            let id = self.m.metadata.push(MdData::Node {
+                distinct: false,
+                operands: range,
+            });
+            ops.push(id.0 + 1);
+            need_operand = false;
+        }
+    }
+
+    /// One node operand other than an inline node, encoded as 0 (null) or id + 1.
+    fn md_simple_operand(&mut self) -> Result<u32> {
+        match self.tok.tok {
+            Tok::Word if self.text() == "null" => {
+                self.bump()?;
+                Ok(0)
+            }
+            Tok::MetadataId(n) => {
+                let t = self.bump()?;
+                Ok(self.md_slot(n, t.start)?.0 + 1)
+            }
+            Tok::MetadataString => {
+                let t = self.bump()?;
+                Ok(self.md_string(&t).0 + 1)
+            }
+            Tok::MetadataVar => Err(self.err(format!(
+                "specialized metadata ('{}') is not supported",
+                self.describe(&self.tok)
+            ))),
+            _ => {
+                let at = self.tok.start;
+                let ty = self.parse_type(false)?;
+                if ty == self.types.metadata {
+                    return Err(self.err_at(at, "'metadata' operands are written without a type here"));
+                }
+                let v = self.const_value(ty)?;
+                Ok(self.md_value(ty, v).0 + 1)
+            }
+        }
+    }
+
+    /// `!N = [distinct] !{...}`.
+    pub(crate) fn metadata_definition(&mut self) -> Result<()> {
+        let t = self.bump()?;
+        let Tok::MetadataId(n) = t.tok else {
+            return Err(self.err_at(t.start, "expected '!N'"));
+        };
+        self.expect(Tok::Equal, "'='")?;
+        let distinct = self.eat_word("distinct")?;
+        match self.tok.tok {
+            Tok::Exclaim => {}
+            Tok::MetadataVar => {
+                return Err(self.err(format!(
+                    "specialized metadata ('{}') is not supported",
+                    self.describe(&self.tok)
+                )));
+            }
+            _ => return Err(self.expected("'!{'")),
+        }
+        self.bump()?;
+        let id = self.md_slot(n, t.start)?;
+        if self.md.numbered.get(n as usize).is_some_and(|e| e.defined) {
+            return Err(self.err_at(t.start, format!("redefinition of metadata '!{n}'")));
+        }
+        let operands = self.md_node_operands()?;
+        if let Some(item) = self.m.metadata.items.get_mut(id.index()) {
+            *item = MdData::Node { distinct, operands };
+        }
+        if let Some(e) = self.md.numbered.get_mut(n as usize) {
+            e.defined = true;
+        }
+        Ok(())
+    }
+
+    /// `!name = !{!0, !1}`.
+    pub(crate) fn named_metadata(&mut self) -> Result<()> {
+        let t = self.bump()?;
+        let name = self.name_of(&t).into_owned();
+        self.expect(Tok::Equal, "'='")?;
+        self.expect(Tok::Exclaim, "'!'")?;
+        self.expect(Tok::LBrace, "'{'")?;
+        let mut operands = Vec::new();
+        if !self.eat(Tok::RBrace)? {
+            loop {
+                operands.push(self.md_node_ref()?);
+                if self.eat(Tok::RBrace)? {
+                    break;
+                }
+                self.expect(Tok::Comma, "',' or '}'")?;
+            }
+        }
+        match self.m.metadata.named.iter_mut().find(|n| n.name == name) {
+            Some(existing) => existing.operands.extend(operands),
+            None => self.m.metadata.named.push(NamedMd { name, operands }),
+        }
+        Ok(())
+    }
+
+    /// Checks every `!N` used was defined, and builds the kind table: LLVM's fixed kinds, then
+    /// DXC's in the order DXC registers them (the listing only shows the used ones; the unused
+    /// `dx.temp` and `dx.dbg.varlayout` that DXC always registers are added).
+    pub(crate) fn md_finish(&mut self) -> Result<()> {
+        if let Some((n, e)) = self
+            .md
+            .numbered
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.id.0 != UNUSED && !e.defined)
+            .min_by_key(|(_, e)| e.first_ref)
+        {
+            return Err(self.err_at(e.first_ref, format!("use of undefined metadata '!{n}'")));
+        }
+        let used = &self.md.kind_names;
+        let mut table: Vec<Cow<'static, str>> = FIXED_KINDS.iter().map(|k| Cow::Borrowed(*k)).collect();
+        table.push(Cow::Borrowed("dx.temp"));
+        for k in EARLY_DXC_KINDS {
+            if used.iter().any(|u| u == k) {
+                table.push(Cow::Borrowed(k));
+            }
+        }
+        table.push(Cow::Borrowed("dx.dbg.varlayout"));
+        for u in used {
+            if !table.iter().any(|t| t == u) {
+                table.push(Cow::Owned(u.clone()));
+            }
+        }
+        // Loop hints come with DXC's `dx.break` lowering, which registers its own kind last.
+        if used
+            .iter()
+            .any(|u| u == "dx.controlflow.hints" || u == "llvm.loop")
+            && !table.iter().any(|t| t == "dx.break.br")
+        {
+            table.push(Cow::Borrowed("dx.break.br"));
+        }
+        let remap: Vec<u32> = used
+            .iter()
+            .map(|u| table.iter().position(|t| t == u).unwrap_or(0) as u32)
+            .collect();
+        self.m.metadata.kinds = table
+            .iter()
+            .enumerate()
+            .map(|(i, name)| MdKind::new(i as u32, name.as_bytes()))
+            .collect();
+        if !remap.is_empty() {
+            let map = |k: &mut u32| {
+                if let Some(&r) = remap.get(*k as usize) {
+                    *k = r;
+                }
+            };
+            for f in &mut self.m.functions {
+                if let Some(b) = &mut f.body {
+                    for a in &mut b.attachments {
+                        map(&mut a.kind);
+                    }
+                    for (k, _) in &mut b.fn_attachments {
+                        map(k);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
