@@ -339,7 +339,10 @@ impl<'a> Parser<'a> {
                 Some((_, Key::Id(n), at)) if n as usize != self.fs.slots.len() => {
                     return Err(self.err_at(
                         at,
-                        format!("argument expected to be numbered '%{}'", self.fs.slots.len()),
+                        format!(
+                            "argument expected to be numbered '%{}'",
+                            self.fs.slots.len()
+                        ),
                     ));
                 }
                 _ => self.fs.slots.push(Slot::Val(Value::arg(i))),
@@ -377,7 +380,13 @@ impl<'a> Parser<'a> {
     }
 
     fn finish_function(&mut self) -> Result<()> {
-        if let Some((h, _)) = self.fs.block_pos.iter().enumerate().find(|(_, p)| **p == NONE) {
+        if let Some((h, _)) = self
+            .fs
+            .block_pos
+            .iter()
+            .enumerate()
+            .find(|(_, p)| **p == NONE)
+        {
             let (at, key) = self.fs.block_first_use[h].clone();
             return Err(self.err_at(at, format!("use of undefined label '{}'", key.show('%'))));
         }
@@ -542,7 +551,8 @@ impl<'a> Parser<'a> {
         match key {
             Key::Id(_) => self.fs.slots.push(Slot::Val(v)),
             Key::Name(n) => {
-                if self.fs.names.contains_key(&n) || self.fs.blocks.contains_key(&Key::Name(n.clone()))
+                if self.fs.names.contains_key(&n)
+                    || self.fs.blocks.contains_key(&Key::Name(n.clone()))
                 {
                     return Err(self.err_at(at, format!("redefinition of value '%{n}'")));
                 }
@@ -566,7 +576,9 @@ impl<'a> Parser<'a> {
         {
             return match s {
                 Slot::Block(h) => Ok(BlockId(*h)),
-                Slot::Val(_) => Err(self.err_at(at, format!("'%{n}' is a value, not a basic block"))),
+                Slot::Val(_) => {
+                    Err(self.err_at(at, format!("'%{n}' is a value, not a basic block")))
+                }
             };
         }
         if let Some(&h) = self.fs.blocks.get(&key) {
@@ -611,7 +623,9 @@ impl<'a> Parser<'a> {
         let h = match self.fs.blocks.get(&key) {
             Some(&h) => {
                 if self.fs.block_pos.get(h as usize) != Some(&NONE) {
-                    return Err(self.err_at(at, format!("redefinition of label '{}'", key.show('%'))));
+                    return Err(
+                        self.err_at(at, format!("redefinition of label '{}'", key.show('%')))
+                    );
                 }
                 h
             }
@@ -725,7 +739,10 @@ impl<'a> Parser<'a> {
             let kt = self.bump()?;
             let kind = self.md_kind(&kt);
             let node = self.md_node_ref()?;
-            self.fs.body.attachments.push(Attachment { inst, kind, node });
+            self.fs
+                .body
+                .attachments
+                .push(Attachment { inst, kind, node });
         }
     }
 
@@ -981,9 +998,7 @@ impl<'a> Parser<'a> {
                 let (ptr, pt) = self.typed_value()?;
                 self.expect(Tok::Comma, "','")?;
                 let (value, vt) = self.typed_value()?;
-                if self.m.types.pointee(pt) != Some(vt)
-                    || self.m.types.int_width(vt).is_none()
-                {
+                if self.m.types.pointee(pt) != Some(vt) || self.m.types.int_width(vt).is_none() {
                     return Err(self.err_at(at, "atomicrmw needs an integer and a pointer to it"));
                 }
                 let (ordering, scope) = self.atomic_ordering()?;
@@ -1065,7 +1080,10 @@ impl<'a> Parser<'a> {
                     if !self.is_void(ret) {
                         return Err(self.err_at(
                             rat,
-                            format!("value doesn't match function result type '{}'", self.type_text(ret)),
+                            format!(
+                                "value doesn't match function result type '{}'",
+                                self.type_text(ret)
+                            ),
                         ));
                     }
                     return Ok((InstKind::Ret { value: None }, void, false));
@@ -1074,7 +1092,10 @@ impl<'a> Parser<'a> {
                 if ty != ret {
                     return Err(self.err_at(
                         rat,
-                        format!("value doesn't match function result type '{}'", self.type_text(ret)),
+                        format!(
+                            "value doesn't match function result type '{}'",
+                            self.type_text(ret)
+                        ),
                     ));
                 }
                 let v = self.value(ty)?;
@@ -1438,7 +1459,11 @@ impl<'a> Parser<'a> {
                         Some(&p) if p != t => {
                             return Err(self.err_at(
                                 aat,
-                                format!("argument has type '{}', the callee expects '{}'", self.type_text(t), self.type_text(p)),
+                                format!(
+                                    "argument has type '{}', the callee expects '{}'",
+                                    self.type_text(t),
+                                    self.type_text(p)
+                                ),
                             ));
                         }
                         None if !vararg => {

@@ -489,7 +489,17 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error_with_a_position() {
-        for bad in ["\"open", "%", "@ x", "#x", "%99999999999", "i0", "i99999999", "\u{1}", "+1"] {
+        for bad in [
+            "\"open",
+            "%",
+            "@ x",
+            "#x",
+            "%99999999999",
+            "i0",
+            "i99999999",
+            "\u{1}",
+            "+1",
+        ] {
             let mut l = Lexer::new(bad);
             let mut r = Ok(());
             for _ in 0..4 {

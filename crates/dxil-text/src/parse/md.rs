@@ -8,10 +8,20 @@
 use std::borrow::Cow;
 
 use dxil_module::metadata::MdKind;
-use dxil_module::{MdData, MdId, NamedMd, PoolRange, TypeId, Value, ValueRef};
+use dxil_module::{
+    Attribute, ConstData, FUNCTION_SLOT, InstKind, MdData, MdId, NamedMd, PoolRange, TypeId, Value,
+    ValueRef,
+};
 
 use super::lexer::{Tok, Token};
 use super::{FxMap, MAX_DEPTH, MODULE_FWD, Name, Parser, Result};
+
+/// What the module says about the compilation that produced it (see [`Parser::md_finish`]).
+struct Hints {
+    readnone: bool,
+    branches: bool,
+    nonuniform_handle: bool,
+}
 
 /// Kinds every LLVM 3.7 context registers, with ids 0..13.
 const FIXED_KINDS: [&str; 14] = [
@@ -31,7 +41,7 @@ const FIXED_KINDS: [&str; 14] = [
     "dereferenceable_or_null",
 ];
 
-/// Kinds DXC registers between `dx.temp` and `dx.dbg.varlayout` when a module uses them.
+/// Kinds DXC registers before `dx.dbg.varlayout` when a module uses them, in DXC's order.
 const EARLY_DXC_KINDS: [&str; 3] = ["dx.controlflow.hints", "llvm.loop", "dx.precise"];
 
 #[derive(Copy, Clone)]
@@ -195,7 +205,9 @@ impl<'a> Parser<'a> {
                     self.bump()?;
                     self.bump()?;
                     if frames.len() as u32 + self.depth >= MAX_DEPTH {
-                        return Err(self.err(format!("metadata nested deeper than {MAX_DEPTH} levels")));
+                        return Err(
+                            self.err(format!("metadata nested deeper than {MAX_DEPTH} levels"))
+                        );
                     }
                     frames.push(ops.len());
                     if !self.eat(Tok::RBrace)? {
@@ -253,7 +265,9 @@ impl<'a> Parser<'a> {
                 let at = self.tok.start;
                 let ty = self.parse_type(false)?;
                 if ty == self.types.metadata {
-                    return Err(self.err_at(at, "'metadata' operands are written without a type here"));
+                    return Err(
+                        self.err_at(at, "'metadata' operands are written without a type here")
+                    );
                 }
                 let v = self.const_value(ty)?;
                 Ok(self.md_value(ty, v).0 + 1)
@@ -318,9 +332,16 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Checks every `!N` used was defined, and builds the kind table: LLVM's fixed kinds, then
-    /// DXC's in the order DXC registers them (the listing only shows the used ones; the unused
-    /// `dx.temp` and `dx.dbg.varlayout` that DXC always registers are added).
+    /// Checks every `!N` used was defined, and builds the kind table.
+    ///
+    /// DXC writes every kind its context registered, used or not, in the order its passes first
+    /// asked for them, and the listing shows only the used ones. The table is rebuilt from what
+    /// the listing implies: LLVM's fixed kinds; `dx.temp` and `dx.dbg.varlayout`, which DXC
+    /// always registers (`dx.temp` first when the module calls `readnone` functions, which in
+    /// DXC's output mostly means the entry point reads inputs that code generation copied
+    /// through temporaries); the used DXC kinds in DXC's order; `dx.nonuniform` when a handle is
+    /// created with a non-uniform index (the `NonUniformResourceIndex` marker is gone, the kind
+    /// stays); and `dx.break.br` when a function branches. Attachments are renumbered to match.
     pub(crate) fn md_finish(&mut self) -> Result<()> {
         if let Some((n, e)) = self
             .md
@@ -332,26 +353,35 @@ impl<'a> Parser<'a> {
         {
             return Err(self.err_at(e.first_ref, format!("use of undefined metadata '!{n}'")));
         }
+        let hints = self.module_hints();
         let used = &self.md.kind_names;
-        let mut table: Vec<Cow<'static, str>> = FIXED_KINDS.iter().map(|k| Cow::Borrowed(*k)).collect();
-        table.push(Cow::Borrowed("dx.temp"));
-        for k in EARLY_DXC_KINDS {
-            if used.iter().any(|u| u == k) {
-                table.push(Cow::Borrowed(k));
-            }
-        }
-        table.push(Cow::Borrowed("dx.dbg.varlayout"));
-        for u in used {
-            if !table.iter().any(|t| t == u) {
-                table.push(Cow::Owned(u.clone()));
-            }
-        }
-        // Loop hints come with DXC's `dx.break` lowering, which registers its own kind last.
-        if used
+        let is_used = |k: &str| used.iter().any(|u| u == k);
+        let mut table: Vec<Cow<'static, str>> =
+            FIXED_KINDS.iter().map(|k| Cow::Borrowed(*k)).collect();
+        let early = EARLY_DXC_KINDS.iter().filter(|k| is_used(k));
+        let mut others: Vec<Cow<'static, str>> = used
             .iter()
-            .any(|u| u == "dx.controlflow.hints" || u == "llvm.loop")
-            && !table.iter().any(|t| t == "dx.break.br")
-        {
+            .filter(|u| {
+                !FIXED_KINDS.contains(&u.as_str()) && !EARLY_DXC_KINDS.contains(&u.as_str())
+            })
+            .map(|u| Cow::Owned(u.clone()))
+            .collect();
+        if hints.nonuniform_handle && !others.iter().any(|k| k == "dx.nonuniform") {
+            others.push(Cow::Borrowed("dx.nonuniform"));
+        }
+        others.retain(|k| k != "dx.temp" && k != "dx.dbg.varlayout" && k != "dx.break.br");
+        if hints.readnone {
+            table.push(Cow::Borrowed("dx.temp"));
+            table.extend(early.map(|k| Cow::Borrowed(*k)));
+            table.push(Cow::Borrowed("dx.dbg.varlayout"));
+            table.extend(others);
+        } else {
+            table.extend(early.map(|k| Cow::Borrowed(*k)));
+            table.push(Cow::Borrowed("dx.dbg.varlayout"));
+            table.extend(others);
+            table.push(Cow::Borrowed("dx.temp"));
+        }
+        if hints.branches || is_used("dx.break.br") {
             table.push(Cow::Borrowed("dx.break.br"));
         }
         let remap: Vec<u32> = used
@@ -381,5 +411,41 @@ impl<'a> Parser<'a> {
             }
         }
         Ok(())
+    }
+
+    fn module_hints(&self) -> Hints {
+        let m = &self.m;
+        let readnone = m
+            .attr_groups
+            .iter()
+            .any(|g| g.slot == FUNCTION_SLOT && g.attrs.contains(&Attribute::Enum(20)));
+        let mut branches = false;
+        let mut nonuniform_handle = false;
+        for f in &m.functions {
+            let Some(b) = &f.body else { continue };
+            branches |= b.blocks.len() > 1;
+            for inst in &b.insts {
+                let InstKind::Call { callee, args, .. } = &inst.kind else {
+                    continue;
+                };
+                let creates_handle = callee
+                    .as_function()
+                    .and_then(|c| m.function(c))
+                    .is_some_and(|c| c.name.starts_with("dx.op.createHandle"));
+                let last = b.values(*args).last();
+                let nonuniform = last
+                    .and_then(|v| v.as_const())
+                    .and_then(|c| m.constants.get(c))
+                    .is_some_and(|k| {
+                        m.types.int_width(k.ty) == Some(1) && k.data == ConstData::Int(-1)
+                    });
+                nonuniform_handle |= creates_handle && nonuniform;
+            }
+        }
+        Hints {
+            readnone,
+            branches,
+            nonuniform_handle,
+        }
     }
 }

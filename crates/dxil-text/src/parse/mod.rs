@@ -212,14 +212,20 @@ impl<'a> Parser<'a> {
     /// "expected X, found Y" at the current token.
     #[cold]
     fn expected(&self, what: &str) -> ParseError {
-        self.err(format!("expected {what}, found {}", self.describe(&self.tok)))
+        self.err(format!(
+            "expected {what}, found {}",
+            self.describe(&self.tok)
+        ))
     }
 
     fn describe(&self, t: &Token) -> String {
         if t.tok == Tok::Eof {
             return "end of input".into();
         }
-        let text = self.src.get(t.start as usize..t.end as usize).unwrap_or("?");
+        let text = self
+            .src
+            .get(t.start as usize..t.end as usize)
+            .unwrap_or("?");
         let mut s: String = text.chars().take(40).collect();
         if s.len() < text.len() {
             s.push_str("...");
@@ -294,10 +300,7 @@ impl<'a> Parser<'a> {
         let raw = self.lx.slice(t.payload);
         if !t.escaped {
             // Spans start and end next to ASCII delimiters, so they are valid UTF-8.
-            if let Some(s) = self
-                .src
-                .get(t.payload.0 as usize..t.payload.1 as usize)
-            {
+            if let Some(s) = self.src.get(t.payload.0 as usize..t.payload.1 as usize) {
                 return Cow::Borrowed(s);
             }
         }
@@ -697,10 +700,9 @@ impl<'a> Parser<'a> {
             .collect();
         let map = |v: Value| -> Value {
             match v.get() {
-                dxil_module::ValueRef::Unresolved(k) if k & MODULE_FWD != 0 => table
-                    .get((k & !MODULE_FWD) as usize)
-                    .copied()
-                    .unwrap_or(v),
+                dxil_module::ValueRef::Unresolved(k) if k & MODULE_FWD != 0 => {
+                    table.get((k & !MODULE_FWD) as usize).copied().unwrap_or(v)
+                }
                 _ => v,
             }
         };
@@ -744,10 +746,13 @@ impl<'a> Parser<'a> {
     }
 
     fn finish(mut self) -> Result<Module> {
-        self.types.check_defined(&self.m).map_err(|(at, msg)| self.err_at(at, msg))?;
+        self.types
+            .check_defined(&self.m)
+            .map_err(|(at, msg)| self.err_at(at, msg))?;
         self.resolve_globals()?;
-        self.md_finish()?;
+        // Attributes first: the kind table looks at them.
         self.attrs_finish()?;
+        self.md_finish()?;
         Ok(self.m)
     }
 

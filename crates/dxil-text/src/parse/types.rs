@@ -202,10 +202,7 @@ fn spell(m: &Module, t: TypeId, s: &mut String, depth: u32) {
             spell(m, *elem, s, depth + 1);
             s.push('>');
         }
-        TypeData::Struct {
-            name: Some(n),
-            ..
-        } => {
+        TypeData::Struct { name: Some(n), .. } => {
             let _ = write!(s, "%{n}");
         }
         TypeData::Struct { packed, elems, .. } => {
@@ -304,7 +301,10 @@ impl<'a> Parser<'a> {
                 }
                 let pat = self.tok.start;
                 let p = self.parse_type(false)?;
-                if matches!(self.m.types.data(p), TypeData::Function { .. } | TypeData::Label) {
+                if matches!(
+                    self.m.types.data(p),
+                    TypeData::Function { .. } | TypeData::Label
+                ) {
                     return Err(self.err_at(pat, "invalid function parameter type"));
                 }
                 params.push(p);
@@ -358,7 +358,9 @@ impl<'a> Parser<'a> {
                 }
                 self.expect(Tok::RSquare, "']'")?;
                 self.leave();
-                Ok(self.types.intern(&mut self.m, TypeData::Array { len, elem }))
+                Ok(self
+                    .types
+                    .intern(&mut self.m, TypeData::Array { len, elem }))
             }
             Tok::Less => {
                 self.bump()?;
@@ -369,10 +371,9 @@ impl<'a> Parser<'a> {
                 self.enter()?;
                 let lat = self.tok.start;
                 let len = self.array_len()?;
-                let len = u32::try_from(len)
-                    .ok()
-                    .filter(|&l| l > 0)
-                    .ok_or_else(|| self.err_at(lat, "vector length must be between 1 and 2^32-1"))?;
+                let len = u32::try_from(len).ok().filter(|&l| l > 0).ok_or_else(|| {
+                    self.err_at(lat, "vector length must be between 1 and 2^32-1")
+                })?;
                 self.expect_word("x")?;
                 let eat = self.tok.start;
                 let elem = self.parse_type(false)?;
@@ -389,7 +390,9 @@ impl<'a> Parser<'a> {
                 }
                 self.expect(Tok::Greater, "'>'")?;
                 self.leave();
-                Ok(self.types.intern(&mut self.m, TypeData::Vector { len, elem }))
+                Ok(self
+                    .types
+                    .intern(&mut self.m, TypeData::Vector { len, elem }))
             }
             Tok::LBrace => self.struct_body(false),
             _ => Err(self.expected("a type")),
@@ -560,7 +563,11 @@ impl<'a> Parser<'a> {
 
     /// Whether the next non-blank character after the current token is `c`.
     pub(crate) fn lx_next_is(&self, c: u8) -> bool {
-        let rest = self.src.as_bytes().get(self.tok.end as usize..).unwrap_or(&[]);
+        let rest = self
+            .src
+            .as_bytes()
+            .get(self.tok.end as usize..)
+            .unwrap_or(&[]);
         rest.iter()
             .find(|b| !b.is_ascii_whitespace())
             .is_some_and(|&b| b == c)

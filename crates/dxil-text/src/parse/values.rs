@@ -150,7 +150,9 @@ pub(crate) fn predicate(w: &str, float: bool) -> Option<Predicate> {
     if float {
         F.iter().position(|p| *p == w).map(|i| Predicate(i as u8))
     } else {
-        I.iter().position(|p| *p == w).map(|i| Predicate(32 + i as u8))
+        I.iter()
+            .position(|p| *p == w)
+            .map(|i| Predicate(32 + i as u8))
     }
 }
 
@@ -469,13 +471,14 @@ impl<'a> Parser<'a> {
                     }
                     "undef" | "zeroinitializer" => {
                         if !self.types.is_first_class_or_aggregate(&self.m, ty) {
-                            return Err(self.err(format!(
-                                "invalid type '{}' for '{w}'",
-                                self.type_text(ty)
-                            )));
+                            return Err(self
+                                .err(format!("invalid type '{}' for '{w}'", self.type_text(ty))));
                         }
                         if w == "zeroinitializer"
-                            && matches!(self.m.types.data(ty), TypeData::Struct { opaque: true, .. })
+                            && matches!(
+                                self.m.types.data(ty),
+                                TypeData::Struct { opaque: true, .. }
+                            )
                         {
                             return Err(self.err("zeroinitializer of an opaque struct"));
                         }
@@ -487,9 +490,9 @@ impl<'a> Parser<'a> {
                         })
                     }
                     "blockaddress" => Err(self.err("blockaddress is not supported")),
-                    "extractvalue" | "insertvalue" => Err(self.err(format!(
-                        "'{w}' constant expressions are not supported"
-                    ))),
+                    "extractvalue" | "insertvalue" => {
+                        Err(self.err(format!("'{w}' constant expressions are not supported")))
+                    }
                     _ => self.const_expr(ty, at),
                 }
             }
@@ -953,7 +956,10 @@ impl<'a> Parser<'a> {
         if !ok {
             return Err(self.err_at(
                 at,
-                format!("invalid operand type '{}' for a comparison", self.type_text(lt)),
+                format!(
+                    "invalid operand type '{}' for a comparison",
+                    self.type_text(lt)
+                ),
             ));
         }
         Ok(())
@@ -964,8 +970,8 @@ impl<'a> Parser<'a> {
             return Err(self.err_at(at, "both values of a select must have one type"));
         }
         let (cs, cl) = self.scalar_and_len(ct);
-        let ok = self.m.types.int_width(cs) == Some(1)
-            && (cl == 0 || self.scalar_and_len(a).1 == cl);
+        let ok =
+            self.m.types.int_width(cs) == Some(1) && (cl == 0 || self.scalar_and_len(a).1 == cl);
         if !ok {
             return Err(self.err_at(at, "select condition must be i1 or <N x i1>"));
         }
@@ -1003,7 +1009,10 @@ impl<'a> Parser<'a> {
         mask: TypeId,
         at: u32,
     ) -> Result<TypeId> {
-        let (ad, md) = (self.m.types.data(a).clone(), self.m.types.data(mask).clone());
+        let (ad, md) = (
+            self.m.types.data(a).clone(),
+            self.m.types.data(mask).clone(),
+        );
         match (ad, md) {
             (TypeData::Vector { elem, .. }, TypeData::Vector { len, elem: me })
                 if a == b && self.m.types.int_width(me) == Some(32) =>
