@@ -50,6 +50,10 @@ pub(crate) struct FnState<'a> {
     remap_blocks: bool,
     /// Metadata items wrapping local values (`metadata float %x`), patched with the function.
     pub local_mds: Vec<dxil_module::MdId>,
+    /// Scratch lists of call, phi and getelementptr operands (instructions do not nest).
+    buf_vals: Vec<u32>,
+    buf_types: Vec<TypeId>,
+    buf_values: Vec<Value>,
 }
 
 impl<'a> FnState<'a> {
@@ -1182,7 +1186,8 @@ impl<'a> Parser<'a> {
         if !self.types.is_first_class_or_aggregate(&self.m, ty) {
             return Err(self.err_at(tat, "phi node must have first class type"));
         }
-        let mut pairs: Vec<u32> = Vec::with_capacity(8);
+        let mut pairs = std::mem::take(&mut self.fs.buf_vals);
+        pairs.clear();
         let mut ate = false;
         loop {
             self.expect(Tok::LSquare, "'[' of a phi incoming pair")?;
@@ -1201,6 +1206,7 @@ impl<'a> Parser<'a> {
             }
         }
         let incoming = self.push_pool(&pairs);
+        self.fs.buf_vals = pairs;
         Ok((InstKind::Phi { incoming }, ty, ate))
     }
 
@@ -1322,7 +1328,8 @@ impl<'a> Parser<'a> {
         self.bump()?;
         let inbounds = self.eat_word("inbounds")?;
         let source_ty = self.parse_type(false)?;
-        let mut ops: Vec<Value> = Vec::with_capacity(4);
+        let mut ops = std::mem::take(&mut self.fs.buf_values);
+        ops.clear();
         let mut ate = false;
         while self.eat(Tok::Comma)? {
             if self.at_attachment() {
@@ -1333,8 +1340,13 @@ impl<'a> Parser<'a> {
             ops.push(v);
         }
         let ty = self.gep_type(source_ty, &ops, at)?;
-        let raw: Vec<u32> = ops.iter().map(|v| v.0).collect();
-        let operands = self.push_pool(&raw);
+        let start = self.fs.body.pool.len() as u32;
+        self.fs.body.pool.extend(ops.iter().map(|v| v.0));
+        let operands = PoolRange {
+            start,
+            len: ops.len() as u32,
+        };
+        self.fs.buf_values = ops;
         Ok((
             InstKind::Gep {
                 inbounds,
@@ -1435,8 +1447,10 @@ impl<'a> Parser<'a> {
         let callee_lx = self.lx.pos();
         self.skip_callee()?;
         self.expect(Tok::LParen, "'(' before the call arguments")?;
-        let mut args: Vec<u32> = Vec::with_capacity(8);
-        let mut arg_types: Vec<TypeId> = Vec::with_capacity(8);
+        let mut args = std::mem::take(&mut self.fs.buf_vals);
+        args.clear();
+        let mut arg_types = std::mem::take(&mut self.fs.buf_types);
+        arg_types.clear();
         let mut arg_attrs: Vec<(u32, Vec<dxil_module::Attribute>)> = Vec::new();
         let md_ty = self.types.metadata;
         if !self.eat(Tok::RParen)? {
@@ -1492,14 +1506,23 @@ impl<'a> Parser<'a> {
                 if matches!(self.m.types.data(ty), TypeData::Label | TypeData::Metadata) {
                     return Err(self.err_at(tat, "invalid call result type"));
                 }
-                self.types.intern(
-                    &mut self.m,
-                    TypeData::Function {
-                        vararg: false,
-                        ret: ty,
-                        params: arg_types,
-                    },
-                )
+                // Usually the callee has been seen with this very type: no new type to build.
+                match self.known_callee_type(&callee_tok) {
+                    Some(k)
+                        if self.m.types.function_signature(k)
+                            == Some((ty, arg_types.as_slice(), false)) =>
+                    {
+                        k
+                    }
+                    _ => self.types.intern(
+                        &mut self.m,
+                        TypeData::Function {
+                            vararg: false,
+                            ret: ty,
+                            params: arg_types.clone(),
+                        },
+                    ),
+                }
             }
         };
         let mut fn_attrs = Vec::new();
@@ -1534,7 +1557,10 @@ impl<'a> Parser<'a> {
         slots.extend(arg_attrs);
         let inst = InstId(self.fs.body.insts.len() as u32);
         let attrs = self.attrs_pending(slots, fn_attrs, group_refs, Some(inst));
-        let args = self.push_pool(&args);
+        let args_range = self.push_pool(&args);
+        self.fs.buf_vals = args;
+        self.fs.buf_types = arg_types;
+        let args = args_range;
         let ret = self
             .m
             .types
@@ -1551,6 +1577,24 @@ impl<'a> Parser<'a> {
             ret,
             false,
         ))
+    }
+
+    /// The function type of a callee named by a global already defined or used.
+    fn known_callee_type(&mut self, t: &super::lexer::Token) -> Option<TypeId> {
+        let key = match t.tok {
+            Tok::GlobalVar => Key::Name(self.name_of(t)),
+            Tok::GlobalId(n) => Key::Id(n),
+            _ => return None,
+        };
+        let found = match &key {
+            Key::Name(n) => self.globals.get(n).copied(),
+            Key::Id(n) => self.numbered_globals.get(*n as usize).copied(),
+        };
+        let ptr = match found {
+            Some(v) => self.value_type(v)?,
+            None => self.gfwd.get(*self.gfwd_index.get(&key)? as usize)?.ty,
+        };
+        self.m.types.pointee(ptr)
     }
 
     /// The operand of a `metadata` argument: `!N`, `!"..."`, `!{...}` or a wrapped value

@@ -80,10 +80,33 @@ pub(crate) struct Lexer<'a> {
     pos: usize,
 }
 
+/// Byte classes: bit 0 = identifier character (`[A-Za-z0-9$._-]`), bit 1 = blank.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'$' || b == b'.' || b == b'_' || b == b'-' {
+            t[c] |= 1;
+        }
+        if b == b' ' || b == b'\t' || b == b'\n' || b == b'\r' {
+            t[c] |= 2;
+        }
+        c += 1;
+    }
+    t
+};
+
 /// Characters of a bare identifier after its first one (`[A-Za-z0-9$._-]`).
 #[inline]
 fn is_ident_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'$' | b'.' | b'_' | b'-')
+    CLASS[c as usize] & 1 != 0
+}
+
+/// Length of the run of identifier characters at the start of `s`.
+#[inline]
+fn ident_len(s: &[u8]) -> usize {
+    s.iter().position(|&c| !is_ident_char(c)).unwrap_or(s.len())
 }
 
 /// First characters of a bare name after `%`, `@` or `!` (`[A-Za-z$._-]`).
@@ -131,16 +154,17 @@ impl<'a> Lexer<'a> {
     #[inline]
     fn skip_trivia(&mut self) {
         loop {
-            match self.at(self.pos) {
-                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
-                b';' => {
-                    // Comments run to the end of the line.
-                    match self.src[self.pos..].iter().position(|&c| c == b'\n') {
-                        Some(n) => self.pos += n + 1,
-                        None => self.pos = self.src.len(),
-                    }
+            let c = self.at(self.pos);
+            if CLASS[c as usize] & 2 != 0 {
+                self.pos += 1;
+            } else if c == b';' {
+                // Comments run to the end of the line.
+                match memchr::memchr(b'\n', &self.src[self.pos..]) {
+                    Some(n) => self.pos += n + 1,
+                    None => self.pos = self.src.len(),
                 }
-                _ => return,
+            } else {
+                return;
             }
         }
     }
@@ -248,10 +272,7 @@ impl<'a> Lexer<'a> {
                 Ok(numbered(self.number(i, n, "value")?))
             }
             c if is_name_start(c) => {
-                let n = self.src[i..]
-                    .iter()
-                    .take_while(|&&c| is_ident_char(c))
-                    .count();
+                let n = ident_len(&self.src[i..]);
                 self.pos = i + n;
                 t.payload = (i as u32, (i + n) as u32);
                 Ok(named)
@@ -266,11 +287,11 @@ impl<'a> Lexer<'a> {
     /// The body of a quoted string whose first character is at `i`; sets the payload span.
     fn string_body(&mut self, t: &mut Token, i: usize) -> Result<(), ParseError> {
         let rest = self.src.get(i..).unwrap_or(&[]);
-        let Some(n) = rest.iter().position(|&c| c == b'"') else {
+        let Some(n) = memchr::memchr(b'"', rest) else {
             return Err(self.err(t.start as usize, "unterminated string"));
         };
         t.payload = (i as u32, (i + n) as u32);
-        t.escaped = rest[..n].contains(&b'\\');
+        t.escaped = memchr::memchr(b'\\', &rest[..n]).is_some();
         self.pos = i + n + 1;
         Ok(())
     }
@@ -361,10 +382,7 @@ impl<'a> Lexer<'a> {
             self.string_body(t, s + 2)?;
             return Ok(Tok::CStr);
         }
-        let n = self.src[s..]
-            .iter()
-            .take_while(|&&c| is_ident_char(c))
-            .count();
+        let n = ident_len(&self.src[s..]);
         self.pos = s + n;
         t.payload = (s as u32, (s + n) as u32);
         if self.at(self.pos) == b':' {

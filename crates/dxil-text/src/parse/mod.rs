@@ -16,6 +16,7 @@
 
 mod attrs;
 mod error;
+pub mod fuzz;
 mod inst;
 mod lexer;
 mod md;
@@ -38,7 +39,7 @@ use lexer::{Lexer, Tok, Token};
 type Result<T> = std::result::Result<T, ParseError>;
 
 /// Deepest nesting of types, constants and metadata the parser follows.
-pub const MAX_DEPTH: u32 = 200;
+pub const MAX_DEPTH: u32 = 64;
 
 /// A small multiplicative hasher: keys are short names and ids, and the inputs are listings, not
 /// adversarial hash-flooding traffic (the maps are bounded by the input size either way).

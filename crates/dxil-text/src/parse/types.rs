@@ -25,6 +25,8 @@ const PRIMS: usize = 10;
 pub(crate) struct TypeState<'a> {
     pub metadata: TypeId,
     prims: [Option<TypeId>; PRIMS],
+    /// `i1` to `i64` directly, wider ones through the map.
+    small_ints: [Option<TypeId>; 65],
     ints: FxMap<u32, TypeId>,
     composite: FxMap<TypeData, TypeId>,
     named: FxMap<Key<'a>, NamedTy>,
@@ -71,6 +73,7 @@ impl<'a> TypeState<'a> {
         TypeState {
             metadata,
             prims,
+            small_ints: [None; 65],
             ints: FxMap::default(),
             composite: FxMap::default(),
             named: FxMap::default(),
@@ -91,6 +94,9 @@ impl<'a> TypeState<'a> {
     }
 
     pub fn int(&mut self, m: &mut Module, w: u32) -> TypeId {
+        if let Some(slot) = self.small_ints.get_mut(w as usize) {
+            return *slot.get_or_insert_with(|| m.types.push(TypeData::Int(w)));
+        }
         *self
             .ints
             .entry(w)

@@ -8,7 +8,7 @@
 use dxil_module::inst::BinFlagKind;
 use dxil_module::{
     BinOp, CastOp, ConstData, ConstId, Constant, Module, PoolRange, Predicate, TypeData, TypeId,
-    Value, ValueRef,
+    Value,
 };
 
 use super::lexer::Tok;
@@ -765,7 +765,21 @@ impl<'a> Parser<'a> {
     }
 
     fn const_expr_inner(&mut self, ty: TypeId, at: u32, w: &'a str) -> Result<ConstId> {
+        // Each form in a function of its own: the frames stack up once per nesting level.
         if let Some(op) = cast_op(w) {
+            return self.const_cast(ty, at, op);
+        }
+        if w == "getelementptr" {
+            return self.const_gep(ty, at);
+        }
+        if let Some(op) = bin_op(w) {
+            return self.const_binary(ty, at, op);
+        }
+        self.const_other(ty, at, w)
+    }
+
+    fn const_cast(&mut self, ty: TypeId, at: u32, op: CastOp) -> Result<ConstId> {
+        {
             self.bump()?;
             self.expect(Tok::LParen, "'('")?;
             let (v, from) = self.typed_const()?;
@@ -783,12 +797,15 @@ impl<'a> Parser<'a> {
                 ));
             }
             self.check_type(ty, to, at)?;
-            return Ok(self.m.constants.push(Constant {
+            Ok(self.m.constants.push(Constant {
                 ty,
                 data: ConstData::Cast { op, value: v },
-            }));
+            }))
         }
-        if w == "getelementptr" {
+    }
+
+    fn const_gep(&mut self, ty: TypeId, at: u32) -> Result<ConstId> {
+        {
             self.bump()?;
             let inbounds = self.eat_word("inbounds")?;
             self.expect(Tok::LParen, "'('")?;
@@ -806,16 +823,19 @@ impl<'a> Parser<'a> {
             let rt = self.gep_type(src, &ops, at)?;
             self.check_type(ty, rt, at)?;
             let r = PoolRange::push(&mut self.m.constants.values, &ops);
-            return Ok(self.m.constants.push(Constant {
+            Ok(self.m.constants.push(Constant {
                 ty,
                 data: ConstData::Gep {
                     inbounds,
                     source_ty: Some(src),
                     operands: r,
                 },
-            }));
+            }))
         }
-        if let Some(op) = bin_op(w) {
+    }
+
+    fn const_binary(&mut self, ty: TypeId, at: u32, op: BinOp) -> Result<ConstId> {
+        {
             self.bump()?;
             let mut flags = 0u8;
             loop {
@@ -830,7 +850,7 @@ impl<'a> Parser<'a> {
             let [(l, lt), (r, rt), _] = self.const_operands(2)?;
             self.check_binary(op, lt, rt, at)?;
             self.check_type(ty, lt, at)?;
-            return Ok(self.m.constants.push(Constant {
+            Ok(self.m.constants.push(Constant {
                 ty,
                 data: ConstData::Binary {
                     op,
@@ -838,8 +858,11 @@ impl<'a> Parser<'a> {
                     lhs: l,
                     rhs: r,
                 },
-            }));
+            }))
         }
+    }
+
+    fn const_other(&mut self, ty: TypeId, at: u32, w: &'a str) -> Result<ConstId> {
         match w {
             "icmp" | "fcmp" => {
                 self.bump()?;
