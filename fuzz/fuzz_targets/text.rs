@@ -1,3 +1,7 @@
 #![no_main]
-// Placeholder until this layer's reader lands; replaced by the layer's owner.
-libfuzzer_sys::fuzz_target!(|_data: &[u8]| {});
+// Text layer: LLVM 3.7 assembly → module model. Errors must point inside the text; a module that
+// parses must be consistent and survive print → parse → print unchanged; the body lives in the
+// crate (`dxil_text::parse::fuzz`) so `cargo test` runs it too.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    dxil_text::parse::fuzz::fuzz_text(data);
+});
