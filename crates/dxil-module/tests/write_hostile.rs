@@ -64,7 +64,7 @@ fn mutate(m: &mut Module, rng: &mut Rng) {
                 }
             }
         }
-        1 | 2 | 3 => {
+        1..=3 => {
             let n = rng.id(64) as usize;
             let v = rng.value(n);
             let bodies: Vec<usize> = (0..m.functions.len())
