@@ -184,7 +184,12 @@ impl TestModule {
         let op = self.i32c(opcode as i64);
         let mut params = vec![self.i32];
         for &a in args {
-            let t = self.m.value_type(None, a).unwrap_or(self.i32);
+            // Instructions of the body under construction are not in the module yet.
+            let t = match a.as_inst() {
+                Some(i) => self.body.inst(i).map(|d| d.ty),
+                None => self.m.value_type(None, a),
+            }
+            .unwrap_or(self.i32);
             params.push(t);
         }
         let f = self.dx_func(name, ret, &params);

@@ -129,6 +129,18 @@ fn mutated_corpus_modules_never_panic() {
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     let mut tr = Translator::new();
     let (mut total, mut ok) = (0, 0);
+    // Translations of mutants must still be valid SPIR-V (or errors): checked on a sample, as spirv-val is a
+    // process per module.
+    let validate_limit: usize = if have_spirv_val() {
+        std::env::var("VALIDATE_MUTANTS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(if cfg!(debug_assertions) { 0 } else { 150 })
+    } else {
+        0
+    };
+    let mut validated = 0;
+    let mut invalid = Vec::new();
     let mut panics = Vec::new();
     // The panic hook would print every caught panic; keep the output to the summary.
     let hook = std::panic::take_hook();
@@ -166,6 +178,16 @@ fn mutated_corpus_modules_never_panic() {
                 Ok(Ok(t)) => {
                     ok += 1;
                     assert_eq!(t.words.first(), Some(&0x0723_0203), "{}: {what}", sh.name);
+                    if validated < validate_limit {
+                        validated += 1;
+                        if let Err(e) = spirv_val(&t.words, t.vulkan_version, "mutant") {
+                            invalid.push(format!(
+                                "{}: {what}: {}",
+                                sh.name,
+                                e.lines().take(3).collect::<Vec<_>>().join(" | ")
+                            ));
+                        }
+                    }
                 }
                 Ok(Err(_)) => {}
                 Err(_) => {
@@ -187,5 +209,17 @@ fn mutated_corpus_modules_never_panic() {
     for p in panics.iter().take(3000) {
         eprintln!("PANIC {p}");
     }
+    eprintln!(
+        "{validated} translated mutants validated, {} invalid",
+        invalid.len()
+    );
+    for i in invalid.iter().take(40) {
+        eprintln!("INVALID {i}");
+    }
     assert!(panics.is_empty(), "{} mutants panic", panics.len());
+    assert!(
+        invalid.is_empty(),
+        "{} translated mutants fail spirv-val",
+        invalid.len()
+    );
 }

@@ -427,9 +427,47 @@ impl<'a> Ctx<'a> {
     // Stores and atomics: condition / body of each guard.
 
     /// The condition of guard `k` of instruction `i`.
+    /// Stores, atomics and counters need a UAV of a kind the operation addresses.
+    fn check_writable(&self, op: u32, h: &HandleInfo) -> Result<(), Error> {
+        let d = self.decl(h);
+        let ok = d.class == ResourceClass::Uav
+            && match op {
+                140 | 304 => d.kind.is_raw_like(),
+                69 => d.kind.is_raw_like() || d.kind == ResourceKind::TypedBuffer,
+                78 | 79 => {
+                    d.kind.is_raw_like()
+                        || ((d.kind == ResourceKind::TypedBuffer
+                            || (d.kind.is_texture()
+                                && !matches!(
+                                    d.kind,
+                                    ResourceKind::TextureCube | ResourceKind::TextureCubeArray
+                                )))
+                            && d.component.is_some_and(|c| {
+                                c.sampled_class() != crate::dxil::SampledClass::Float
+                            }))
+                }
+                _ => true,
+            };
+        if ok {
+            Ok(())
+        } else {
+            Err(self.invalid(format!(
+                "{} on a {:?} {}",
+                Self::op_name(op),
+                d.kind,
+                if d.class == ResourceClass::Uav {
+                    "UAV"
+                } else {
+                    "non-UAV"
+                }
+            )))
+        }
+    }
+
     pub(super) fn guard_cond(&mut self, body: &Body, i: u32, k: u8) -> Result<u32, Error> {
         let (op, _ty, a) = self.call_args(body, i)?;
         let h = self.handle_of_arg(a, 1)?;
+        self.check_writable(op, &h)?;
         let kind = self.decl(&h).kind;
         match op {
             140 | 69 if kind.is_raw_like() => {
@@ -477,6 +515,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn guard_body(&mut self, body: &Body, i: u32, k: u8) -> Result<(), Error> {
         let (op, ty, a) = self.call_args(body, i)?;
         let h = self.handle_of_arg(a, 1)?;
+        self.check_writable(op, &h)?;
         let kind = self.decl(&h).kind;
         match op {
             140 | 69 if kind.is_raw_like() => {
@@ -504,6 +543,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn guard_body_plain(&mut self, body: &Body, i: u32) -> Result<Val, Error> {
         let (op, ty, a) = self.call_args(body, i)?;
         let h = self.handle_of_arg(a, 1)?;
+        self.check_writable(op, &h)?;
         let kind = self.decl(&h).kind;
         match op {
             140 | 69 if kind.is_raw_like() => self.raw_store(a, None).map(|_| Val::None),
@@ -846,6 +886,12 @@ impl<'a> Ctx<'a> {
         let off = if op == 78 { 3 } else { 2 };
         let vt = self.atomic_value_ty(op, a)?;
         let w = self.m.types.scalar_bits(vt);
+        if self.m.types.int_width(vt).is_none() || !matches!(w, 32 | 64) {
+            return Err(self.invalid("atomic on a value that is not a 32- or 64-bit integer"));
+        }
+        if decl.class != ResourceClass::Uav {
+            return Err(self.invalid("atomic on a resource that is not a UAV"));
+        }
         if w == 64 {
             self.b.capability(Capability::Int64Atomics);
         }
@@ -863,7 +909,7 @@ impl<'a> Ctx<'a> {
             let zero = self.b.const_u32(0);
             let p = self.op3(Op::ImageTexelPointer, pt, iptr, coord, zero);
             if nonuniform {
-                self.b.decorate(p, spirv::Decoration::NonUniform, &[]);
+                self.nonuniform(p);
             }
             (p, st)
         };
@@ -957,7 +1003,7 @@ impl<'a> Ctx<'a> {
             None => self.chain(pt, d.var, &[zero, row]),
         };
         if d.nonuniform {
-            self.b.decorate(p, spirv::Decoration::NonUniform, &[]);
+            self.nonuniform(p);
         }
         let v = self.load(v4, p);
         let mut out = [0u32; 4];
@@ -1088,6 +1134,9 @@ impl<'a> Ctx<'a> {
     /// `BufferUpdateCounter(handle, direction)`: increment returns the old value, decrement the new one.
     pub(super) fn update_counter(&mut self, a: Args<'_>) -> Result<u32, Error> {
         let h = self.handle_of_arg(a, 1)?;
+        if self.decl(&h).class != ResourceClass::Uav {
+            return Err(self.invalid("counter of a resource that is not a UAV"));
+        }
         let inc = self.arg_const(a, 2)? as i8;
         let d = self.desc(&h, View::Counter)?;
         let u = self.b.u32();

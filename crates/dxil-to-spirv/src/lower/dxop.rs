@@ -192,6 +192,12 @@ impl<'a> Ctx<'a> {
             102 => self.split_double(a),
             124..=129 => {
                 let t = self.ty(ty)?;
+                let at = self.arg_ty(a, 1)?;
+                if self.m.types.scalar_bits(at) != self.m.types.scalar_bits(ty)
+                    || self.lanes(at) != self.lanes(ty)
+                {
+                    return Err(self.invalid("bitcast between types of different widths"));
+                }
                 let x = self.arg_id(a, 1)?;
                 id(self.op1(Op::Bitcast, t, x))
             }

@@ -163,6 +163,7 @@ impl<'a> Ctx<'a> {
             }
         }
 
+        self.verify_types(body)?;
         self.collect_handles(body)?;
         self.scan(body)?;
         self.build_cfg(body)?;

@@ -812,10 +812,15 @@ impl<'a> Ctx<'a> {
                         .value_type(self.func_of(self.entry.function), v)
                         .map_or(32, |t| self.m.types.scalar_bits(t));
                     let u = self.b.u32();
-                    let x = if xt != 32 {
-                        self.op1(Op::UConvert, u, x)
-                    } else {
-                        x
+                    let x = match xt {
+                        32 => x,
+                        1 => {
+                            let one = self.b.const_u32(1);
+                            let zero = self.b.const_u32(0);
+                            self.select(u, x, one, zero)
+                        }
+                        // GEP indices are signed.
+                        _ => self.op1(Op::SConvert, u, x),
                     };
                     let lc = self.b.const_u32(l);
                     self.glsl(u, GLOp::UMin, &[x, lc])
@@ -901,8 +906,12 @@ impl<'a> Ctx<'a> {
         ptr: Value,
         value: Value,
     ) -> Result<u32, Error> {
-        let (p, _, sc) = self.access(body, ptr)?;
+        let (p, pointee, sc) = self.access(body, ptr)?;
         let t = self.ty(ty)?;
+        if self.ty(pointee)? != t || !matches!(self.scalar_of(ty), Some(Scalar::Int(32 | 64))) {
+            return Err(self
+                .unsupported("atomicrmw through a pointer of another type, or on a non-integer"));
+        }
         if self.m.types.scalar_bits(ty) == 64 {
             self.b.capability(spirv::Capability::Int64Atomics);
         }
@@ -935,6 +944,15 @@ impl<'a> Ctx<'a> {
     ) -> Result<Val, Error> {
         let (p, pointee, sc) = self.access(body, ptr)?;
         let t = self.ty(pointee)?;
+        let vt = self
+            .m
+            .value_type(self.func_of(self.entry.function), cmp)
+            .ok_or_else(|| self.invalid("cmpxchg operand without a type"))?;
+        if self.ty(vt)? != t || !matches!(self.scalar_of(pointee), Some(Scalar::Int(32 | 64))) {
+            return Err(
+                self.unsupported("cmpxchg through a pointer of another type, or on a non-integer")
+            );
+        }
         if self.m.types.scalar_bits(pointee) == 64 {
             self.b.capability(spirv::Capability::Int64Atomics);
         }

@@ -16,6 +16,7 @@ mod res;
 mod tests;
 mod texture;
 mod types;
+mod verify;
 mod wave;
 
 use dxil_module::{FuncId, InstId, Module, Value, ValueRef};

@@ -369,6 +369,15 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// Decorates `id` `NonUniform`, with the capability that decoration needs.
+    pub fn nonuniform(&mut self, id: u32) {
+        self.b.capability(Capability::ShaderNonUniform);
+        if self.b.version < 0x0001_0500 {
+            self.b.extension("SPV_EXT_descriptor_indexing");
+        }
+        self.b.decorate(id, Decoration::NonUniform, &[]);
+    }
+
     pub fn ray_query_caps(&mut self) {
         self.b.capability(Capability::RayQueryKHR);
         self.b.extension("SPV_KHR_ray_query");
@@ -654,7 +663,7 @@ impl<'a> Ctx<'a> {
             self.dynamic_indexing_caps(view, &decl, nonuniform);
         }
         if nonuniform {
-            self.b.decorate(index, Decoration::NonUniform, &[]);
+            self.nonuniform(index);
         }
         Ok(Desc {
             var,
@@ -735,7 +744,7 @@ impl<'a> Ctx<'a> {
         }
         let p = self.chain(pt, d.var, &idx[..n]);
         if d.nonuniform {
-            self.b.decorate(p, Decoration::NonUniform, &[]);
+            self.nonuniform(p);
         }
         p
     }
@@ -752,7 +761,7 @@ impl<'a> Ctx<'a> {
                 let pt = self.b.ptr(StorageClass::StorageBuffer, d.ty);
                 let p = self.chain(pt, d.var, &[i]);
                 if d.nonuniform {
-                    self.b.decorate(p, Decoration::NonUniform, &[]);
+                    self.nonuniform(p);
                 }
                 p
             }
@@ -775,7 +784,7 @@ impl<'a> Ctx<'a> {
                 let pt = self.b.ptr(StorageClass::UniformConstant, d.ty);
                 let p = self.chain(pt, d.var, &[i]);
                 if d.nonuniform {
-                    self.b.decorate(p, Decoration::NonUniform, &[]);
+                    self.nonuniform(p);
                 }
                 p
             }
@@ -783,7 +792,7 @@ impl<'a> Ctx<'a> {
         };
         let id = self.load(d.ty, ptr);
         if d.nonuniform {
-            self.b.decorate(id, Decoration::NonUniform, &[]);
+            self.nonuniform(id);
         }
         self.f.desc_cache.insert(key, id);
         Ok((id, d.ty))
@@ -797,7 +806,7 @@ impl<'a> Ctx<'a> {
                 let pt = self.b.ptr(StorageClass::UniformConstant, d.ty);
                 let p = self.chain(pt, d.var, &[i]);
                 if d.nonuniform {
-                    self.b.decorate(p, Decoration::NonUniform, &[]);
+                    self.nonuniform(p);
                 }
                 (p, d.ty, d.nonuniform)
             }

@@ -56,7 +56,49 @@ enum Off {
     Dyn(u32),
 }
 
+/// Kinds that can be sampled (and have LODs).
+const SAMPLEABLE: &[ResourceKind] = &[
+    ResourceKind::Texture1D,
+    ResourceKind::Texture1DArray,
+    ResourceKind::Texture2D,
+    ResourceKind::Texture2DArray,
+    ResourceKind::Texture3D,
+    ResourceKind::TextureCube,
+    ResourceKind::TextureCubeArray,
+];
+
+/// Kinds that can be gathered from.
+const GATHERABLE: &[ResourceKind] = &[
+    ResourceKind::Texture2D,
+    ResourceKind::Texture2DArray,
+    ResourceKind::TextureCube,
+    ResourceKind::TextureCubeArray,
+];
+
 impl<'a> Ctx<'a> {
+    /// The operation needs a resource of one of `kinds` (and an SRV unless `uav`).
+    fn require_kind(
+        &self,
+        h: &HandleInfo,
+        kinds: &[ResourceKind],
+        uav: bool,
+        what: &str,
+    ) -> Result<(), Error> {
+        let d = self.decl(h);
+        if !kinds.contains(&d.kind) || (d.class == ResourceClass::Uav) != uav {
+            return Err(self.invalid(format!(
+                "{what} on a {:?} {}",
+                d.kind,
+                if d.class == ResourceClass::Uav {
+                    "UAV"
+                } else {
+                    "SRV"
+                }
+            )));
+        }
+        Ok(())
+    }
+
     fn tex_shape(&self, h: &HandleInfo) -> Result<Shape, Error> {
         let k = self.decl(h).kind;
         shape(k).ok_or_else(|| self.invalid(format!("texture operation on a {k:?}")))
@@ -193,6 +235,15 @@ impl<'a> Ctx<'a> {
     /// `TextureLoad(srv, mipOrSample, c0, c1, c2, o0, o1, o2)`.
     pub(super) fn texture_load(&mut self, i: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
         let h = self.handle_of_arg(a, 1)?;
+        let k = self.decl(&h).kind;
+        if !(k.is_texture() || k == ResourceKind::TypedBuffer)
+            || matches!(
+                k,
+                ResourceKind::TextureCube | ResourceKind::TextureCubeArray
+            )
+        {
+            return Err(self.invalid(format!("TextureLoad from a {k:?}")));
+        }
         let s = self.tex_shape(&h)?;
         let decl = self.decl(&h).clone();
         let coord = self.texture_coord(&h, a, 3)?;
@@ -251,12 +302,27 @@ impl<'a> Ctx<'a> {
     /// Condition of a guarded `TextureStore(srv, c0, c1, c2, v0..v3, mask)` / `TextureStoreSample`.
     pub(super) fn texture_store_cond(&mut self, _op: u32, a: Args<'_>) -> Result<u32, Error> {
         let h = self.handle_of_arg(a, 1)?;
+        if self.decl(&h).class != ResourceClass::Uav || !self.decl(&h).kind.is_texture() {
+            return Err(self.invalid("texture store on a resource that is not a UAV texture"));
+        }
         let coord = self.texture_coord(&h, a, 2)?;
         self.coord_in_bounds(&h, coord, None)
     }
 
     pub(super) fn texture_store(&mut self, op: u32, a: Args<'_>) -> Result<(), Error> {
         let h = self.handle_of_arg(a, 1)?;
+        let kinds: &[ResourceKind] = if op == 225 {
+            &[ResourceKind::Texture2DMS, ResourceKind::Texture2DMSArray]
+        } else {
+            &[
+                ResourceKind::Texture1D,
+                ResourceKind::Texture1DArray,
+                ResourceKind::Texture2D,
+                ResourceKind::Texture2DArray,
+                ResourceKind::Texture3D,
+            ]
+        };
+        self.require_kind(&h, kinds, true, "texture store")?;
         let decl = self.decl(&h).clone();
         let (img, _) = self.load_object(&h, View::Image)?;
         let (st, _) = self.sampled_type(&decl);
@@ -278,13 +344,17 @@ impl<'a> Ctx<'a> {
     fn sampled_image(&mut self, a: Args<'_>, depth: bool) -> Result<(u32, HandleInfo), Error> {
         let h = self.handle_of_arg(a, 1)?;
         let sh = self.handle_of_arg(a, 2)?;
+        if self.decl(&sh).class != ResourceClass::Sampler {
+            return Err(self.invalid("sampler operand is not a sampler"));
+        }
+        self.require_kind(&h, SAMPLEABLE, false, "sampling")?;
         let (img, img_ty) = self.load_object(&h, View::Image)?;
         let (smp, _) = self.load_object(&sh, View::Sampler)?;
         let _ = depth;
         let sit = self.b.ty(TypeKey::SampledImage(img_ty));
         let si = self.op2(Op::SampledImage, sit, img, smp);
         if h.nonuniform || sh.nonuniform {
-            self.b.decorate(si, spirv::Decoration::NonUniform, &[]);
+            self.nonuniform(si);
         }
         Ok((si, h))
     }
@@ -461,6 +531,7 @@ impl<'a> Ctx<'a> {
     ) -> Result<Val, Error> {
         let cmp = op == 74;
         let (si, h) = self.sampled_image(a, cmp)?;
+        self.require_kind(&h, GATHERABLE, false, "gather")?;
         let s = self.tex_shape(&h)?;
         let decl = self.decl(&h).clone();
         let f = self.b.f32();
@@ -512,7 +583,7 @@ impl<'a> Ctx<'a> {
                     continue;
                 }
                 let c = self.opn(Op::CompositeExtract, st, &[texel, k]);
-                let bits = self.bitcast(u, st, c);
+                let bits = self.convert_texel(c, st, Scalar::Int(32), u);
                 parts[k as usize] = match w {
                     16 => {
                         let t16 = self.scalar_ty(Scalar::Int(16), 1);
@@ -560,6 +631,15 @@ impl<'a> Ctx<'a> {
     /// `Texture2DMSGetSamplePosition(srv, index)`: D3D's standard sample pattern of the texture's sample count
     /// (1, 2, 4, 8 or 16 samples), in pixels from the centre; (0, 0) for another count or an index past it.
     pub(super) fn sample_position(&mut self, a: Args<'_>) -> Result<Val, Error> {
+        {
+            let h = self.handle_of_arg(a, 1)?;
+            self.require_kind(
+                &h,
+                &[ResourceKind::Texture2DMS, ResourceKind::Texture2DMSArray],
+                false,
+                "sample position",
+            )?;
+        }
         // The standard patterns in 1/16 pixel, concatenated: the pattern of n samples starts at entry n - 1.
         const PATTERNS: [(i8, i8); 31] = [
             (0, 0),
