@@ -336,6 +336,9 @@ fn remap_body(
     for a in &mut b.attachments {
         a.node = s.md(a.node);
     }
+    // The model keeps attachments by instruction, but a builder need not.
+    b.attachments.reverse();
+    b.fn_attachments.reverse();
     for (_, n) in &mut b.fn_attachments {
         *n = s.md(*n);
     }

@@ -351,12 +351,12 @@ impl ConstTable {
         ty: u32,
         d: &ConstData,
     ) -> Result<NConst> {
-        let node = types.node(ty).clone();
+        let node = types.node(ty);
         Ok(match d {
             ConstData::Null => NConst::Null,
             ConstData::Undef => NConst::Undef,
             ConstData::Int(v) => {
-                let Node::Int(w) = node else {
+                let &Node::Int(w) = node else {
                     return Err(mismatch("integer constant of a non-integer type"));
                 };
                 if w > 64 {
@@ -373,7 +373,7 @@ impl ConstTable {
                 }
             }
             ConstData::WideInt(r) => {
-                let Node::Int(w) = node else {
+                let &Node::Int(w) = node else {
                     return Err(mismatch("integer constant of a non-integer type"));
                 };
                 let src = m.constants.words_of(*r);
@@ -403,7 +403,7 @@ impl ConstTable {
                 }
             }
             ConstData::Float(bits) => {
-                let b = match node {
+                let b = match *node {
                     Node::Half => bits & 0xFFFF,
                     Node::Float => bits & 0xFFFF_FFFF,
                     Node::Double => *bits,
@@ -420,7 +420,7 @@ impl ConstTable {
             }
             ConstData::Aggregate(r) => {
                 let src = m.constants.values_of(*r);
-                let (len, elem) = aggregate_shape(types, &node)?;
+                let (len, elem) = aggregate_shape(types, node)?;
                 if len != src.len() as u64 {
                     return Err(mismatch(format!(
                         "aggregate has {} elements, its type {}",
@@ -433,14 +433,14 @@ impl ConstTable {
             }
             ConstData::Data(r) => {
                 let src = m.constants.words_of(*r);
-                self.data_of(types, &node, src.iter().copied(), src.len())?
+                self.data_of(types, node, src.iter().copied(), src.len())?
             }
             ConstData::String(r) | ConstData::CString(r) => {
                 let bytes = m.constants.bytes_of(*r);
                 let nul = matches!(d, ConstData::CString(_));
                 let n = bytes.len() + usize::from(nul);
                 let it = bytes.iter().map(|&b| u64::from(b)).chain(nul.then_some(0));
-                self.data_of(types, &node, it, n)?
+                self.data_of(types, node, it, n)?
             }
             ConstData::Cast { op, value } => NConst::Cast {
                 op: *op,

@@ -141,6 +141,14 @@ pub(crate) fn llvm_operands(kind: &InstKind, pool: &[u32], mut f: impl FnMut(Ope
     }
 }
 
+/// Per-function attachment and location lists, sorted by instruction, with read positions.
+struct Cursors<'a> {
+    atts: &'a [(u32, u32, MdId)],
+    locs: &'a [(u32, crate::inst::DebugLoc)],
+    att: &'a mut usize,
+    loc: &'a mut usize,
+}
+
 /// A canonical attribute group: slot and attributes in LLVM's sorted order.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub(crate) struct Group {
@@ -246,8 +254,7 @@ pub(crate) struct Enumerator<'m> {
     pub groups_order: Vec<u32>,
 
     /// Output kind table (id, name) and the model kind id → output kind id map.
-    pub kinds: Vec<(u32, String)>,
-    kind_map: HashMap<u32, u32, FxBuild>,
+    pub kinds: Vec<(u32, &'m str)>,
 
     md_ty: u32,
     label_ty: u32,
@@ -264,6 +271,7 @@ pub(crate) struct Enumerator<'m> {
 
     stack: Vec<(Value, u32)>,
     md_stack: Vec<(u32, u32)>,
+    ops_buf: Vec<Operand>,
 }
 
 impl<'m> Enumerator<'m> {
@@ -296,7 +304,6 @@ impl<'m> Enumerator<'m> {
             lists_order: Vec::new(),
             groups_order: Vec::new(),
             kinds: Vec::new(),
-            kind_map: HashMap::default(),
             md_ty,
             label_ty,
             first_func_const: 0,
@@ -308,6 +315,7 @@ impl<'m> Enumerator<'m> {
             num_args: 0,
             stack: Vec::new(),
             md_stack: Vec::new(),
+            ops_buf: Vec::with_capacity(16),
         };
         e.build_attributes()?;
         e.build_kinds()?;
@@ -421,18 +429,13 @@ impl<'m> Enumerator<'m> {
         let mk = &self.m.metadata.kinds;
         if mk.is_empty() {
             for (i, k) in DXC_DEFAULT_KINDS.iter().enumerate() {
-                self.kinds.push((i as u32, (*k).to_string()));
-                self.kind_map.insert(i as u32, i as u32);
+                self.kinds.push((i as u32, k));
             }
         } else {
-            let mut ks: Vec<(u32, String)> =
-                mk.iter().map(|k| (k.id, k.name.to_string())).collect();
+            let mut ks: Vec<(u32, &'m str)> = mk.iter().map(|k| (k.id, k.name.as_ref())).collect();
             ks.sort_by_key(|k| k.0);
             if ks.windows(2).any(|w| w[0].0 == w[1].0) {
                 return Err(invalid("two metadata kinds share an id"));
-            }
-            for k in &ks {
-                self.kind_map.insert(k.0, k.0);
             }
             self.kinds = ks;
         }
@@ -441,10 +444,13 @@ impl<'m> Enumerator<'m> {
 
     /// The output id of a model metadata kind.
     pub fn kind_id(&self, k: u32) -> Result<u32> {
-        self.kind_map
-            .get(&k)
-            .copied()
-            .ok_or_else(|| invalid(format!("metadata kind {k} is not in the kind table")))
+        // Kinds keep their ids; the table only confirms the kind exists.
+        match self.kinds.binary_search_by_key(&k, |x| x.0) {
+            Ok(_) => Ok(k),
+            Err(_) => Err(invalid(format!(
+                "metadata kind {k} is not in the kind table"
+            ))),
+        }
     }
 
     // ------------------------------------------------------------------ types of values
@@ -583,6 +589,9 @@ impl<'m> Enumerator<'m> {
         let mut k = 0;
         let mut out = None;
         match n {
+            NConst::Agg(r) | NConst::Gep { ops: r, .. } => {
+                return r.get(&self.consts.vals).get(i as usize).copied();
+            }
             NConst::BlockAddr { f, .. } => {
                 if i == 0 {
                     out = Some(Value::function(*f));
@@ -791,12 +800,27 @@ impl<'m> Enumerator<'m> {
             self.enumerate_md(Some(f), r)?;
         }
         let nblocks = body.blocks.len() as u32;
+        // Attachments and locations by instruction (the model does not promise an order);
+        // LLVM visits an instruction's attachments by kind id.
+        let mut atts: Vec<(u32, u32, MdId)> = Vec::with_capacity(body.attachments.len());
+        for a in &body.attachments {
+            atts.push((a.inst.0, self.kind_id(a.kind)?, a.node));
+        }
+        atts.sort_by_key(|a| (a.0, a.1));
+        let mut locs: Vec<(u32, crate::inst::DebugLoc)> =
+            body.debug_locs.iter().map(|&(i, l)| (i.0, l)).collect();
+        locs.sort_by_key(|l| l.0);
         let mut att = 0usize;
         let mut loc = 0usize;
         let mut kinds: Vec<(u32, MdId)> = Vec::new();
         for (i, inst) in body.insts.iter().enumerate() {
-            let r = self
-                .enumerate_inst_types(f, body, nblocks, i, inst, &mut att, &mut loc, &mut kinds);
+            let cursors = Cursors {
+                atts: &atts,
+                locs: &locs,
+                att: &mut att,
+                loc: &mut loc,
+            };
+            let r = self.enumerate_inst_types(f, body, nblocks, i, inst, cursors, &mut kinds);
             r.map_err(|e| e.with_instruction(i as u32))?;
         }
         Ok(())
@@ -809,13 +833,20 @@ impl<'m> Enumerator<'m> {
         nblocks: u32,
         i: usize,
         inst: &crate::inst::InstData,
-        att: &mut usize,
-        loc: &mut usize,
+        cur: Cursors<'_>,
         kinds: &mut Vec<(u32, MdId)>,
     ) -> Result<()> {
-        let mut ops: Vec<Operand> = Vec::new();
+        let mut ops = std::mem::take(&mut self.ops_buf);
+        ops.clear();
         llvm_operands(&inst.kind, &body.pool, |o| ops.push(o));
-        for o in ops {
+        let r = self.enumerate_operands(f, nblocks, &ops);
+        self.ops_buf = ops;
+        r?;
+        self.enumerate_inst_rest(f, i, inst, cur, kinds)
+    }
+
+    fn enumerate_operands(&mut self, f: &'m Function, nblocks: u32, ops: &[Operand]) -> Result<()> {
+        for &o in ops {
             match o {
                 Operand::Block(b) => {
                     if b.0 >= nblocks {
@@ -838,31 +869,41 @@ impl<'m> Enumerator<'m> {
                 },
             }
         }
+        Ok(())
+    }
+
+    fn enumerate_inst_rest(
+        &mut self,
+        f: &'m Function,
+        i: usize,
+        inst: &crate::inst::InstData,
+        cur: Cursors<'_>,
+        kinds: &mut Vec<(u32, MdId)>,
+    ) -> Result<()> {
         let t = self.types.node_of(inst.ty)?;
         self.types.enumerate(t);
         if let InstKind::Call { attrs, .. } = &inst.kind {
             self.enumerate_attrs(*attrs)?;
         }
         kinds.clear();
-        while let Some(a) = body.attachments.get(*att) {
-            if a.inst.index() > i {
+        while let Some(&(ai, k, n)) = cur.atts.get(*cur.att) {
+            if ai as usize > i {
                 break;
             }
-            if a.inst.index() == i {
-                kinds.push((self.kind_id(a.kind)?, a.node));
+            if ai as usize == i {
+                kinds.push((k, n));
             }
-            *att += 1;
+            *cur.att += 1;
         }
-        kinds.sort_by_key(|k| k.0);
         for &(_, node) in kinds.iter() {
             let r = self.mds.rep_of(node)?;
             self.enumerate_md(Some(f), r)?;
         }
-        while let Some((li, dl)) = body.debug_locs.get(*loc) {
-            if li.index() > i {
+        while let Some((li, dl)) = cur.locs.get(*cur.loc) {
+            if *li as usize > i {
                 break;
             }
-            if li.index() == i {
+            if *li as usize == i {
                 for x in [dl.scope, dl.inlined_at] {
                     if x != 0 {
                         let id = u32::try_from(x - 1)
@@ -872,7 +913,7 @@ impl<'m> Enumerator<'m> {
                     }
                 }
             }
-            *loc += 1;
+            *cur.loc += 1;
         }
         Ok(())
     }

@@ -363,11 +363,24 @@ impl<'m> Writer<'m, '_> {
         let array = self.bs.define_abbrev(&[Literal(11), Vbr(8), Fixed(tb)])?;
         self.bs
             .emit_record_unabbrev(1, &[self.e.types.order.len() as u64])?;
+        // Borrowed out of the table while records are written (ids come from `out_id`).
+        let nodes = std::mem::take(&mut self.e.types.nodes);
+        let r = self.write_type_records(&nodes, [ptr, func, anon, sname, named, array]);
+        self.e.types.nodes = nodes;
+        r?;
+        self.bs.exit_block()?;
+        Ok(())
+    }
+
+    fn write_type_records(&mut self, nodes: &[Node], abbrevs: [u32; 6]) -> Result<()> {
+        let [ptr, func, anon, sname, named, array] = abbrevs;
         for k in 0..self.e.types.order.len() {
             let n = self.e.types.order[k];
-            let node = self.e.types.node(n).clone();
+            let Some(node) = nodes.get(n as usize) else {
+                return Err(error::invalid(format!("type node {n} missing")));
+            };
             let id = |w: &Self, x: u32| -> Result<u64> { w.e.type_id(x).map(u64::from) };
-            let (code, abbrev) = match &node {
+            let (code, abbrev) = match node {
                 Node::Void => (2, UNABBREV_RECORD),
                 Node::Half => (10, UNABBREV_RECORD),
                 Node::Float => (3, UNABBREV_RECORD),
@@ -446,7 +459,6 @@ impl<'m> Writer<'m, '_> {
             };
             self.record(code, abbrev)?;
         }
-        self.bs.exit_block()?;
         Ok(())
     }
 
@@ -871,7 +883,7 @@ impl<'m> Writer<'m, '_> {
         }
         self.bs.enter_subblock(block::METADATA, 3)?;
         for k in 0..self.e.kinds.len() {
-            let (id, ref name) = self.e.kinds[k];
+            let (id, name) = self.e.kinds[k];
             self.vals.push(u64::from(id));
             self.vals.extend(name.bytes().map(u64::from));
             self.record(6, UNABBREV_RECORD)?;
@@ -954,13 +966,15 @@ impl<'m> Writer<'m, '_> {
         let mut inst_id = cst_end as u32;
         let mut last_loc = None;
         let mut loc_at = 0usize;
+        let mut locs: Vec<(crate::entity::InstId, crate::inst::DebugLoc)> = body.debug_locs.clone();
+        locs.sort_by_key(|l| l.0);
         for (i, inst) in body.insts.iter().enumerate() {
             self.write_inst(f, body, inst, inst_id)
                 .map_err(|e| e.with_instruction(i as u32))?;
             if !self.e.types.is_void(self.e.types.node_of(inst.ty)?) {
                 inst_id = inst_id.wrapping_add(1);
             }
-            while let Some(&(li, loc)) = body.debug_locs.get(loc_at) {
+            while let Some(&(li, loc)) = locs.get(loc_at) {
                 if li.index() > i {
                     break;
                 }

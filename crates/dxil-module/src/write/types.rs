@@ -258,8 +258,8 @@ impl TypeTable {
             return n;
         }
         let n = self.nodes.len() as u32;
-        self.nodes.push(node.clone());
-        self.index.insert(node, n);
+        self.index.insert(node.clone(), n);
+        self.nodes.push(node);
         if !self.out_id.is_empty() {
             self.out_id.push(NONE);
         }
