@@ -2,7 +2,7 @@
 //!
 //! Nothing is taken from the order in which the model happens to store its tables: types,
 //! constants, metadata and attribute lists are re-uniqued the way an LLVM context uniques them
-//! and numbered the way LLVM 3.7's `ValueEnumerator` numbers them (see [`enumerate`]), so a
+//! and numbered the way LLVM 3.7's `ValueEnumerator` numbers them (module `enumerate`), so a
 //! module built from text gives the same bytes as one read from DXC's bitcode. The record layer
 //! then follows `BitcodeWriter.cpp`: block order, BLOCKINFO and local abbreviations, which
 //! record uses which abbreviation, relative operand ids wrapping at 32 bits, sign-rotated phi
