@@ -106,10 +106,9 @@ impl<'a> Parser<'a> {
 
     /// `"key"` or `"key"="value"`.
     fn string_attr(&mut self) -> Result<Attribute> {
-        let t = self.bump()?;
-        let key = self.name_of(&t).into_owned();
+        let key = self.raw_string("an attribute name")?;
         if self.eat(Tok::Equal)? {
-            let v = self.string("an attribute value string")?;
+            let v = self.raw_string("an attribute value string")?;
             return Ok(if v.is_empty() {
                 Attribute::Str(key)
             } else {

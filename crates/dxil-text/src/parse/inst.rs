@@ -256,7 +256,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Word if self.text() == "gc" => {
                     self.bump()?;
-                    let s = self.string("a garbage collector name")?;
+                    let s = self.raw_string("a garbage collector name")?;
                     gc = match self.m.gc_names.iter().position(|g| *g == s) {
                         Some(i) => i as u32 + 1,
                         None => {
@@ -362,6 +362,15 @@ impl<'a> Parser<'a> {
         }
         self.fs.body.fn_attachments = fn_att;
         self.expect(Tok::LBrace, "'{' to start the function body")?;
+        // Listings end a body with a `}` line; its length bounds the reservations.
+        let rest = self
+            .src
+            .as_bytes()
+            .get(self.tok.start as usize..)
+            .unwrap_or(&[]);
+        let len = memchr::memmem::find(rest, b"\n}").unwrap_or(rest.len());
+        self.fs.body.insts.reserve(len / 48);
+        self.fs.body.pool.reserve(len / 12);
         while !self.eat(Tok::RBrace)? {
             if self.tok.tok == Tok::Eof {
                 return Err(self.expected("'}' to end the function body"));

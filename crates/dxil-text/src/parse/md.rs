@@ -53,9 +53,13 @@ struct Numbered {
 
 const UNUSED: u32 = u32::MAX;
 
+/// `!N` below this are kept in a vector, larger ones in a map.
+const DENSE: usize = 1 << 16;
+
 #[derive(Default)]
 pub(crate) struct MdState<'a> {
     numbered: Vec<Numbered>,
+    numbered_far: FxMap<u32, Numbered>,
     strings: FxMap<Box<[u8]>, MdId>,
     values: FxMap<(TypeId, Value), MdId>,
     /// Attachment kinds by name, numbered in order of first use until [`Parser::md_finish`]
@@ -71,34 +75,54 @@ impl<'a> Parser<'a> {
     fn md_slot(&mut self, n: u32, at: u32) -> Result<MdId> {
         let i = n as usize;
         // Every node needs text of its own, so numbers beyond the text's length cannot all be
-        // defined; refusing them keeps the table bounded by the input.
+        // defined.
         if i > self.src.len() {
             return Err(self.err_at(at, format!("metadata number !{n} is too large")));
         }
-        if i >= self.md.numbered.len() {
-            self.md.numbered.resize(
-                i + 1,
-                Numbered {
-                    id: MdId(UNUSED),
-                    defined: false,
-                    first_ref: 0,
-                },
-            );
-        }
-        let e = self.md.numbered[i];
-        if e.id.0 != UNUSED {
+        if let Some(e) = self.md_entry(n)
+            && e.id.0 != UNUSED
+        {
             return Ok(e.id);
         }
         let id = self.m.metadata.push(MdData::Node {
             distinct: false,
             operands: PoolRange::EMPTY,
         });
-        self.md.numbered[i] = Numbered {
+        let e = Numbered {
             id,
             defined: false,
             first_ref: at,
         };
+        if i < DENSE {
+            if i >= self.md.numbered.len() {
+                self.md.numbered.resize(
+                    i + 1,
+                    Numbered {
+                        id: MdId(UNUSED),
+                        defined: false,
+                        first_ref: 0,
+                    },
+                );
+            }
+            self.md.numbered[i] = e;
+        } else {
+            self.md.numbered_far.insert(n, e);
+        }
         Ok(id)
+    }
+
+    fn md_entry(&self, n: u32) -> Option<Numbered> {
+        match self.md.numbered.get(n as usize) {
+            Some(e) => Some(*e),
+            None => self.md.numbered_far.get(&n).copied(),
+        }
+    }
+
+    fn md_entry_mut(&mut self, n: u32) -> Option<&mut Numbered> {
+        match self.md.numbered.get_mut(n as usize) {
+            Some(e) => Some(e),
+            None => self.md.numbered_far.get_mut(&n),
+        }
     }
 
     fn md_string(&mut self, t: &Token) -> MdId {
@@ -295,14 +319,14 @@ impl<'a> Parser<'a> {
         }
         self.bump()?;
         let id = self.md_slot(n, t.start)?;
-        if self.md.numbered.get(n as usize).is_some_and(|e| e.defined) {
+        if self.md_entry(n).is_some_and(|e| e.defined) {
             return Err(self.err_at(t.start, format!("redefinition of metadata '!{n}'")));
         }
         let operands = self.md_node_operands()?;
         if let Some(item) = self.m.metadata.items.get_mut(id.index()) {
             *item = MdData::Node { distinct, operands };
         }
-        if let Some(e) = self.md.numbered.get_mut(n as usize) {
+        if let Some(e) = self.md_entry_mut(n) {
             e.defined = true;
         }
         Ok(())
@@ -348,6 +372,8 @@ impl<'a> Parser<'a> {
             .numbered
             .iter()
             .enumerate()
+            .map(|(n, e)| (n as u32, e))
+            .chain(self.md.numbered_far.iter().map(|(n, e)| (*n, e)))
             .filter(|(_, e)| e.id.0 != UNUSED && !e.defined)
             .min_by_key(|(_, e)| e.first_ref)
         {

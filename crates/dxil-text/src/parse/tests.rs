@@ -670,6 +670,15 @@ fn numbers_from_the_text_size_nothing() {
     );
     assert!(err("!4294967295 = !{}\n").message.contains("too large"));
     assert!(err("!n = !{!99999}\n").message.contains("too large"));
+    // Large numbers that fit the text are kept sparsely.
+    let far = format!("!n = !{{!70000}}\n!70000 = !{{}}\n{}", " ".repeat(70_000));
+    assert_eq!(parse(&far).metadata.named[0].operands.len(), 1);
+    let e = err(&format!("!n = !{{!70001}}\n{}", " ".repeat(70_000)));
+    assert!(
+        e.message.contains("undefined metadata '!70001'"),
+        "{}",
+        e.message
+    );
     assert!(
         err("%1 = type { i32 }\n@g = global i8388608 -1\n")
             .message
@@ -724,6 +733,8 @@ fn fuzz_body_handles_odd_inputs() {
         b"@g = global i32 0\n",
         b"define void @f() {\n  ret void\n}\n",
         b"!0 = distinct !{!0}\n!n = !{!0}\n",
+        // Strings the printer writes verbatim stay verbatim (found by fuzzing).
+        b"target datalayout = \"a\\\\b\\22\"\ndefine void @f() #0 {\n  ret void\n}\nattributes #0 = { \"k\\22\"=\"v\\\\\" }\n",
     ] {
         super::fuzz::fuzz_text(input);
     }

@@ -29,6 +29,7 @@ pub(crate) struct TypeState<'a> {
     small_ints: [Option<TypeId>; 65],
     ints: FxMap<u32, TypeId>,
     composite: FxMap<TypeData, TypeId>,
+    pointers: FxMap<(TypeId, u32), TypeId>,
     named: FxMap<Key<'a>, NamedTy>,
 }
 
@@ -76,6 +77,7 @@ impl<'a> TypeState<'a> {
             small_ints: [None; 65],
             ints: FxMap::default(),
             composite: FxMap::default(),
+            pointers: FxMap::default(),
             named: FxMap::default(),
         }
     }
@@ -114,13 +116,18 @@ impl<'a> TypeState<'a> {
     }
 
     pub fn pointer(&mut self, m: &mut Module, pointee: TypeId, address_space: u32) -> TypeId {
-        self.intern(
+        if let Some(&t) = self.pointers.get(&(pointee, address_space)) {
+            return t;
+        }
+        let t = self.intern(
             m,
             TypeData::Pointer {
                 pointee,
                 address_space,
             },
-        )
+        );
+        self.pointers.insert((pointee, address_space), t);
+        t
     }
 
     /// Types a global variable may hold, and element types of arrays and structs: everything

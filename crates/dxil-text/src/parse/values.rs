@@ -77,7 +77,7 @@ impl ConstState {
                     }
                     _ => {}
                 }
-                changed.then(|| (id, Constant { ty: c.ty, data: d }))
+                changed.then_some((id, Constant { ty: c.ty, data: d }))
             })
             .collect();
         for (id, c) in fix {
