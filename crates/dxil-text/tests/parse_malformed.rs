@@ -43,8 +43,15 @@ fn listings(dir: &Path, out: &mut Vec<PathBuf>) {
 fn position(text: &str, offset: usize) -> (u32, u32) {
     let before = &text.as_bytes()[..offset.min(text.len())];
     let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
-    let start = before.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
-    let col = before[start..].iter().filter(|&&c| c & 0xC0 != 0x80).count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |p| p + 1);
+    let col = before[start..]
+        .iter()
+        .filter(|&&c| c & 0xC0 != 0x80)
+        .count()
+        + 1;
     (line as u32, col as u32)
 }
 
@@ -61,7 +68,10 @@ fn check(text: &str, what: &str) -> bool {
         }
         Err(e) => {
             assert!(e.line >= 1 && e.column >= 1, "{what}: {e}");
-            assert!(e.offset as usize <= text.len(), "{what}: offset past the end: {e}");
+            assert!(
+                e.offset as usize <= text.len(),
+                "{what}: offset past the end: {e}"
+            );
             assert_eq!(
                 (e.line, e.column),
                 position(text, e.offset as usize),
@@ -178,6 +188,8 @@ fn truncated_and_mutated_listings_fail_cleanly() {
             errors += usize::from(!check(&t, &format!("{name} mutated")));
         }
     }
-    eprintln!("malformed listings: {cases} cases, {errors} rejected with a position, none panicked");
+    eprintln!(
+        "malformed listings: {cases} cases, {errors} rejected with a position, none panicked"
+    );
     assert!(errors * 2 > cases, "most mutations should be errors");
 }
