@@ -89,8 +89,9 @@ type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 /// )
 /// .unwrap();
 /// assert_eq!(m.functions[0].name, "main");
-/// let e = dxil_text::parse_module("define void @main() {\n  ret i32\n}\n").unwrap_err();
-/// assert_eq!((e.line, e.column), (2, 9));
+/// let e = dxil_text::parse_module("define void @main() {\n  ret i32 0\n}\n").unwrap_err();
+/// assert_eq!((e.line, e.column), (2, 7));
+/// assert_eq!(e.to_string(), "line 2, column 7: value doesn't match function result type 'void'");
 /// ```
 pub fn parse_module(text: &str) -> Result<Module> {
     if text.len() >= (u32::MAX as usize) {
