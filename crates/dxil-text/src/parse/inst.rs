@@ -179,7 +179,7 @@ impl<'a> Parser<'a> {
         if !matches!(self.tok.tok, Tok::GlobalVar | Tok::GlobalId(_)) {
             return Err(self.expected("a function name"));
         }
-        let (key, name_tok) = self.define_global_name()?;
+        let key = self.define_global_name()?;
         self.expect(Tok::LParen, "'(' before the parameters")?;
         self.fs.reset();
         let mut vararg = false;
@@ -286,7 +286,7 @@ impl<'a> Parser<'a> {
             Key::Name(n) => n.to_string(),
             Key::Id(_) => String::new(),
         };
-        self.bind_global(key, Value::function(fid), ptr_ty, name_tok.start)?;
+        self.bind_global(key, Value::function(fid), ptr_ty)?;
         let mut slots: Vec<(u32, Vec<dxil_module::Attribute>)> = Vec::new();
         if !ret_attrs.is_empty() {
             slots.push((0, ret_attrs));

@@ -420,7 +420,7 @@ impl<'a> Parser<'a> {
 
     /// The name of a global or function being defined: `@name` / `@N` (which must be the next
     /// unnamed number).
-    fn define_global_name(&mut self) -> Result<(Key<'a>, Token)> {
+    fn define_global_name(&mut self) -> Result<Key<'a>> {
         let t = self.bump()?;
         let key = match t.tok {
             Tok::GlobalVar => Key::Name(self.name_of(&t)),
@@ -443,11 +443,11 @@ impl<'a> Parser<'a> {
         {
             return Err(self.err_at(t.start, format!("redefinition of global '@{n}'")));
         }
-        Ok((key, t))
+        Ok(key)
     }
 
     /// Registers a defined global or function and resolves forward uses of it.
-    fn bind_global(&mut self, key: Key<'a>, v: Value, ptr_ty: TypeId, at: u32) -> Result<()> {
+    fn bind_global(&mut self, key: Key<'a>, v: Value, ptr_ty: TypeId) -> Result<()> {
         if let Some(i) = self.gfwd_index.remove(&key)
             && let Some(f) = self.gfwd.get_mut(i as usize)
         {
@@ -466,7 +466,6 @@ impl<'a> Parser<'a> {
             }
             f.resolved = Some(v);
         }
-        let _ = at;
         match key {
             Key::Name(n) => {
                 self.globals.insert(n, v);
@@ -532,9 +531,8 @@ impl<'a> Parser<'a> {
     /// `@g = [linkage] [visibility] [dll] [thread_local] [unnamed_addr] [addrspace(N)]
     /// [externally_initialized] global|constant <type> [<init>] [, section "s"] [, align N]`.
     fn global_var(&mut self) -> Result<()> {
-        let (key, name_tok) = self.define_global_name()?;
+        let key = self.define_global_name()?;
         self.expect(Tok::Equal, "'='")?;
-        let linkage_at = self.tok.start;
         let linkage = self.linkage()?;
         let visibility = self.visibility()?;
         let dll_storage = self.dll_storage()?;
@@ -576,14 +574,13 @@ impl<'a> Parser<'a> {
             Key::Name(n) => n.to_string(),
             Key::Id(_) => String::new(),
         };
-        self.bind_global(key, Value::global(gid), ptr_ty, name_tok.start)?;
+        self.bind_global(key, Value::global(gid), ptr_ty)?;
         let needs_init = !matches!(linkage, Some(0 | 7));
         let init = if needs_init {
             Some(self.const_value(value_ty)?)
         } else {
             None
         };
-        let _ = linkage_at;
         let mut g = GlobalVar {
             name,
             value_ty,
@@ -769,7 +766,7 @@ impl<'a> Parser<'a> {
 
     fn finish(mut self) -> Result<Module> {
         self.types
-            .check_defined(&self.m)
+            .check_defined()
             .map_err(|(at, msg)| self.err_at(at, msg))?;
         self.resolve_globals()?;
         // Attributes first: the kind table looks at them.

@@ -140,7 +140,7 @@ impl<'a> TypeState<'a> {
     }
 
     /// Every named type used must have been defined; returns the first use of one that was not.
-    pub fn check_defined(&self, m: &Module) -> std::result::Result<(), (u32, String)> {
+    pub fn check_defined(&self) -> std::result::Result<(), (u32, String)> {
         let bad = self
             .named
             .iter()
@@ -151,10 +151,7 @@ impl<'a> TypeState<'a> {
                 n.first_use,
                 format!("use of undefined type '{}'", k.show('%')),
             )),
-            None => {
-                let _ = m;
-                Ok(())
-            }
+            None => Ok(()),
         }
     }
 }
