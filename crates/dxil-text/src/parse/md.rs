@@ -21,6 +21,7 @@ struct Hints {
     readnone: bool,
     branches: bool,
     nonuniform_handle: bool,
+    strict_float: bool,
 }
 
 /// Kinds every LLVM 3.7 context registers, with ids 0..13.
@@ -365,7 +366,9 @@ impl<'a> Parser<'a> {
     /// DXC's output mostly means the entry point reads inputs that code generation copied
     /// through temporaries); the used DXC kinds in DXC's order; `dx.nonuniform` when a handle is
     /// created with a non-uniform index (the `NonUniformResourceIndex` marker is gone, the kind
-    /// stays); and `dx.break.br` when a function branches. Attachments are renumbered to match.
+    /// stays); `dx.precise` also when floating-point arithmetic lacks fast-math flags (only
+    /// `precise` code does in DXC's output); and `dx.break.br` when a function branches.
+    /// Attachments are renumbered to match.
     pub(crate) fn md_finish(&mut self) -> Result<()> {
         if let Some((n, e)) = self
             .md
@@ -381,7 +384,10 @@ impl<'a> Parser<'a> {
         }
         let hints = self.module_hints();
         let used = &self.md.kind_names;
-        let is_used = |k: &str| used.iter().any(|u| u == k);
+        // DXC compiles everything with fast math except `precise` code, so floating-point
+        // arithmetic without fast-math flags means `precise` was there.
+        let is_used =
+            |k: &str| used.iter().any(|u| u == k) || (k == "dx.precise" && hints.strict_float);
         let mut table: Vec<Cow<'static, str>> =
             FIXED_KINDS.iter().map(|k| Cow::Borrowed(*k)).collect();
         let early = EARLY_DXC_KINDS.iter().filter(|k| is_used(k));
@@ -447,10 +453,16 @@ impl<'a> Parser<'a> {
             .any(|g| g.slot == FUNCTION_SLOT && g.attrs.contains(&Attribute::Enum(20)));
         let mut branches = false;
         let mut nonuniform_handle = false;
+        let mut strict_float = false;
         for f in &m.functions {
             let Some(b) = &f.body else { continue };
             branches |= b.blocks.len() > 1;
             for inst in &b.insts {
+                match &inst.kind {
+                    InstKind::Binary { op, flags: 0, .. } if op.is_float() => strict_float = true,
+                    InstKind::Cmp { pred, flags: 0, .. } if pred.is_float() => strict_float = true,
+                    _ => {}
+                }
                 let InstKind::Call { callee, args, .. } = &inst.kind else {
                     continue;
                 };
@@ -472,6 +484,7 @@ impl<'a> Parser<'a> {
             readnone,
             branches,
             nonuniform_handle,
+            strict_float,
         }
     }
 }
