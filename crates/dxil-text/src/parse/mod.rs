@@ -6,7 +6,13 @@
 //! `String`/`CString`, allocas carry LLVM's explicit-type bit, global records their short or long
 //! form, `fast` sets every fast-math bit, and metadata kinds get the ids DXC registers. What the
 //! listing does not say (the order of tables, value and metadata numbers) is left to the bitcode
-//! writer, which recomputes it.
+//! writer, which recomputes it. Two things the listing cannot carry: DXC's table of metadata
+//! kinds (it lists every kind the compiler registered, used or not; the parser rebuilds it from
+//! what the module implies, see `md_finish`), and fast-math flag sets that include
+//! unsafe-algebra but not every other flag (LLVM prints them all as `fast`).
+//!
+//! Quoted strings are decoded (`\XX`, `\\`) except where LLVM's writer prints them verbatim
+//! (target strings, string attributes, GC names), so that print ∘ parse is a fixed point.
 //!
 //! One pass, one token of lookahead. Forward references (values used before their definition,
 //! as in phis and calls to functions declared later; metadata nodes; attribute groups; named
