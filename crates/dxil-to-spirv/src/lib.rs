@@ -10,6 +10,8 @@
 //! * `lower`: the instruction lowering. Each LLVM block becomes one or more *virtual blocks*: instructions that
 //!   need control flow of their own (bounds-checked stores and atomics, the per-value loops of `WaveMatch` and
 //!   `WaveMultiPrefix*`) split their block, so the structurizer sees and nests that control flow like any other.
+//!   Those loops run the wave operation inside the loop, before the latch: at a loop's merge devices may
+//!   reconverge the lanes of every iteration (NVIDIA does), so an operation there would see all partitions.
 //!   Values whose definition no longer dominates a use after structurization are demoted to `Function`
 //!   variables; phis stay `OpPhi` where the structurizer allows it.
 //! * [`binding`]: the pluggable binding model (default: register shifts b 0, t 100, u 200, s 300, set = space).

@@ -48,10 +48,15 @@ pub(crate) enum Tail {
     GuardBody { inst: u32, k: u8 },
     /// Straight on to the next block.
     Goto,
-    /// Loop head of a partitioned wave op: to the body when this lane's key is the first lane's, else again.
+    /// Loop head of a partitioned wave op: to the body when this lane's key is the first lane's, else to the
+    /// latch.
     LoopHead { inst: u32 },
-    /// The partitioned wave op itself, then on.
+    /// The partitioned wave op itself, then to the latch. It must stay inside the loop: in the loop's merge
+    /// block the lanes of every partition have reconverged (NVIDIA does so), so a ballot there sees them all.
     LoopBody { inst: u32 },
+    /// The loop's latch: out for the lanes that ran the body (the head's condition), back to the head for the
+    /// rest.
+    LoopLatch,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -294,6 +299,8 @@ impl<'a> Ctx<'a> {
                         let b = self.new_vb(bb as u32, i, Tail::Llvm);
                         self.close_vb(b, i, Tail::LoopBody { inst: i });
                         self.record_uses(body, i, b);
+                        let l = self.new_vb(bb as u32, i, Tail::Llvm);
+                        self.close_vb(l, i, Tail::LoopLatch);
                         cur = self.new_vb(bb as u32, i + 1, Tail::Llvm);
                         self.force_var(body, i)?;
                     }
@@ -468,7 +475,11 @@ impl<'a> Ctx<'a> {
                 }
                 Tail::LoopHead { .. } => cfg::Terminator::CondBranch {
                     t: cfg::BlockId(v32 + 1),
-                    f: cfg::BlockId(v32),
+                    f: cfg::BlockId(v32 + 2),
+                },
+                Tail::LoopLatch => cfg::Terminator::CondBranch {
+                    t: cfg::BlockId(v32 + 1),
+                    f: cfg::BlockId(v32.wrapping_sub(2)),
                 },
                 Tail::Llvm => {
                     self.at_block = vbk.bb;
@@ -852,6 +863,15 @@ impl<'a> Ctx<'a> {
             Tail::LoopBody { inst } => {
                 self.at_inst = inst;
                 self.wave_loop_body(body, inst)?;
+            }
+            Tail::LoopLatch => {
+                // The head dominates the latch, so it was emitted first and its condition is defined here.
+                let c = (v as usize)
+                    .checked_sub(2)
+                    .and_then(|h| self.f.vb_cond.get(h).copied())
+                    .filter(|&c| c != 0)
+                    .ok_or_else(|| self.invalid("wave loop latch emitted before its head"))?;
+                self.f.vb_cond[v as usize] = c;
             }
         }
         Ok(())

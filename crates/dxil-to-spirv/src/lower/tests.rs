@@ -533,3 +533,107 @@ fn sample_positions_of_a_multisampled_texture_validate() {
     let text = crate::disassemble(&tr.words).unwrap();
     assert!(text.contains("OpImageQuerySamples"), "{text}");
 }
+
+#[test]
+fn wave_match_and_multi_prefix_partition_lanes() {
+    // m = WaveMatch(tid % 3); u0[6 * tid ..] = { m.x, WaveGetLaneIndex(), WaveGetLaneCount(),
+    // WaveMultiPrefixSum(tid, m), WaveMultiPrefixCountBits(tid & 1, m) }; 64 threads.
+    let mut t = TestModule::new([64, 1, 1], false);
+    let dst = t.buffer(1, 0, 11, 0);
+    let (i1, i8, i32) = (t.i1, t.i8, t.i32);
+    let tid = t.thread_id(0);
+    let three = t.i32c(3);
+    let key = t.binary(BinOp::URem, i32, tid, three);
+    let four = t.m.types.push(dxil_module::TypeData::Struct {
+        name: Some("dx.types.fouri32".into()),
+        packed: false,
+        opaque: false,
+        elems: vec![i32; 4],
+    });
+    let matched = t.dx_op("waveMatch.i32", 165, four, &[key]);
+    let m: Vec<_> = (0..4).map(|k| t.extract(matched, i32, k)).collect();
+    let lane = t.dx_op("waveGetLaneIndex", 111, i32, &[]);
+    let count = t.dx_op("waveGetLaneCount", 112, i32, &[]);
+    let (sum, unsigned) = (t.int(i8, 0), t.int(i8, 1));
+    let prefix = t.dx_op(
+        "waveMultiPrefixOp.i32",
+        166,
+        i32,
+        &[tid, m[0], m[1], m[2], m[3], sum, unsigned],
+    );
+    let one = t.i32c(1);
+    let low = t.binary(BinOp::And, i32, tid, one);
+    let odd = t.cast(CastOp::Trunc, i1, low);
+    let bits = t.dx_op(
+        "waveMultiPrefixBitCount",
+        167,
+        i32,
+        &[odd, m[0], m[1], m[2], m[3]],
+    );
+    let stride = t.i32c(24);
+    let at = t.binary(BinOp::Mul, i32, tid, stride);
+    let u = t.undef(i32);
+    t.raw_store(dst, i32, at, u, [m[0], lane, count, prefix], 15, 4);
+    let sixteen = t.i32c(16);
+    let at2 = t.binary(BinOp::Add, i32, at, sixteen);
+    t.raw_store(dst, i32, at2, u, [bits, u, u, u], 1, 4);
+    let module = t.finish();
+
+    // Each partition's ballot and scan must run inside the loop: at the loop's merge the lanes of all
+    // partitions have reconverged on devices that reconverge there (NVIDIA), and a ballot would see every lane.
+    // Lavapipe runs either placement the same, so this is checked on the module's text too.
+    let tr = crate::translate(&module, &crate::Options::default()).unwrap();
+    let text = crate::disassemble(&tr.words).unwrap();
+    if std::env::var_os("DUMP_WAVE").is_some() {
+        eprintln!("{text}");
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let label = |id: &str| {
+        lines
+            .iter()
+            .position(|l| l.trim() == format!("{id} = OpLabel"))
+            .expect("a block")
+    };
+    let mut loops = 0;
+    for (k, l) in lines.iter().enumerate() {
+        let Some(rest) = l.trim().strip_prefix("OpLoopMerge ") else {
+            continue;
+        };
+        loops += 1;
+        let merge = label(rest.split_whitespace().next().expect("merge id"));
+        let inside = &lines[k..merge];
+        assert!(
+            inside
+                .iter()
+                .any(|l| l.contains("OpGroupNonUniformBallot")
+                    || l.contains("OpGroupNonUniformIAdd")),
+            "the partition's operation is outside loop {loops}:\n{text}"
+        );
+    }
+    assert_eq!(loops, 3, "{text}");
+
+    let Some(o) = run(&module, [1, 1, 1], &[raw('u', 0, 64 * 24, vec![0; 64 * 6])]) else {
+        return;
+    };
+    let w = o.words("u0");
+    let count = w[2];
+    assert!(count.is_power_of_two() && count <= 128, "wave size {count}");
+    for tid in 0..64u32 {
+        let r = &w[6 * tid as usize..6 * tid as usize + 5];
+        assert_eq!(r[1], tid % count, "lanes are laid out linearly");
+        let first = tid / count * count;
+        let same: Vec<u32> = (first..first + count)
+            .filter(|&o| o % 3 == tid % 3)
+            .collect();
+        // `.x` holds lanes 0..32.
+        let mask = same
+            .iter()
+            .filter(|&&o| o - first < 32)
+            .fold(0u32, |m, &o| m | 1 << (o - first));
+        assert_eq!(r[0], mask, "WaveMatch, thread {tid}");
+        let below = same.iter().filter(|&&o| o < tid);
+        assert_eq!(r[3], below.clone().sum::<u32>(), "prefix sum, thread {tid}");
+        let odd = below.filter(|&&o| o & 1 == 1).count() as u32;
+        assert_eq!(r[4], odd, "prefix count, thread {tid}");
+    }
+}
