@@ -22,6 +22,12 @@ struct Cli {
 enum Command {
     /// Describe a container: parts, stage, entry points, signatures, resources, flags, digest.
     Info(cmd::info::Args),
+    /// Print the module as LLVM assembly, in the text DXC prints.
+    Dis(cmd::dis::Args),
+    /// Assemble an LLVM-assembly listing into a DXIL container.
+    As(cmd::assemble::Args),
+    /// Translate a container's shader into SPIR-V for Vulkan.
+    ToSpirv(cmd::translate::Args),
     /// Print the bitstream of a container's DXIL part (blocks and records), for debugging.
     Dump(cmd::dump::Args),
     /// Print a root signature and the Vulkan layout it maps to; optionally write it as a container.
@@ -34,6 +40,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Info(a) => cmd::info::run(a),
+        Command::Dis(a) => cmd::dis::run(a),
+        Command::As(a) => cmd::assemble::run(a),
+        Command::ToSpirv(a) => cmd::translate::run(a),
         Command::Dump(a) => cmd::dump::run(a),
         Command::Rootsig(a) => cmd::rootsig::run(a),
         Command::Run(a) => return cmd::run::run(a),

@@ -1,9 +1,12 @@
 //! One module per subcommand, plus the input/output helpers they share.
 
+pub mod assemble;
+pub mod dis;
 pub mod dump;
 pub mod info;
 pub mod rootsig;
 pub mod run;
+pub mod translate;
 
 use std::io::{Read, Write};
 use std::path::Path;

@@ -58,6 +58,7 @@ pub fn run(a: Args) -> ExitCode {
     let options = RunOptions {
         timeout: Duration::from_secs_f64(a.timeout),
         dump_dir: a.dump.clone(),
+        ..RunOptions::default()
     };
     let rt = match Runtime::new(a.device.as_deref()) {
         Ok(rt) => rt,
