@@ -360,8 +360,9 @@ impl<'a> Parser<'a> {
     /// Checks every `!N` used was defined, and builds the kind table.
     ///
     /// DXC writes every kind its context registered, used or not, in the order its passes first
-    /// asked for them, and the listing shows only the used ones. The table is rebuilt from what
-    /// the listing implies: LLVM's fixed kinds; `dx.temp` and `dx.dbg.varlayout`, which DXC
+    /// asked for them, and the listing shows only the used ones. The printer carries the whole
+    /// table in a [`KINDS_COMMENT`](super::KINDS_COMMENT) line; when the text has one, that is
+    /// the table. Otherwise it is rebuilt from what the listing implies: LLVM's fixed kinds; `dx.temp` and `dx.dbg.varlayout`, which DXC
     /// always registers (`dx.temp` first when the module calls `readnone` functions, which in
     /// DXC's output mostly means the entry point reads inputs that code generation copied
     /// through temporaries); the used DXC kinds in DXC's order; `dx.nonuniform` when a handle is
@@ -382,6 +383,115 @@ impl<'a> Parser<'a> {
         {
             return Err(self.err_at(e.first_ref, format!("use of undefined metadata '!{n}'")));
         }
+        let table = match self.declared_kinds()? {
+            Some(declared) => {
+                let mut table: Vec<Cow<'static, str>> =
+                    declared.into_iter().map(Cow::Owned).collect();
+                for u in &self.md.kind_names {
+                    if !table.iter().any(|t| t == u) {
+                        table.push(Cow::Owned(u.clone()));
+                    }
+                }
+                table
+            }
+            None => self.inferred_kinds(),
+        };
+        let used = &self.md.kind_names;
+        let remap: Vec<u32> = used
+            .iter()
+            .map(|u| table.iter().position(|t| t == u).unwrap_or(0) as u32)
+            .collect();
+        self.m.metadata.kinds = table
+            .iter()
+            .enumerate()
+            .map(|(i, name)| MdKind::new(i as u32, name.as_bytes()))
+            .collect();
+        if !remap.is_empty() {
+            let map = |k: &mut u32| {
+                if let Some(&r) = remap.get(*k as usize) {
+                    *k = r;
+                }
+            };
+            for f in &mut self.m.functions {
+                if let Some(b) = &mut f.body {
+                    for a in &mut b.attachments {
+                        map(&mut a.kind);
+                    }
+                    for (k, _) in &mut b.fn_attachments {
+                        map(k);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The kind table of the [`KINDS_COMMENT`](super::KINDS_COMMENT) line, when one of the
+    /// comment lines before the first line of code is that line.
+    fn declared_kinds(&self) -> Result<Option<Vec<String>>> {
+        let src = self.src.as_bytes();
+        let mut pos = 0usize;
+        while pos < src.len() {
+            let end = memchr::memchr(b'\n', &src[pos..]).map_or(src.len(), |n| pos + n);
+            let line = &src[pos..end];
+            let indent = line
+                .iter()
+                .take_while(|c| matches!(c, b' ' | b'\t' | b'\r'))
+                .count();
+            let rest = &line[indent..];
+            if rest.starts_with(super::KINDS_COMMENT.as_bytes()) {
+                let start = pos + indent + super::KINDS_COMMENT.len();
+                return self.kind_list(start, end).map(Some);
+            }
+            if !rest.is_empty() && rest[0] != b';' {
+                break;
+            }
+            pos = end + 1;
+        }
+        Ok(None)
+    }
+
+    /// The `!name` items of a kind-table line, `src[start..end]`.
+    fn kind_list(&self, start: usize, end: usize) -> Result<Vec<String>> {
+        let src = self.src.as_bytes();
+        let is_name_char =
+            |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'$' | b'.' | b'_' | b'\\');
+        let mut names: Vec<String> = Vec::new();
+        let mut i = start;
+        let mut bytes = Vec::new();
+        while i < end {
+            match src[i] {
+                b' ' | b'\t' | b'\r' => i += 1,
+                b'!' => {
+                    let at = i;
+                    i += 1;
+                    let name_start = i;
+                    while i < end && is_name_char(src[i]) {
+                        i += 1;
+                    }
+                    if i == name_start {
+                        return Err(self.err_at(at as u32, "expected a kind name after '!'"));
+                    }
+                    super::lexer::unescape(&src[name_start..i], &mut bytes);
+                    let name = String::from_utf8_lossy(&bytes).into_owned();
+                    if names.contains(&name) {
+                        return Err(self.err_at(
+                            at as u32,
+                            format!("metadata kind '!{name}' is listed twice"),
+                        ));
+                    }
+                    names.push(name);
+                }
+                _ => {
+                    return Err(self.err_at(i as u32, "expected '!name' in the metadata kind list"));
+                }
+            }
+        }
+        Ok(names)
+    }
+
+    /// The kind table rebuilt from what the module implies (see [`Parser::md_finish`]).
+    fn inferred_kinds(&self) -> Vec<Cow<'static, str>> {
         let hints = self.module_hints();
         let used = &self.md.kind_names;
         // DXC compiles everything with fast math except `precise` code, so floating-point
@@ -416,33 +526,7 @@ impl<'a> Parser<'a> {
         if hints.branches || is_used("dx.break.br") {
             table.push(Cow::Borrowed("dx.break.br"));
         }
-        let remap: Vec<u32> = used
-            .iter()
-            .map(|u| table.iter().position(|t| t == u).unwrap_or(0) as u32)
-            .collect();
-        self.m.metadata.kinds = table
-            .iter()
-            .enumerate()
-            .map(|(i, name)| MdKind::new(i as u32, name.as_bytes()))
-            .collect();
-        if !remap.is_empty() {
-            let map = |k: &mut u32| {
-                if let Some(&r) = remap.get(*k as usize) {
-                    *k = r;
-                }
-            };
-            for f in &mut self.m.functions {
-                if let Some(b) = &mut f.body {
-                    for a in &mut b.attachments {
-                        map(&mut a.kind);
-                    }
-                    for (k, _) in &mut b.fn_attachments {
-                        map(k);
-                    }
-                }
-            }
-        }
-        Ok(())
+        table
     }
 
     fn module_hints(&self) -> Hints {

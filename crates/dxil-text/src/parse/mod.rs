@@ -44,6 +44,13 @@ use lexer::{Lexer, Tok, Token};
 
 type Result<T> = std::result::Result<T, ParseError>;
 
+/// Start of the comment line that carries the module's metadata kind table:
+/// `; dxil-metadata-kinds: !dbg !tbaa ...`, the kinds in id order, spelled like `!name`
+/// attachments. The printer writes it first; the parser looks for it among the comment lines
+/// before the first line of code and, when it is there, gives the module exactly that table
+/// (kinds the code uses but the line lacks are appended). Without it the table is inferred.
+pub const KINDS_COMMENT: &str = "; dxil-metadata-kinds:";
+
 /// Deepest nesting of types, constants and metadata the parser follows.
 pub const MAX_DEPTH: u32 = 64;
 

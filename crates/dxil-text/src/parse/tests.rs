@@ -473,6 +473,58 @@ define void @main() {{
 }
 
 #[test]
+fn kind_table_comment_gives_the_table() {
+    // Ids follow the line; `dx.precise` keeps its place, the unlisted `llvm.loop` is appended,
+    // and escapes in names are decoded.
+    let text = format!(
+        "; a summary comment\n\n; dxil-metadata-kinds: !dbg !dx.temp !dx.precise !a\\20b\n{HEADER}
+define void @main() {{
+  %1 = fadd fast float 1.000000e+00, 2.000000e+00, !dx.precise !0, !llvm.loop !0
+  ret void
+}}
+
+!0 = !{{i32 1}}
+"
+    );
+    let m = parse(&text);
+    let names: Vec<&str> = m.metadata.kinds.iter().map(|k| k.name.as_ref()).collect();
+    assert_eq!(names, ["dbg", "dx.temp", "dx.precise", "a b", "llvm.loop"]);
+    let kinds: Vec<u32> = body(&m, 0).attachments.iter().map(|a| a.kind).collect();
+    assert_eq!(kinds, [2, 4]);
+    // The printer writes the line back, first, and a second parse keeps the table.
+    let printed = crate::module_to_string(&m);
+    assert!(
+        printed
+            .starts_with("; dxil-metadata-kinds: !dbg !dx.temp !dx.precise !a\\20b !llvm.loop\n")
+    );
+    let again = parse(&printed);
+    assert_eq!(again.metadata.kinds, m.metadata.kinds);
+    assert_eq!(crate::module_to_string(&again), printed);
+    // The line counts only before the first line of code.
+    let late = format!("{HEADER}; dxil-metadata-kinds: !dbg\n");
+    assert_ne!(parse(&late).metadata.kinds.len(), 1);
+}
+
+#[test]
+fn malformed_kind_table_comments_fail_where_they_go_wrong() {
+    err_at(
+        "; dxil-metadata-kinds: !dbg tbaa\n",
+        1,
+        "tbaa",
+        "expected '!name'",
+    );
+    err_at(
+        "\n  ; dxil-metadata-kinds: !dbg ! !x\n",
+        2,
+        "! !x",
+        "kind name",
+    );
+    let e = err("; dxil-metadata-kinds: !dbg !tbaa !dbg\n");
+    assert_eq!((e.line, e.column), (1, 35));
+    assert!(e.message.contains("listed twice"), "{}", e.message);
+}
+
+#[test]
 fn named_types_may_be_used_before_their_definition() {
     let text = "%a = type { %b*, i32 }\n%b = type { %a, <{ i8, i16 }> }\n%o = type opaque\n@x = external global %b\n@y = external global %o\n";
     let m = parse(text);

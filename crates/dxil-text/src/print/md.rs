@@ -128,6 +128,29 @@ impl<'m> Kinds<'m> {
     }
 }
 
+/// Writes `; dxil-metadata-kinds: !dbg !tbaa ...`, the module's metadata kind table in id order.
+///
+/// DXC's bitcode lists every kind its compiler registered, used or not, and the listing shows
+/// only the used ones; this comment carries the whole table so that the parser can give the
+/// bitcode writer DXC's table back. Nothing is written for an empty table, or for one whose ids
+/// are not 0, 1, 2, ... in order or that holds an empty name (the parser then infers the table).
+pub(crate) fn write_kinds_comment<W: Write + ?Sized>(out: &mut W, md: &Metadata) -> fmt::Result {
+    let sequential = md
+        .kinds
+        .iter()
+        .enumerate()
+        .all(|(i, k)| k.id as usize == i && !k.name.is_empty());
+    if md.kinds.is_empty() || !sequential {
+        return Ok(());
+    }
+    out.write_str(crate::parse::KINDS_COMMENT)?;
+    for k in &md.kinds {
+        out.write_str(" !")?;
+        write_metadata_identifier(out, &k.name)?;
+    }
+    out.write_char('\n')
+}
+
 /// Whether a metadata item is a node (and so gets a slot), as opposed to a string or a value.
 pub(crate) fn is_node(md: &Metadata, id: MdId) -> bool {
     matches!(md.get(id), Some(MdData::Node { .. } | MdData::Other { .. }))

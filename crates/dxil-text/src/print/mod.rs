@@ -28,7 +28,9 @@ use types::TypeNames;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct PrintOptions {
     /// LLVM's comment lines: `; Function Attrs: ...` before functions, `; <label>:N` and the
-    /// `; preds = ...` / `; No predecessors!` notes on blocks.
+    /// `; preds = ...` / `; No predecessors!` notes on blocks; and a first line with the
+    /// module's metadata kind table ([`KINDS_COMMENT`](crate::parse::KINDS_COMMENT)), which the
+    /// parser reads back.
     pub comments: bool,
     /// DXC's trailing notes on instructions: `  ; OpName(args)` after each `dx.op` call and
     /// ` ; line:L col:C` for instructions with a debug location.
@@ -381,6 +383,9 @@ impl<'m, 'o, W: Write + ?Sized> Printer<'m, 'o, W> {
 
     fn module(&mut self) -> fmt::Result {
         let m = self.m;
+        if self.opts.comments {
+            md::write_kinds_comment(self.out, &m.metadata)?;
+        }
         if !m.datalayout.is_empty() {
             self.s("target datalayout = \"")?;
             self.s(&m.datalayout)?;

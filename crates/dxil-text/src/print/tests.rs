@@ -1129,7 +1129,8 @@ fn calls_attributes_and_metadata_attachments() {
     );
     b.func("dx.op.bad", callee_ty, None, None);
 
-    let expected = r#"
+    let expected = r#"; dxil-metadata-kinds: !dbg !tbaa !dx.precise !range
+
 define i32 @main(i8* %p) #0 !dx.precise !0 {
   %1 = tail call i32 @callee(i8* %p, i32 align 16 7) #2, !range !1, !dx.precise !2
   call fastcc void (i32, ...) @vararg(i32 7, i32 %1, i32 7)
