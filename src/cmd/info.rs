@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use dxil_container::{Container, DigestStatus, PartContent, Signature};
+use dxil_shader::{ClassFields, DxilModule, Resource};
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -19,14 +20,25 @@ pub struct Args {
 struct Info<'a> {
     file: String,
     container: dxil_container::ContainerInfo<'a>,
+    /// The DXIL layer of the program part: shader model, entry points, resources, flags.
+    /// `None` when the container has no DXIL part.
+    module: Option<DxilModule>,
+    /// Why the program's module could not be read, when it could not.
+    module_error: Option<String>,
 }
 
 pub fn run(a: Args) -> super::Result {
     let bytes = super::read_input(&a.file)?;
     let c = Container::parse_lenient(&bytes)?;
+    let (module, module_error) = match read_dxil_module(&c) {
+        Ok(m) => (m, None),
+        Err(e) => (None, Some(e)),
+    };
     let info = Info {
         file: a.file.display().to_string(),
         container: c.info(),
+        module,
+        module_error,
     };
     if a.json {
         let mut s = serde_json::to_string_pretty(&info)?;
@@ -36,6 +48,19 @@ pub fn run(a: Args) -> super::Result {
     let mut o = String::new();
     human(&mut o, &info, bytes.len())?;
     super::write_output(None, o.as_bytes())
+}
+
+/// The program part's bitcode read into the DXIL layer; `Ok(None)` without a program part.
+fn read_dxil_module(c: &Container<'_>) -> Result<Option<DxilModule>, String> {
+    let Some(p) = c.program() else {
+        return Ok(None);
+    };
+    let p = p.map_err(|e| e.to_string())?;
+    let m = dxil_module::read_module(p.bitcode, p.bitcode_byte_offset_in_container as u64)
+        .map_err(|e| e.to_string())?;
+    DxilModule::from_module(&m)
+        .map(Some)
+        .map_err(|e| e.to_string())
 }
 
 fn digest_text(d: &DigestStatus) -> String {
@@ -135,11 +160,6 @@ fn human(o: &mut String, info: &Info<'_>, len: usize) -> std::fmt::Result {
                 )?;
             }
             Ok(PartContent::Psv(psv)) => {
-                if let Some(n) = psv.runtime_info.num_threads
-                    && n != [0, 0, 0]
-                {
-                    writeln!(o, "numthreads: ({}, {}, {})", n[0], n[1], n[2])?;
-                }
                 writeln!(o, "resources (PSV0):")?;
                 if psv.resources.is_empty() {
                     writeln!(o, "  (none)")?;
@@ -167,6 +187,125 @@ fn human(o: &mut String, info: &Info<'_>, len: usize) -> std::fmt::Result {
             }
             _ => {}
         }
+    }
+    if let Some(e) = &info.module_error {
+        writeln!(o, "module: cannot read: {e}")?;
+    }
+    if let Some(m) = &info.module {
+        module(o, m)?;
+    }
+    Ok(())
+}
+
+fn module(o: &mut String, m: &DxilModule) -> std::fmt::Result {
+    write!(o, "shader model: {}", m.shader_model.profile())?;
+    if let Some(v) = m.dxil_version {
+        write!(o, ", DXIL {}.{}", v.major, v.minor)?;
+    }
+    if let Some(v) = m.validator_version {
+        write!(o, ", validator {}.{}", v.major, v.minor)?;
+    }
+    writeln!(o)?;
+    if let Some(c) = &m.compiler {
+        writeln!(o, "compiler: {c}")?;
+    }
+    for e in &m.entry_points {
+        let name = if e.name.is_empty() {
+            "(module)"
+        } else {
+            &e.name
+        };
+        writeln!(o, "entry point: {name} ({:?})", e.shader_kind)?;
+        let p = &e.properties;
+        if let Some(n) = p.thread_group_size() {
+            writeln!(o, "  numthreads: ({}, {}, {})", n[0], n[1], n[2])?;
+        }
+        if let Some(w) = &p.wave_size {
+            writeln!(o, "  wave size: {w:?}")?;
+        }
+        if let Some(f) = p.shader_flags {
+            let names: Vec<&str> = f.names().collect();
+            let names = if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            };
+            writeln!(o, "  shader flags: {names}")?;
+        }
+        if let Some(rs) = &p.root_signature {
+            writeln!(o, "  root signature: {} bytes", rs.len())?;
+        }
+        let s = &e.signatures;
+        for (title, list) in [
+            ("inputs", &s.inputs),
+            ("outputs", &s.outputs),
+            ("patch constant / primitive", &s.patch_constant_or_primitive),
+        ] {
+            if !list.is_empty() {
+                let names: Vec<String> = list
+                    .iter()
+                    .map(|el| match el.semantic_indices.as_slice() {
+                        [] | [0] => el.name.clone(),
+                        [i] => format!("{}{i}", el.name),
+                        many => format!("{}{:?}", el.name, many),
+                    })
+                    .collect();
+                writeln!(o, "  {title}: {}", names.join(", "))?;
+            }
+        }
+    }
+    writeln!(o, "resources (dx.resources):")?;
+    let r = &m.resources;
+    let all: Vec<&Resource> = r
+        .srvs
+        .iter()
+        .chain(&r.uavs)
+        .chain(&r.cbuffers)
+        .chain(&r.samplers)
+        .collect();
+    if all.is_empty() {
+        writeln!(o, "  (none)")?;
+    }
+    for res in all {
+        let letter = res.class.register_letter().unwrap_or('?');
+        let range = if res.is_unbounded() {
+            format!("{letter}{}.. (unbounded)", res.lower_bound)
+        } else if res.range_size == 1 {
+            format!("{letter}{}", res.lower_bound)
+        } else {
+            format!(
+                "{letter}{}..={letter}{}",
+                res.lower_bound,
+                res.upper_bound()
+            )
+        };
+        let mut detail = format!("{:?}", res.kind);
+        if let Some(stride) = res.tags.structure_stride {
+            write!(detail, ", stride {stride}")?;
+        }
+        if let Some(t) = res.tags.element_type {
+            write!(detail, ", {t:?}")?;
+        }
+        match &res.fields {
+            ClassFields::CBuffer { size_in_bytes } => write!(detail, ", {size_in_bytes} bytes")?,
+            ClassFields::Uav {
+                has_counter: true, ..
+            } => write!(detail, ", counter")?,
+            _ => {}
+        }
+        let name = if res.name.is_empty() {
+            "(unnamed)"
+        } else {
+            &res.name
+        };
+        writeln!(
+            o,
+            "  {:<7} {:<24} {:<16} space {:<3} {detail}",
+            res.class.d3d_name(),
+            name,
+            range,
+            res.space
+        )?;
     }
     Ok(())
 }

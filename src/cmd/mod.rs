@@ -47,3 +47,15 @@ pub fn program_bitcode(bytes: &[u8]) -> Result<(&[u8], u64)> {
     let p = c.program().ok_or("the container has no DXIL part")??;
     Ok((p.bitcode, p.bitcode_byte_offset_in_container as u64))
 }
+
+/// Reads a module from a container, or from raw bitcode (`BC\xC0\xDE` or a DXIL program header).
+pub fn read_module_any(bytes: &[u8]) -> Result<dxil_module::Module> {
+    if bytes.starts_with(b"DXBC") {
+        let (bitcode, offset) = program_bitcode(bytes)?;
+        return Ok(dxil_module::read_module(bitcode, offset)?);
+    }
+    if bytes.starts_with(b"BC\xC0\xDE") {
+        return Ok(dxil_module::read_module(bytes, 0)?);
+    }
+    Err("not a DXIL container (no DXBC magic) nor LLVM bitcode".into())
+}

@@ -1,0 +1,427 @@
+//! Corpus checks of the `dxil` command itself, run as a user runs it (one process per container):
+//!
+//! - `dxil dis X.dxil` equals DXC's listing `X.ll` once comment lines and blank lines are dropped
+//!   and runs of blanks collapsed (at least 99% of the corpus; every difference is printed);
+//! - `dxil info --json X.dxil` succeeds on every container, and its resource list equals the
+//!   `!dx.resources` records of `X.ll` (read here from the text, independently of our reader).
+//!
+//! The corpus is `$DXIL_CORPUS` or `../shared/corpus`; without it the checks skip with a message,
+//! unless `CI` is set.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("DXIL_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("CI needs the corpus at {}", dir.display());
+    }
+    eprintln!("SKIPPED: no corpus at {}", dir.display());
+    None
+}
+
+/// Every `X.dxil` that comes with DXC's listing `X.ll`, sorted.
+fn containers(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "dxil") && p.with_extension("ll").is_file()
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Runs `f` over `items` on two threads; results keep the items' order.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = Mutex::new(0usize);
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = {
+                        let mut n = next.lock().unwrap();
+                        let i = *n;
+                        *n += 1;
+                        i
+                    };
+                    if i >= items.len() {
+                        break;
+                    }
+                    let r = f(&items[i]);
+                    results.lock().unwrap()[i] = Some(r);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.unwrap())
+        .collect()
+}
+
+fn dxil(args: &[&str]) -> Result<String, String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_dxil"))
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    String::from_utf8(out.stdout).map_err(|e| e.to_string())
+}
+
+/// The module text of a listing: no comment lines, no blank lines, runs of blanks collapsed.
+fn module_text(listing: &str) -> Vec<String> {
+    listing
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty() && !l.starts_with(';'))
+        .collect()
+}
+
+#[test]
+fn dis_matches_dxc_listings() {
+    let Some(root) = corpus() else { return };
+    let files = containers(&root);
+    assert!(!files.is_empty(), "no containers under {}", root.display());
+    let results = par_map(&files, |p| -> Result<(), String> {
+        let ours = dxil(&["dis", p.to_str().unwrap()])?;
+        let theirs = std::fs::read_to_string(p.with_extension("ll")).map_err(|e| e.to_string())?;
+        let (a, b) = (module_text(&ours), module_text(&theirs));
+        if a == b {
+            return Ok(());
+        }
+        let line = a
+            .iter()
+            .zip(&b)
+            .position(|(x, y)| x != y)
+            .unwrap_or(a.len().min(b.len()));
+        Err(format!(
+            "first difference at module line {}:\n  ours:  {}\n  DXC's: {}",
+            line + 1,
+            a.get(line).map_or("(end)", |s| s.as_str()),
+            b.get(line).map_or("(end)", |s| s.as_str())
+        ))
+    });
+    let mut failed = 0;
+    for (p, r) in files.iter().zip(&results) {
+        if let Err(e) = r {
+            failed += 1;
+            eprintln!("{}: {e}", p.display());
+        }
+    }
+    let total = files.len();
+    let same = total - failed;
+    println!(
+        "dis: {same}/{total} listings equal DXC's module text ({:.2}%)",
+        100.0 * same as f64 / total as f64
+    );
+    assert!(
+        same * 100 >= total * 99,
+        "fewer than 99% of the listings match"
+    );
+}
+
+/// One `!dx.resources` record as the listing spells it.
+#[derive(Debug, PartialEq)]
+struct Record {
+    class: usize,
+    id: i64,
+    name: String,
+    space: i64,
+    lower_bound: i64,
+    range_size: i64,
+    /// Shape (SRV/UAV), size in bytes (CBV) or sampler kind (sampler).
+    field6: i64,
+    /// SRV: sample count; UAV: (globally coherent, has counter, rasterizer ordered).
+    extra: Vec<i64>,
+    element_type: Option<i64>,
+    stride: Option<i64>,
+}
+
+/// Reads `!N = ...` metadata lines of a listing into a map from N to the text after `=`.
+fn metadata_nodes(listing: &str) -> HashMap<u32, &str> {
+    let mut nodes = HashMap::new();
+    for l in listing.lines() {
+        let Some(rest) = l.strip_prefix('!') else {
+            continue;
+        };
+        let Some((n, body)) = rest.split_once(" = ") else {
+            continue;
+        };
+        if let Ok(n) = n.parse::<u32>() {
+            nodes.insert(n, body.trim());
+        }
+    }
+    nodes
+}
+
+/// Splits the operands of `!{a, b, ...}` (or `distinct !{...}`) at top-level commas.
+fn operands(node: &str) -> Vec<&str> {
+    let body = node.trim_start_matches("distinct ").trim();
+    let Some(inner) = body.strip_prefix("!{").and_then(|b| b.strip_suffix('}')) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let (mut depth, mut start, mut in_str) = (0i32, 0usize, false);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '"' => in_str = !in_str,
+            '(' | '{' | '[' | '<' if !in_str => depth += 1,
+            ')' | '}' | ']' | '>' if !in_str => depth -= 1,
+            ',' if !in_str && depth == 0 => {
+                out.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !inner[start..].trim().is_empty() {
+        out.push(inner[start..].trim());
+    }
+    out
+}
+
+fn node_ref(op: &str) -> Option<u32> {
+    op.strip_prefix('!')?.parse().ok()
+}
+
+fn int(op: &str) -> i64 {
+    op.rsplit(' ')
+        .next()
+        .and_then(|v| match v {
+            "true" => Some(1),
+            "false" => Some(0),
+            v => v.parse().ok(),
+        })
+        .unwrap_or_else(|| panic!("not an integer operand: {op}"))
+}
+
+fn string(op: &str) -> String {
+    op.strip_prefix("!\"")
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or_else(|| panic!("not a string operand: {op}"))
+        .to_string()
+}
+
+fn listing_resources(listing: &str) -> Vec<Record> {
+    let nodes = metadata_nodes(listing);
+    let Some(tuple) = listing
+        .lines()
+        .find_map(|l| l.strip_prefix("!dx.resources = !{!"))
+        .and_then(|r| r.trim_end_matches('}').parse::<u32>().ok())
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (class, list) in operands(nodes[&tuple]).into_iter().enumerate() {
+        let Some(list) = node_ref(list) else { continue };
+        for rec in operands(nodes[&list]) {
+            let f = operands(nodes[&node_ref(rec).unwrap()]);
+            let (extra, tags_at) = match class {
+                0 => (vec![int(f[7])], 8),
+                1 => (vec![int(f[7]), int(f[8]), int(f[9])], 10),
+                _ => (Vec::new(), 7),
+            };
+            let (mut element_type, mut stride) = (None, None);
+            if let Some(tags) = f.get(tags_at).and_then(|t| node_ref(t)) {
+                let t = operands(nodes[&tags]);
+                for pair in t.chunks(2) {
+                    match int(pair[0]) {
+                        0 => element_type = Some(int(pair[1])),
+                        1 => stride = Some(int(pair[1])),
+                        _ => {}
+                    }
+                }
+            }
+            out.push(Record {
+                class,
+                id: int(f[0]),
+                name: string(f[2]),
+                space: int(f[3]),
+                lower_bound: int(f[4]),
+                range_size: int(f[5]),
+                field6: int(f[6]),
+                extra,
+                element_type,
+                stride,
+            });
+        }
+    }
+    out
+}
+
+fn json_int(v: &serde_json::Value) -> i64 {
+    v.as_i64().unwrap_or_else(|| panic!("not an integer: {v}"))
+}
+
+/// The numeric value of an enum that `dxil info --json` prints by name (or number).
+fn enum_value(v: &serde_json::Value, names: &[&str]) -> i64 {
+    if let Some(n) = v.as_i64() {
+        return n;
+    }
+    let s = v.as_str().unwrap_or_else(|| panic!("not an enum: {v}"));
+    names
+        .iter()
+        .position(|n| n == &s)
+        .unwrap_or_else(|| panic!("unknown enum name {s}")) as i64
+}
+
+const SHAPES: [&str; 19] = [
+    "Invalid",
+    "Texture1D",
+    "Texture2D",
+    "Texture2DMS",
+    "Texture3D",
+    "TextureCube",
+    "Texture1DArray",
+    "Texture2DArray",
+    "Texture2DMSArray",
+    "TextureCubeArray",
+    "TypedBuffer",
+    "RawBuffer",
+    "StructuredBuffer",
+    "CBuffer",
+    "Sampler",
+    "TBuffer",
+    "RTAccelerationStructure",
+    "FeedbackTexture2D",
+    "FeedbackTexture2DArray",
+];
+const COMPONENTS: [&str; 19] = [
+    "Invalid",
+    "I1",
+    "I16",
+    "U16",
+    "I32",
+    "U32",
+    "I64",
+    "U64",
+    "F16",
+    "F32",
+    "F64",
+    "SNormF16",
+    "UNormF16",
+    "SNormF32",
+    "UNormF32",
+    "SNormF64",
+    "UNormF64",
+    "PackedS8x32",
+    "PackedU8x32",
+];
+const SAMPLERS: [&str; 4] = ["Default", "Comparison", "Mono", "Invalid"];
+
+fn info_resources(info: &serde_json::Value) -> Vec<Record> {
+    let r = &info["module"]["resources"];
+    let mut out = Vec::new();
+    for (class, key) in ["srvs", "uavs", "cbuffers", "samplers"].iter().enumerate() {
+        for res in r[key].as_array().unwrap() {
+            let fields = &res["fields"];
+            let (field6, extra) = match class {
+                0 => (
+                    enum_value(&res["kind"], &SHAPES),
+                    vec![json_int(&fields["Srv"]["sample_count"])],
+                ),
+                1 => {
+                    let u = &fields["Uav"];
+                    let b = |k: &str| i64::from(u[k].as_bool().unwrap());
+                    (
+                        enum_value(&res["kind"], &SHAPES),
+                        vec![
+                            b("globally_coherent"),
+                            b("has_counter"),
+                            b("rasterizer_ordered"),
+                        ],
+                    )
+                }
+                2 => (json_int(&fields["CBuffer"]["size_in_bytes"]), Vec::new()),
+                _ => (
+                    enum_value(&fields["Sampler"]["sampler_kind"], &SAMPLERS),
+                    Vec::new(),
+                ),
+            };
+            let tags = &res["tags"];
+            // The listing spells the range size as a signed i32 (-1 = unbounded).
+            let range_size = json_int(&res["range_size"]) as u32 as i32 as i64;
+            out.push(Record {
+                class,
+                id: json_int(&res["id"]),
+                name: res["name"].as_str().unwrap().to_string(),
+                space: json_int(&res["space"]) as u32 as i32 as i64,
+                lower_bound: json_int(&res["lower_bound"]) as u32 as i32 as i64,
+                range_size,
+                field6,
+                extra,
+                element_type: (!tags["element_type"].is_null())
+                    .then(|| enum_value(&tags["element_type"], &COMPONENTS)),
+                stride: tags["structure_stride"].as_i64(),
+            });
+        }
+    }
+    out
+}
+
+#[test]
+fn info_json_resources_match_listings() {
+    let Some(root) = corpus() else { return };
+    let files = containers(&root);
+    assert!(!files.is_empty(), "no containers under {}", root.display());
+    let results = par_map(&files, |p| -> Result<usize, String> {
+        let text = dxil(&["info", "--json", p.to_str().unwrap()])?;
+        let info: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        if let Some(e) = info["module_error"].as_str() {
+            return Err(format!("module not read: {e}"));
+        }
+        let listing = std::fs::read_to_string(p.with_extension("ll")).map_err(|e| e.to_string())?;
+        let theirs = listing_resources(&listing);
+        let ours = info_resources(&info);
+        if ours != theirs {
+            return Err(format!(
+                "resources differ:\n  info:    {ours:?}\n  listing: {theirs:?}"
+            ));
+        }
+        Ok(ours.len())
+    });
+    let mut failed = 0;
+    let mut resources = 0;
+    for (p, r) in files.iter().zip(&results) {
+        match r {
+            Ok(n) => resources += n,
+            Err(e) => {
+                failed += 1;
+                eprintln!("{}: {e}", p.display());
+            }
+        }
+    }
+    println!(
+        "info --json: {}/{} containers, {resources} resources equal to dx.resources",
+        files.len() - failed,
+        files.len()
+    );
+    assert_eq!(
+        failed, 0,
+        "info --json failed or disagreed with the listing"
+    );
+}
