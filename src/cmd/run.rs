@@ -1,10 +1,25 @@
 //! `dxil run`: execute a conformance case on Vulkan.
+//!
+//! The case's DXIL is translated here: a version-1 case with the default binding model (set = space, binding =
+//! b 0 / t 100 / u 200 / s 300 + register), a version-2 case with its root signature's layout as the runtime
+//! derives it on the chosen device (the same call the run makes, so shader and bindings agree). `--spirv` runs a
+//! given module instead.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
-use dxil_runtime::{Case, RunOptions, Runtime, ShaderModule};
+use dxil_runtime::{Case, LayoutOverrides, RunOptions, Runtime, ShaderModule};
+
+/// How `--explain` prints the derived layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExplainFormat {
+    /// Readable text.
+    Text,
+    /// The root signature, device limits, options, Vulkan layout and binding contract as JSON.
+    Json,
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,9 +37,12 @@ pub struct Args {
     /// Use the Vulkan device whose name contains NAME.
     #[arg(long, value_name = "NAME")]
     device: Option<String>,
-    /// Print the Vulkan layout derived from the case's root signature.
-    #[arg(long)]
-    explain: bool,
+    /// Print the Vulkan layout derived from the case's root signature (text, or `--explain=json`), then run.
+    #[arg(long, value_name = "FORMAT", num_args = 0..=1, default_missing_value = "text", require_equals = true)]
+    explain: Option<ExplainFormat>,
+    /// Write the translated SPIR-V module to FILE.
+    #[arg(long, value_name = "FILE")]
+    save_spirv: Option<PathBuf>,
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -37,32 +55,54 @@ pub fn run(a: Args) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(e),
     };
-    let entry = case.entry.clone().unwrap_or_default();
+    if !(a.timeout.is_finite() && a.timeout > 0.0) {
+        return fail("--timeout must be a positive number of seconds");
+    }
+    let rt = match Runtime::new(a.device.as_deref()) {
+        Ok(rt) => rt,
+        Err(e) => return fail(e),
+    };
+    let overrides = LayoutOverrides::default();
+    if let Some(format) = a.explain {
+        if case.version() == 1 {
+            println!(
+                "version-1 case: no root signature; default binding model (set = space, binding = b 0 / t 100 / u 200 / s 300 + register)"
+            );
+        } else {
+            match rt.derive_layout(&case, &overrides) {
+                Ok(derived) => match format {
+                    ExplainFormat::Text => print!("{}", derived.explain()),
+                    ExplainFormat::Json => println!("{}", derived.to_json()),
+                },
+                Err(e) => return fail(e),
+            }
+        }
+    }
     let module = match &a.spirv {
         Some(p) => match std::fs::read(p) {
-            Ok(bytes) => match ShaderModule::from_bytes(&bytes, entry) {
-                Ok(m) => m,
-                Err(e) => return fail(format!("{}: {e}", p.display())),
-            },
+            Ok(bytes) => {
+                match ShaderModule::from_bytes(&bytes, case.entry.clone().unwrap_or_default()) {
+                    Ok(m) => m,
+                    Err(e) => return fail(format!("{}: {e}", p.display())),
+                }
+            }
             Err(e) => return fail(format!("{}: {e}", p.display())),
         },
-        None => match translate_case_shader(&case) {
+        None => match translate_case_shader(&rt, &case, &overrides) {
             Ok(m) => m,
             Err(e) => return fail(e),
         },
     };
-    if !(a.timeout.is_finite() && a.timeout > 0.0) {
-        return fail("--timeout must be a positive number of seconds");
+    if let Some(path) = &a.save_spirv {
+        let bytes: Vec<u8> = module.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        if let Err(e) = std::fs::write(path, bytes) {
+            return fail(format!("{}: {e}", path.display()));
+        }
     }
-    let _ = a.explain;
     let options = RunOptions {
         timeout: Duration::from_secs_f64(a.timeout),
         dump_dir: a.dump.clone(),
-        ..RunOptions::default()
-    };
-    let rt = match Runtime::new(a.device.as_deref()) {
-        Ok(rt) => rt,
-        Err(e) => return fail(e),
+        layout: overrides,
     };
     match rt.run(&case, &module, &options) {
         Ok(report) => {
@@ -88,9 +128,31 @@ pub fn run(a: Args) -> ExitCode {
     }
 }
 
-fn translate_case_shader(case: &Case) -> Result<ShaderModule, String> {
-    Err(format!(
-        "{}: translating DXIL is not wired yet; use --spirv",
-        case.shader.display()
-    ))
+/// Translates the case's shader for the binding model the run will use: the default one for version 1, the
+/// root signature's layout on this device for version 2.
+pub fn translate_case_shader(
+    rt: &Runtime,
+    case: &Case,
+    overrides: &LayoutOverrides,
+) -> Result<ShaderModule, String> {
+    let bytes =
+        std::fs::read(&case.shader).map_err(|e| format!("{}: {e}", case.shader.display()))?;
+    let mut options = dxil_to_spirv::Options {
+        entry_point: case.entry.clone(),
+        ..dxil_to_spirv::Options::default()
+    };
+    if case.version() == 2 {
+        let derived = rt
+            .derive_layout(case, overrides)
+            .map_err(|e| e.to_string())?;
+        options.binding = Arc::new(dxil_to_spirv::RootSignatureBindings::new(
+            derived.layout.clone(),
+        ));
+    }
+    let t = dxil_to_spirv::translate_container(&bytes, &options)
+        .map_err(|e| format!("{}: {e}", case.shader.display()))?;
+    Ok(ShaderModule {
+        words: t.words,
+        entry: t.entry_point,
+    })
 }

@@ -15,6 +15,8 @@
 //! * [`validate`] applies D3D12's rules.
 //! * [`layout`] computes the Vulkan pipeline layout; [`PipelineLayout::resolve`] says where a
 //!   shader finds a register.
+//! * [`contract`] is what a translated shader declares to run under that layout
+//!   ([`BindingContract`]), shared by the runtime and the translator.
 //!
 //! Why hand-written: no crates.io crate reads or writes RTS0 or parses the HLSL root signature
 //! language (the `windows` crate only exposes the D3D12 runtime's serializer on Windows), and
@@ -22,6 +24,7 @@
 #![forbid(unsafe_code)]
 
 mod binary;
+pub mod contract;
 mod convert;
 mod error;
 pub mod fuzzing;
@@ -31,6 +34,7 @@ mod model;
 mod validate;
 
 pub use binary::{RTS0, find_part, read_rts0, write_rts0};
+pub use contract::BindingContract;
 pub use error::{Error, Region};
 pub use hlsl::{ParseOptions, SignatureKind, parse_hlsl};
 pub use layout::{

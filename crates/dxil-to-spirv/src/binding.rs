@@ -5,7 +5,7 @@
 //! code then turns `(placement, register index)` into a descriptor, a pointer or push-constant words. A root
 //! signature model (descriptor tables in bindless heap arrays indexed by push-constant offsets, root constants,
 //! root descriptors through device addresses) plugs in by implementing the trait; [`RegisterBindings`] is the
-//! default model used without a root signature.
+//! default model used without a root signature, [`RootSignatureBindings`] the model of a D3D12 root signature.
 //!
 //! # The default model ([`RegisterBindings`])
 //!
@@ -28,6 +28,10 @@
 use std::fmt;
 
 use crate::dxil::{ResourceClass, ResourceKind};
+
+mod rootsig;
+
+pub use rootsig::RootSignatureBindings;
 
 /// The Vulkan descriptor type a lowering needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -114,17 +118,64 @@ pub enum Placement {
         array: ArraySize,
     },
     /// An element of a bindless heap array at (set, binding): element =
-    /// `push_constant_word[table_word] (if any) + offset + (register − lower bound)`.
+    /// `root_word[table_word] (if any) + offset + (register − lower bound)` (+ the dynamic index), or the shader's
+    /// own heap index for SM 6.6 heap access (`table_word` `None`, `offset` 0).
     Heap {
         set: u32,
         binding: u32,
         table_word: Option<u32>,
         offset: u32,
+        /// The descriptor type to declare. It differs from the one asked for only where the model stores a view
+        /// kind as another type: CBVs as storage buffers (devices without uniform-buffer heaps).
+        descriptor_type: DescriptorType,
+        /// The view's window comes from the offset buffer (see [`OffsetEntry`]).
+        offsets: Option<OffsetEntry>,
     },
-    /// Root constants (CBVs only): the buffer's 32-bit words are push-constant words `first_word..`.
+    /// Root constants (CBVs only): the buffer's 32-bit words are root block words `first_word..` (see
+    /// [`BindingModel::root_block`]).
     PushConstants { first_word: u32, words: u32 },
-    /// A root descriptor: a 64-bit buffer device address stored at push-constant byte `offset`.
+    /// A root descriptor: a 64-bit buffer device address stored at root block byte `offset` (8-byte aligned).
+    /// The shader reads the buffer through a `PhysicalStorageBuffer` pointer, without bounds checks (D3D12 checks
+    /// none on root descriptors).
     DeviceAddress { offset: u32 },
+    /// A table of 64-bit buffer device addresses (`struct { uvec2 va[]; }`, a storage buffer at (set, binding)),
+    /// indexed like [`Placement::Heap`]: UAV counters, where `va[i]` is the counter of the UAV at heap slot `i`
+    /// (0: no counter, and the counter operation returns 0).
+    AddressTable {
+        set: u32,
+        binding: u32,
+        table_word: Option<u32>,
+        offset: u32,
+    },
+}
+
+/// Where a heap view's window lies inside its descriptor: a storage buffer `struct { uvec2 e[]; }` at
+/// (set, binding) holding, for heap slot `i`, `e[2i] = (byte offset, byte count)` of a storage-buffer view and
+/// `e[2i + 1] = (element offset, element count)` of a texel-buffer view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OffsetEntry {
+    pub set: u32,
+    pub binding: u32,
+    /// Which entry of the pair the view applies.
+    pub kind: OffsetKind,
+}
+
+/// The entry of the offset buffer a view applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OffsetKind {
+    /// `e[2i]`: bytes, for storage-buffer views.
+    Bytes,
+    /// `e[2i + 1]`: elements, for texel-buffer views.
+    Elements,
+}
+
+/// Where the root block (root constants, descriptor table starts, root descriptor addresses) lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootBlockPlacement {
+    /// Push constants from offset 0.
+    PushConstants { bytes: u32 },
+    /// A uniform buffer at (set, binding) (declared `uvec4 words[⌈bytes / 16⌉]`; word `w` at `[w / 4][w % 4]`).
+    UniformBuffer { set: u32, binding: u32, bytes: u32 },
 }
 
 /// Maps resources to Vulkan bindings. Implementations must be deterministic: the lowering may ask more than once.
@@ -132,12 +183,13 @@ pub trait BindingModel: fmt::Debug + Send + Sync {
     /// Placement of a declared range, given the descriptor type the lowering uses for it.
     fn place(&self, r: &D3dBinding, ty: DescriptorType) -> Result<Placement, String>;
 
-    /// Placement of the counter of a UAV range (a storage buffer of one `u32` per UAV).
+    /// Placement of the counter of a UAV range (a storage buffer of one `u32` per UAV, or an address table).
     fn counter(&self, r: &D3dBinding) -> Result<Placement, String>;
 
-    /// Placement of the SM 6.6 descriptor heap array for `ty` (samplers: the sampler heap). The element is the
-    /// shader's heap index, so the answer must be a runtime array.
-    fn heap(&self, ty: DescriptorType) -> Result<Placement, String>;
+    /// Placement of the SM 6.6 descriptor heap array for `ty` (samplers: the sampler heap), for a view of `r`'s
+    /// class and kind (its registers mean nothing). The element is the shader's heap index, so the answer must be a
+    /// runtime array.
+    fn heap(&self, r: &D3dBinding, ty: DescriptorType) -> Result<Placement, String>;
 
     /// Placement of the counters of UAVs taken from the descriptor heap.
     fn heap_counter(&self) -> Result<Placement, String>;
@@ -145,6 +197,13 @@ pub trait BindingModel: fmt::Debug + Send + Sync {
     /// Size of the push-constant block in bytes (0 when the model uses none).
     fn push_constant_bytes(&self) -> u32 {
         0
+    }
+
+    /// Where root block words ([`Placement::PushConstants`], table words, root descriptor addresses) are read.
+    fn root_block(&self) -> RootBlockPlacement {
+        RootBlockPlacement::PushConstants {
+            bytes: self.push_constant_bytes(),
+        }
     }
 }
 
@@ -247,7 +306,7 @@ impl BindingModel for RegisterBindings {
         })
     }
 
-    fn heap(&self, ty: DescriptorType) -> Result<Placement, String> {
+    fn heap(&self, _r: &D3dBinding, ty: DescriptorType) -> Result<Placement, String> {
         Ok(Placement::Descriptor {
             set: self.heap.set,
             binding: self.heap.binding(ty),
@@ -330,7 +389,8 @@ mod tests {
         let m = RegisterBindings::default();
         let mut seen = Vec::new();
         for ty in DescriptorType::ALL {
-            let Placement::Descriptor { binding, array, .. } = m.heap(ty).unwrap() else {
+            let r = b(ResourceClass::Srv, 0, u32::MAX);
+            let Placement::Descriptor { binding, array, .. } = m.heap(&r, ty).unwrap() else {
                 panic!("heap placement");
             };
             assert_eq!(array, ArraySize::Runtime);

@@ -72,7 +72,8 @@ mod testutil;
 use std::sync::Arc;
 
 pub use binding::{
-    ArraySize, BindingModel, D3dBinding, DescriptorType, HeapLayout, Placement, RegisterBindings,
+    ArraySize, BindingModel, D3dBinding, DescriptorType, HeapLayout, OffsetEntry, OffsetKind,
+    Placement, RegisterBindings, RootBlockPlacement, RootSignatureBindings,
 };
 pub use dxil::{ResourceClass, ResourceKind, Stage};
 pub use error::{Error, Location};
@@ -127,6 +128,12 @@ pub enum BoundResource {
     Heap { sampler: bool },
     /// The counters of UAVs taken from the descriptor heap.
     HeapCounter,
+    /// The root block, spilled into a uniform buffer.
+    RootBlock,
+    /// The UAV counter address table (one `uvec2` address per heap slot).
+    CounterAddresses,
+    /// The offset buffer (two `uvec2` windows per heap slot).
+    OffsetBuffer,
 }
 
 /// One descriptor binding the module expects.

@@ -1,5 +1,5 @@
 use super::*;
-use dxil_rootsig::{BindPoint, ParseOptions, RootCbvPolicy, parse_hlsl};
+use dxil_rootsig::{BindPoint, ParseOptions, RootCbvPolicy, ShaderStages, parse_hlsl};
 
 /// binding-model.md §2.4's example: `[0] table(SRVs), [1] RootConstants(b0, 4), [2] UAV(u0),
 /// [3] table(samplers), [4] CBV(b1)`.

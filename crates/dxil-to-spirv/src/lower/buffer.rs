@@ -155,6 +155,10 @@ impl<'a> Ctx<'a> {
     /// In-bounds condition of component `k` (raw) or of the element (structured).
     fn in_bounds(&mut self, ad: &RawAddr, un: &Unit) -> Result<u32, Error> {
         let d = self.desc(&ad.h, un.view)?;
+        if d.storage == StorageClass::PhysicalStorageBuffer {
+            // Root descriptors: D3D12 checks no bounds.
+            return Ok(self.b.const_bool(true));
+        }
         let len = self.ssbo_len(&ad.h, &d, un.view);
         let u = self.b.u32();
         let bt = self.b.bool();
@@ -204,7 +208,7 @@ impl<'a> Ctx<'a> {
                 addr = self.select(u, c, addr, z);
             }
             let p = self.ssbo_ptr(&d, et, Some(addr));
-            let v = self.load(et, p);
+            let v = self.load_from(&d, et, p, u32::from(bits / 8));
             *slot = match inb {
                 Some(c) => self.select(et, c, v, zero),
                 None => v,
@@ -235,7 +239,7 @@ impl<'a> Ctx<'a> {
                     self.op2(Op::IAdd, u, un.unit, c)
                 };
                 let p = self.ssbo_ptr(&d, u, Some(addr));
-                self.store(p, w);
+                self.store_to(&d, p, w, 4);
             }
             return Ok(());
         }
@@ -245,7 +249,8 @@ impl<'a> Ctx<'a> {
             u
         };
         let p = self.ssbo_ptr(&d, et, Some(un.unit));
-        self.store(p, bits);
+        let align = if un.view == View::Ssbo16 { 2 } else { 4 };
+        self.store_to(&d, p, bits, align);
         Ok(())
     }
 
@@ -502,6 +507,13 @@ impl<'a> Ctx<'a> {
                 self.atomic_in_bounds(op, a, &h)
             }
             67 | 225 => self.texture_store_cond(op, a),
+            70 => {
+                if let Some(var) = self.result_var(i) {
+                    let z = self.b.const_u32(0);
+                    self.store(var, z);
+                }
+                self.counter_guard_cond(&h)
+            }
             _ => Err(self.invalid("guard on an unexpected operation")),
         }
     }
@@ -535,6 +547,13 @@ impl<'a> Ctx<'a> {
                 Ok(())
             }
             67 | 225 => self.texture_store(op, a),
+            70 => {
+                let r = self.counter_by_address_op(&h, a)?;
+                if let Some(var) = self.result_var(i) {
+                    self.store(var, r);
+                }
+                Ok(())
+            }
             _ => Err(self.invalid("guard on an unexpected operation")),
         }
     }
@@ -610,12 +629,33 @@ impl<'a> Ctx<'a> {
 
     /// Texel count of a typed buffer, and `coord < count`.
     fn texel_in_bounds(&mut self, h: &HandleInfo, coord: u32) -> Result<u32, Error> {
+        if let Some((_, count)) = self.texel_window(h)? {
+            let bt = self.b.bool();
+            return Ok(self.op2(Op::ULessThan, bt, coord, count));
+        }
         let (img, _) = self.load_object(h, View::Image)?;
         self.b.capability(Capability::ImageQuery);
         let u = self.b.u32();
         let size = self.op1(Op::ImageQuerySize, u, img);
         let bt = self.b.bool();
         Ok(self.op2(Op::ULessThan, bt, coord, size))
+    }
+
+    /// The window `(start, count)` of a typed buffer view inside its texel-buffer descriptor, in elements, where the
+    /// binding model reads it from the offset buffer.
+    pub(super) fn texel_window(&mut self, h: &HandleInfo) -> Result<Option<(u32, u32)>, Error> {
+        if self.decl(h).kind != ResourceKind::TypedBuffer {
+            return Ok(None);
+        }
+        Ok(self.desc(h, View::Image)?.window)
+    }
+
+    /// A typed-buffer coordinate moved into the view's window (see [`Ctx::windowed`]).
+    pub(super) fn texel_coord(&mut self, h: &HandleInfo, coord: u32) -> Result<u32, Error> {
+        Ok(match self.texel_window(h)? {
+            Some((start, count)) => self.windowed(coord, start, count, u32::MAX),
+            None => coord,
+        })
     }
 
     /// Reads a texel (typed buffer or texture) and spreads it over a `ResRet` aggregate.
@@ -644,6 +684,9 @@ impl<'a> Ctx<'a> {
             let z = self.b.const_u32(0);
             c = self.select(u, cond, coord, z);
             inb = Some(cond);
+        }
+        if buffer {
+            c = self.texel_coord(h, c)?;
         }
         let mut args = [img, c, 0, 0, 0];
         let mut n = 2;
@@ -829,6 +872,7 @@ impl<'a> Ctx<'a> {
         let (img, _) = self.load_object(&h, View::Image)?;
         let (st, _) = self.sampled_type(&decl);
         let coord = self.arg_id(a, 2)?;
+        let coord = self.texel_coord(&h, coord)?;
         let texel = self.texel_of(a, 4, st)?;
         self.emit(Op::ImageWrite, &[img, coord, texel]);
         Ok(())
@@ -903,6 +947,7 @@ impl<'a> Ctx<'a> {
             (self.ssbo_ptr(&d, t, Some(un.unit)), t)
         } else {
             let coord = self.texture_coord(h, a, off)?;
+            let coord = self.texel_coord(h, coord)?;
             let (iptr, _, nonuniform) = self.image_ptr(h)?;
             let (st, _) = self.sampled_type(&decl);
             let pt = self.b.ptr(StorageClass::Image, st);
@@ -996,7 +1041,7 @@ impl<'a> Ctx<'a> {
             return Ok(out);
         }
         let v4 = self.b.vec(u, 4);
-        let pt = self.b.ptr(StorageClass::Uniform, v4);
+        let pt = self.b.ptr(d.storage, v4);
         let zero = self.b.const_u32(0);
         let p = match d.index {
             Some(i) => self.chain(pt, d.var, &[i, zero, row]),
@@ -1005,7 +1050,7 @@ impl<'a> Ctx<'a> {
         if d.nonuniform {
             self.nonuniform(p);
         }
-        let v = self.load(v4, p);
+        let v = self.load_from(&d, v4, p, 16);
         let mut out = [0u32; 4];
         for (k, slot) in out.iter_mut().enumerate() {
             *slot = self.opn(Op::CompositeExtract, u, &[v, k as u32]);
@@ -1137,10 +1182,53 @@ impl<'a> Ctx<'a> {
         if self.decl(&h).class != ResourceClass::Uav {
             return Err(self.invalid("counter of a resource that is not a UAV"));
         }
+        if self.counter_by_address(&h)? {
+            return Err(self.invalid("a counter read through an address outside its guard"));
+        }
         let inc = self.arg_const(a, 2)? as i8;
         let d = self.desc(&h, View::Counter)?;
         let u = self.b.u32();
         let p = self.ssbo_ptr(&d, u, None);
+        let scope = self.b.const_u32(Scope::Device as u32);
+        let sem = self.b.const_u32(0);
+        let one = self.b.const_u32(1);
+        if inc >= 0 {
+            Ok(self.opn(Op::AtomicIAdd, u, &[p, scope, sem, one]))
+        } else {
+            let old = self.opn(Op::AtomicISub, u, &[p, scope, sem, one]);
+            Ok(self.op2(Op::ISub, u, old, one))
+        }
+    }
+
+    /// Whether the counter of `h` is reached through an address table (then `BufferUpdateCounter` is guarded: no
+    /// atomic where the address is 0).
+    pub(super) fn counter_by_address(&mut self, h: &HandleInfo) -> Result<bool, Error> {
+        Ok(matches!(
+            self.placement_of(h.res, View::Counter)?,
+            crate::binding::Placement::AddressTable { .. }
+        ))
+    }
+
+    /// Guard condition of a counter through an address table: the counter's address is not 0.
+    fn counter_guard_cond(&mut self, h: &HandleInfo) -> Result<u32, Error> {
+        let va = self.table_address(h, View::Counter)?;
+        let u = self.b.u32();
+        let lo = self.opn(Op::CompositeExtract, u, &[va, 0]);
+        let hi = self.opn(Op::CompositeExtract, u, &[va, 1]);
+        let any = self.op2(Op::BitwiseOr, u, lo, hi);
+        let zero = self.b.const_u32(0);
+        let bt = self.b.bool();
+        Ok(self.op2(Op::INotEqual, bt, any, zero))
+    }
+
+    /// The counter operation through its address (under the guard of [`Ctx::counter_guard_cond`]).
+    fn counter_by_address_op(&mut self, h: &HandleInfo, a: Args<'_>) -> Result<u32, Error> {
+        let inc = self.arg_const(a, 2)? as i8;
+        let va = self.table_address(h, View::Counter)?;
+        self.physical_addressing();
+        let u = self.b.u32();
+        let pt = self.b.ptr(StorageClass::PhysicalStorageBuffer, u);
+        let p = self.op1(Op::Bitcast, pt, va);
         let scope = self.b.const_u32(Scope::Device as u32);
         let sem = self.b.const_u32(0);
         let one = self.b.const_u32(1);
@@ -1182,6 +1270,9 @@ impl<'a> Ctx<'a> {
                 Ok(self.make_agg(&[x, stride, zero, zero]))
             }
             ResourceKind::TypedBuffer => {
+                if let Some((_, count)) = self.texel_window(&h)? {
+                    return Ok(self.make_agg(&[count, zero, zero, zero]));
+                }
                 let (img, _) = self.load_object(&h, View::Image)?;
                 self.b.capability(Capability::ImageQuery);
                 let n = self.op1(Op::ImageQuerySize, u, img);

@@ -8,7 +8,7 @@ use spirv::{BuiltIn, Capability, GLOp, MemorySemantics, Op, Scope};
 use super::func::Shape;
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
-use crate::dxil::ResourceKind;
+use crate::dxil::{ResourceClass, ResourceKind};
 use crate::error::Error;
 
 impl<'a> Ctx<'a> {
@@ -136,6 +136,15 @@ impl<'a> Ctx<'a> {
                     self.note_typed_use(&h, true, false);
                 }
                 Shape::Plain
+            }
+            // BufferUpdateCounter through an address table: no atomic where the address is 0.
+            70 => {
+                let h = self.handle_of_arg(a, 1)?;
+                if self.decl(&h).class == ResourceClass::Uav && self.counter_by_address(&h)? {
+                    Shape::Guard(1)
+                } else {
+                    Shape::Plain
+                }
             }
             // WaveMatch, WaveMultiPrefixOp, WaveMultiPrefixBitCount
             165..=167 => Shape::Loop,

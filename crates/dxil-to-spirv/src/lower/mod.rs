@@ -125,6 +125,7 @@ impl Translator {
             builtins: Vec::new(),
             bindings: Vec::new(),
             push_block: 0,
+            side_buffers: Vec::new(),
             fname: String::new(),
             at_block: 0,
             at_inst: 0,
@@ -181,8 +182,10 @@ pub(crate) struct Ctx<'a> {
     pub agg: Vec<u32>,
     builtins: Vec<(u32, u32)>,
     pub bindings: Vec<crate::Binding>,
-    /// Push-constant block variable (0 = none).
+    /// Root block variable: push constants or the spilled uniform buffer (0 = none).
     pub push_block: u32,
+    /// Side buffers declared so far (UAV counter address table, offset buffer): (set, binding, variable).
+    pub side_buffers: Vec<(u32, u32, u32)>,
     pub fname: String,
     pub at_block: u32,
     pub at_inst: u32,

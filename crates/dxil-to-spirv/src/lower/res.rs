@@ -14,7 +14,9 @@ use dxil_module::Value;
 use spirv::{Capability, Decoration, Dim, ImageFormat, Op, StorageClass};
 
 use super::{Args, Ctx, NONE};
-use crate::binding::{ArraySize, D3dBinding, DescriptorType, Placement};
+use crate::binding::{
+    ArraySize, D3dBinding, DescriptorType, OffsetEntry, OffsetKind, Placement, RootBlockPlacement,
+};
 use crate::dxil::{ResourceClass, ResourceDecl, ResourceKind, ResourceProps, SampledClass};
 use crate::error::Error;
 use crate::spv::TypeKey;
@@ -98,6 +100,11 @@ pub(crate) struct Desc {
     pub nonuniform: bool,
     /// The descriptor (element) type.
     pub ty: u32,
+    /// Storage class of `var` and of pointers into it (`PhysicalStorageBuffer`: `var` is a pointer value made from
+    /// a root descriptor's address).
+    pub storage: StorageClass,
+    /// The view's window `(start, count)` inside its descriptor, from the offset buffer, in units of the view.
+    pub window: Option<(u32, u32)>,
 }
 
 impl<'a> Ctx<'a> {
@@ -481,6 +488,24 @@ impl<'a> Ctx<'a> {
         ))
     }
 
+    /// The placement of a view, asked of the binding model (without declaring anything).
+    pub(super) fn placement_of(&mut self, res: u32, view: View) -> Result<Placement, Error> {
+        if let Some(p) = self.res[res as usize].placements[view as usize] {
+            return Ok(p);
+        }
+        let e = &self.res[res as usize];
+        let dty = self.descriptor_type(e, view);
+        let d = e.d3d();
+        let model = self.opts.binding.clone();
+        match (view, e.heap) {
+            (View::Counter, Some(_)) => model.heap_counter(),
+            (View::Counter, None) => model.counter(&d),
+            (_, Some(_)) => model.heap(&d, dty),
+            (_, None) => model.place(&d, dty),
+        }
+        .map_err(Error::Binding)
+    }
+
     /// The variable of a view, made on first use.
     fn view_var(&mut self, res: u32, view: View) -> Result<(u32, u32, Placement), Error> {
         let e = &self.res[res as usize];
@@ -491,15 +516,19 @@ impl<'a> Ctx<'a> {
             return Ok((e.views[vi], e.view_types[vi], p));
         }
         let e = e.clone();
-        let dty = self.descriptor_type(&e, view);
-        let model = self.opts.binding.clone();
-        let placement = match (view, e.heap) {
-            (View::Counter, Some(_)) => model.heap_counter(),
-            (View::Counter, None) => model.counter(&e.d3d()),
-            (_, Some(_)) => model.heap(dty),
-            (_, None) => model.place(&e.d3d(), dty),
+        let mut dty = self.descriptor_type(&e, view);
+        let placement = self.placement_of(res, view)?;
+        if let Placement::AddressTable { set, binding, .. } = placement {
+            // The table is one storage buffer shared by every view that indexes it.
+            let var = self.address_table(set, binding, view == View::Counter);
+            let u = self.b.u32();
+            let elem = self.b.vec(u, 2);
+            let r = &mut self.res[res as usize];
+            r.views[vi] = var;
+            r.view_types[vi] = elem;
+            r.placements[vi] = Some(placement);
+            return Ok((var, elem, placement));
         }
-        .map_err(Error::Binding)?;
         let (elem, format) = self.view_type(res, view)?;
         let (set, binding, array) = match placement {
             Placement::Descriptor {
@@ -507,25 +536,66 @@ impl<'a> Ctx<'a> {
                 binding,
                 array,
             } => (set, binding, array),
-            Placement::Heap { set, binding, .. } => (set, binding, ArraySize::Runtime),
-            Placement::PushConstants { .. } => {
+            Placement::Heap {
+                set,
+                binding,
+                descriptor_type,
+                ..
+            } => {
+                if descriptor_type != dty {
+                    if view == View::Cbuf && descriptor_type == DescriptorType::StorageBuffer {
+                        // CBVs kept as read-only storage buffers (devices without uniform-buffer heaps).
+                        self.b
+                            .member_decorate(elem, 0, Decoration::NonWritable, &[]);
+                        dty = descriptor_type;
+                    } else {
+                        return Err(Error::Binding(format!(
+                            "{}: the binding model declares a {} where the lowering needs a {}",
+                            e.d3d(),
+                            descriptor_type.name(),
+                            dty.name()
+                        )));
+                    }
+                }
+                (set, binding, ArraySize::Runtime)
+            }
+            Placement::PushConstants { .. } | Placement::DeviceAddress { .. } => {
+                if let Placement::DeviceAddress { .. } = placement
+                    && !matches!(
+                        view,
+                        View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Cbuf
+                    )
+                {
+                    return Err(Error::Binding(format!(
+                        "{}: a root descriptor holds only constant, raw and structured buffers",
+                        e.d3d()
+                    )));
+                }
+                if let Placement::PushConstants { .. } = placement
+                    && view != View::Cbuf
+                {
+                    return Err(Error::Binding(format!(
+                        "{}: root constants hold only constant buffers",
+                        e.d3d()
+                    )));
+                }
                 let r = &mut self.res[res as usize];
                 r.views[vi] = u32::MAX;
                 r.view_types[vi] = elem;
                 r.placements[vi] = Some(placement);
                 return Ok((u32::MAX, elem, placement));
             }
-            Placement::DeviceAddress { .. } => {
-                return Err(self.unsupported(format!(
-                    "{} through a root descriptor (buffer device address)",
-                    e.d3d()
-                )));
+            Placement::AddressTable { .. } => {
+                return Err(Error::Binding(
+                    "address table placement out of order".into(),
+                ));
             }
         };
         let sc = match view {
             View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
                 StorageClass::StorageBuffer
             }
+            View::Cbuf if dty == DescriptorType::StorageBuffer => StorageClass::StorageBuffer,
             View::Cbuf => StorageClass::Uniform,
             _ => StorageClass::UniformConstant,
         };
@@ -545,9 +615,6 @@ impl<'a> Ctx<'a> {
         self.b.decorate(var, Decoration::DescriptorSet, &[set]);
         self.b.decorate(var, Decoration::Binding, &[binding]);
         let writable = e.decl.class == ResourceClass::Uav;
-        if matches!(view, View::Image) && !writable && e.decl.kind != ResourceKind::TypedBuffer {
-            // Sampled images need nothing more; storage images of SRVs do not exist.
-        }
         if writable && e.decl.globally_coherent {
             self.b.decorate(var, Decoration::Coherent, &[]);
         }
@@ -559,7 +626,7 @@ impl<'a> Ctx<'a> {
                 self.b.decorate(var, Decoration::Aliased, &[]);
                 for other in [View::Ssbo32, View::Ssbo16, View::Ssbo64] {
                     let o = self.res[res as usize].views[other as usize];
-                    if o != 0 && o != var && !self.aliased_marked(o) {
+                    if o != 0 && o != var && o != u32::MAX && !self.aliased_marked(o) {
                         self.b.decorate(o, Decoration::Aliased, &[]);
                     }
                 }
@@ -611,6 +678,56 @@ impl<'a> Ctx<'a> {
         Ok((var, elem, placement))
     }
 
+    /// A storage buffer `struct { uvec2 e[]; }` at (set, binding): the UAV counter address table or the offset
+    /// buffer. Declared once per (set, binding).
+    fn address_table(&mut self, set: u32, binding: u32, counters: bool) -> u32 {
+        if let Some(&(_, _, var)) = self
+            .side_buffers
+            .iter()
+            .find(|(s, b, _)| *s == set && *b == binding)
+        {
+            return var;
+        }
+        let u = self.b.u32();
+        let v2 = self.b.vec(u, 2);
+        let arr = self.b.ty(TypeKey::LaidOutArray {
+            elem: v2,
+            len: 0,
+            stride: 8,
+        });
+        let st = self.b.struct_type(&[arr]);
+        self.b.decorate(st, Decoration::Block, &[]);
+        self.b.member_decorate(st, 0, Decoration::Offset, &[0]);
+        self.b.member_decorate(st, 0, Decoration::NonWritable, &[]);
+        let pty = self.b.ptr(StorageClass::StorageBuffer, st);
+        let var = self.b.global_var(pty, StorageClass::StorageBuffer, None);
+        self.b.decorate(var, Decoration::DescriptorSet, &[set]);
+        self.b.decorate(var, Decoration::Binding, &[binding]);
+        self.b.name(
+            var,
+            if counters {
+                "uav_counter_addresses"
+            } else {
+                "offset_buffer"
+            },
+        );
+        self.bindings.push(Binding {
+            set,
+            binding,
+            descriptor_type: DescriptorType::StorageBuffer,
+            count: DescriptorCount::One,
+            resource: if counters {
+                BoundResource::CounterAddresses
+            } else {
+                BoundResource::OffsetBuffer
+            },
+            writable: false,
+            format: None,
+        });
+        self.side_buffers.push((set, binding, var));
+        var
+    }
+
     fn aliased_marked(&self, _var: u32) -> bool {
         // Decorating twice is harmless for validation but noisy; views are made once, so the first time a second
         // view appears is the only time the others get marked.
@@ -622,12 +739,37 @@ impl<'a> Ctx<'a> {
         let (var, ty, placement) = self.view_var(h.res, view)?;
         let decl = self.res[h.res as usize].decl.clone();
         let heap = self.res[h.res as usize].heap.is_some();
-        let (array, table_word, offset) = match placement {
-            Placement::Descriptor { array, .. } => (array, None, 0),
+        let mut storage = match view {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
+                StorageClass::StorageBuffer
+            }
+            View::Cbuf => StorageClass::Uniform,
+            _ => StorageClass::UniformConstant,
+        };
+        let (array, table_word, offset, offsets) = match placement {
+            Placement::Descriptor { array, .. } => (array, None, 0, None),
             Placement::Heap {
+                table_word,
+                offset,
+                offsets,
+                descriptor_type,
+                ..
+            } => {
+                if view == View::Cbuf && descriptor_type == DescriptorType::StorageBuffer {
+                    storage = StorageClass::StorageBuffer;
+                }
+                (ArraySize::Runtime, table_word, offset, offsets)
+            }
+            Placement::AddressTable {
                 table_word, offset, ..
-            } => (ArraySize::Runtime, table_word, offset),
-            _ => (ArraySize::One, None, 0),
+            } => {
+                storage = StorageClass::StorageBuffer;
+                (ArraySize::Runtime, table_word, offset, None)
+            }
+            Placement::DeviceAddress { offset } => {
+                return self.root_address_desc(h, view, offset, ty);
+            }
+            Placement::PushConstants { .. } => (ArraySize::One, None, 0, None),
         };
         if array == ArraySize::One {
             return Ok(Desc {
@@ -635,6 +777,8 @@ impl<'a> Ctx<'a> {
                 index: None,
                 nonuniform: false,
                 ty,
+                storage,
+                window: None,
             });
         }
         let u32t = self.b.u32();
@@ -658,6 +802,17 @@ impl<'a> Ctx<'a> {
             index = self.op2(Op::IAdd, u32t, t, index);
         }
         let dynamic = cidx.is_none() || table_word.is_some();
+        if let Placement::AddressTable { .. } = placement {
+            // An index into data, not into descriptors: no descriptor-indexing capability, no NonUniform.
+            return Ok(Desc {
+                var,
+                index: Some(index),
+                nonuniform: false,
+                ty,
+                storage,
+                window: None,
+            });
+        }
         let nonuniform = h.nonuniform && dynamic;
         if dynamic {
             self.dynamic_indexing_caps(view, &decl, nonuniform);
@@ -665,12 +820,156 @@ impl<'a> Ctx<'a> {
         if nonuniform {
             self.nonuniform(index);
         }
+        let window = match offsets {
+            Some(entry) => Some(self.view_window(h, view, entry, index)?),
+            None => None,
+        };
         Ok(Desc {
             var,
             index: Some(index),
             nonuniform,
             ty,
+            storage,
+            window,
         })
+    }
+
+    /// The (start, count) of a heap view inside its descriptor, in units of `view` (2, 4 or 8 bytes for storage
+    /// buffer views, elements for texel buffers), from the offset buffer entry of heap slot `index`.
+    fn view_window(
+        &mut self,
+        h: &HandleInfo,
+        view: View,
+        entry: OffsetEntry,
+        index: u32,
+    ) -> Result<(u32, u32), Error> {
+        let key = (h.res << 8 | view as u32 | 0x40, index);
+        if let (Some(&start), Some(&count)) = (
+            self.f.desc_cache.get(&key),
+            self.f.desc_cache.get(&(key.0 | 0x20, index)),
+        ) {
+            return Ok((start, count));
+        }
+        let (pair, shift) = match (entry.kind, view) {
+            (OffsetKind::Bytes, View::Ssbo16) => (0, 1),
+            (OffsetKind::Bytes, View::Ssbo32) => (0, 2),
+            (OffsetKind::Bytes, View::Ssbo64) => (0, 3),
+            (OffsetKind::Elements, View::Image) => (1, 0),
+            _ => {
+                return Err(Error::Binding(format!(
+                    "{}: the offset buffer entry does not fit the view it is applied to",
+                    self.res[h.res as usize].d3d()
+                )));
+            }
+        };
+        let var = self.address_table(entry.set, entry.binding, false);
+        let u = self.b.u32();
+        let v2 = self.b.vec(u, 2);
+        let one = self.b.const_u32(1);
+        let twice = self.op2(Op::ShiftLeftLogical, u, index, one);
+        let at = if pair == 0 {
+            twice
+        } else {
+            let p = self.b.const_u32(pair);
+            self.op2(Op::IAdd, u, twice, p)
+        };
+        let pt = self.b.ptr(StorageClass::StorageBuffer, v2);
+        let zero = self.b.const_u32(0);
+        let p = self.chain(pt, var, &[zero, at]);
+        let v = self.load(v2, p);
+        let mut start = self.opn(Op::CompositeExtract, u, &[v, 0]);
+        let mut count = self.opn(Op::CompositeExtract, u, &[v, 1]);
+        if shift != 0 {
+            let s = self.b.const_u32(shift);
+            start = self.op2(Op::ShiftRightLogical, u, start, s);
+            count = self.op2(Op::ShiftRightLogical, u, count, s);
+        }
+        self.f.desc_cache.insert(key, start);
+        self.f.desc_cache.insert((key.0 | 0x20, index), count);
+        Ok((start, count))
+    }
+
+    /// A root descriptor read through its buffer device address: the 64-bit address from the root block, as a
+    /// `PhysicalStorageBuffer` pointer to the view's block.
+    fn root_address_desc(
+        &mut self,
+        h: &HandleInfo,
+        view: View,
+        offset: u32,
+        ty: u32,
+    ) -> Result<Desc, Error> {
+        let key = (h.res << 8 | view as u32 | 0x20, u32::MAX);
+        let ptr = match self.f.desc_cache.get(&key) {
+            Some(&p) => p,
+            None => {
+                self.physical_addressing();
+                let lo = self.push_word(offset / 4)?;
+                let hi = self.push_word(offset / 4 + 1)?;
+                let u = self.b.u32();
+                let v2 = self.b.vec(u, 2);
+                let address = self.op2(Op::CompositeConstruct, v2, lo, hi);
+                let pt = self.b.ptr(StorageClass::PhysicalStorageBuffer, ty);
+                let p = self.op1(Op::Bitcast, pt, address);
+                self.f.desc_cache.insert(key, p);
+                p
+            }
+        };
+        Ok(Desc {
+            var: ptr,
+            index: None,
+            nonuniform: false,
+            ty,
+            storage: StorageClass::PhysicalStorageBuffer,
+            window: None,
+        })
+    }
+
+    /// Buffer device addresses: `PhysicalStorageBuffer64` addressing, SPIR-V 1.5 (where a `uvec2` bit-casts to a
+    /// pointer), Vulkan 1.2.
+    pub fn physical_addressing(&mut self) {
+        self.b
+            .capability(Capability::PhysicalStorageBufferAddresses);
+        self.b.require_version(0x0001_0500);
+        self.b.physical_addressing = true;
+    }
+
+    /// The 64-bit address in the address-table entry of a handle (UAV counters), as `uvec2`.
+    pub fn table_address(&mut self, h: &HandleInfo, view: View) -> Result<u32, Error> {
+        let d = self.desc(h, view)?;
+        let u = self.b.u32();
+        let v2 = self.b.vec(u, 2);
+        let pt = self.b.ptr(StorageClass::StorageBuffer, v2);
+        let zero = self.b.const_u32(0);
+        let p = match d.index {
+            Some(i) => self.chain(pt, d.var, &[zero, i]),
+            None => self.chain(pt, d.var, &[zero, zero]),
+        };
+        Ok(self.load(v2, p))
+    }
+
+    /// Loads `ty` through a pointer into a buffer view (`Aligned` where the pointer is physical, as SPIR-V requires).
+    pub fn load_from(&mut self, d: &Desc, ty: u32, ptr: u32, align: u32) -> u32 {
+        if d.storage == StorageClass::PhysicalStorageBuffer {
+            self.opn(
+                Op::Load,
+                ty,
+                &[ptr, spirv::MemoryAccess::ALIGNED.bits(), align],
+            )
+        } else {
+            self.load(ty, ptr)
+        }
+    }
+
+    /// Stores through a pointer into a buffer view (see [`Ctx::load_from`]).
+    pub fn store_to(&mut self, d: &Desc, ptr: u32, value: u32, align: u32) {
+        if d.storage == StorageClass::PhysicalStorageBuffer {
+            self.emit(
+                Op::Store,
+                &[ptr, value, spirv::MemoryAccess::ALIGNED.bits(), align],
+            );
+        } else {
+            self.store(ptr, value);
+        }
     }
 
     fn dynamic_indexing_caps(&mut self, view: View, decl: &ResourceDecl, nonuniform: bool) {
@@ -728,8 +1027,12 @@ impl<'a> Ctx<'a> {
 
     /// A pointer into a storage-buffer view: `data[word]` (or the counter / block itself when `word` is None).
     pub fn ssbo_ptr(&mut self, d: &Desc, elem_ty: u32, word: Option<u32>) -> u32 {
-        let pt = self.b.ptr(StorageClass::StorageBuffer, elem_ty);
+        let pt = self.b.ptr(d.storage, elem_ty);
         let zero = self.b.const_u32(0);
+        let word = match (word, d.window) {
+            (Some(w), Some((start, count))) => Some(self.windowed(w, start, count, 0x3FFF_FFFF)),
+            (w, _) => w,
+        };
         let mut idx = [0u32; 3];
         let mut n = 0;
         if let Some(i) = d.index {
@@ -749,8 +1052,35 @@ impl<'a> Ctx<'a> {
         p
     }
 
-    /// Length of the runtime array of a storage-buffer view, in elements.
+    /// `index` moved into a view's window `(start, count)`. Accesses are bounds-checked against `count` before they
+    /// get here when bounds checks are on; without them, an index past the window becomes `oob`, past any
+    /// descriptor, which robust buffer access turns into a zero read or a dropped write.
+    pub fn windowed(&mut self, index: u32, start: u32, count: u32, oob: u32) -> u32 {
+        let u = self.b.u32();
+        let moved = self.op2(Op::IAdd, u, index, start);
+        if self.opts.bounds_checks {
+            return moved;
+        }
+        let bt = self.b.bool();
+        let inside = self.op2(Op::ULessThan, bt, index, count);
+        let far = self.b.const_u32(oob);
+        self.select(u, inside, moved, far)
+    }
+
+    /// Length of the runtime array of a storage-buffer view, in elements: the window's size where the offset buffer
+    /// gives one, unlimited for root descriptors (D3D12 checks no bounds there).
     pub fn ssbo_len(&mut self, h: &HandleInfo, d: &Desc, view: View) -> u32 {
+        if let Some((_, count)) = d.window {
+            return count;
+        }
+        if d.storage == StorageClass::PhysicalStorageBuffer {
+            let unit = match view {
+                View::Ssbo16 => 2,
+                View::Ssbo64 => 8,
+                _ => 4,
+            };
+            return self.b.const_u32(u32::MAX / unit);
+        }
         let key = (h.res << 8 | view as u32, d.index.unwrap_or(0));
         if let Some(&id) = self.f.desc_cache.get(&key) {
             return id;
@@ -814,28 +1144,72 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// Word `w` of the push-constant block.
+    /// Word `w` of the root block: push constants, or the uniform buffer it spilled into (see
+    /// [`crate::binding::RootBlockPlacement`]).
     pub fn push_word(&mut self, w: u32) -> Result<u32, Error> {
         let u32t = self.b.u32();
-        if self.push_block == 0 {
-            let bytes = self.opts.binding.push_constant_bytes();
-            let words = (bytes / 4).max(1);
-            let arr = self.b.ty(TypeKey::LaidOutArray {
-                elem: u32t,
-                len: words,
-                stride: 4,
-            });
-            let s = self.b.struct_type(&[arr]);
-            self.b.decorate(s, Decoration::Block, &[]);
-            self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
-            let pt = self.b.ptr(StorageClass::PushConstant, s);
-            self.push_block = self.b.global_var(pt, StorageClass::PushConstant, None);
-            self.b.name(self.push_block, "root_constants");
+        match self.opts.binding.root_block() {
+            RootBlockPlacement::PushConstants { bytes } => {
+                if self.push_block == 0 {
+                    let words = (bytes / 4).max(1);
+                    let arr = self.b.ty(TypeKey::LaidOutArray {
+                        elem: u32t,
+                        len: words,
+                        stride: 4,
+                    });
+                    let s = self.b.struct_type(&[arr]);
+                    self.b.decorate(s, Decoration::Block, &[]);
+                    self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
+                    let pt = self.b.ptr(StorageClass::PushConstant, s);
+                    self.push_block = self.b.global_var(pt, StorageClass::PushConstant, None);
+                    self.b.name(self.push_block, "root_constants");
+                }
+                let pt = self.b.ptr(StorageClass::PushConstant, u32t);
+                let zero = self.b.const_u32(0);
+                let wc = self.b.const_u32(w);
+                let p = self.chain(pt, self.push_block, &[zero, wc]);
+                Ok(self.load(u32t, p))
+            }
+            RootBlockPlacement::UniformBuffer {
+                set,
+                binding,
+                bytes,
+            } => {
+                if self.push_block == 0 {
+                    // `uvec4` rows: uniform-buffer arrays need a 16-byte stride.
+                    let rows = bytes.div_ceil(16).max(1);
+                    let v4 = self.b.vec(u32t, 4);
+                    let arr = self.b.ty(TypeKey::LaidOutArray {
+                        elem: v4,
+                        len: rows,
+                        stride: 16,
+                    });
+                    let s = self.b.struct_type(&[arr]);
+                    self.b.decorate(s, Decoration::Block, &[]);
+                    self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
+                    let pt = self.b.ptr(StorageClass::Uniform, s);
+                    let var = self.b.global_var(pt, StorageClass::Uniform, None);
+                    self.b.decorate(var, Decoration::DescriptorSet, &[set]);
+                    self.b.decorate(var, Decoration::Binding, &[binding]);
+                    self.b.name(var, "root_block");
+                    self.bindings.push(Binding {
+                        set,
+                        binding,
+                        descriptor_type: DescriptorType::UniformBuffer,
+                        count: DescriptorCount::One,
+                        resource: BoundResource::RootBlock,
+                        writable: false,
+                        format: None,
+                    });
+                    self.push_block = var;
+                }
+                let pt = self.b.ptr(StorageClass::Uniform, u32t);
+                let zero = self.b.const_u32(0);
+                let row = self.b.const_u32(w / 4);
+                let col = self.b.const_u32(w % 4);
+                let p = self.chain(pt, self.push_block, &[zero, row, col]);
+                Ok(self.load(u32t, p))
+            }
         }
-        let pt = self.b.ptr(StorageClass::PushConstant, u32t);
-        let zero = self.b.const_u32(0);
-        let wc = self.b.const_u32(w);
-        let p = self.chain(pt, self.push_block, &[zero, wc]);
-        Ok(self.load(u32t, p))
     }
 }

@@ -141,6 +141,11 @@ impl<'a> Ctx<'a> {
         coord: u32,
         _lod: Option<u32>,
     ) -> Result<u32, Error> {
+        if let Some((_, count)) = self.texel_window(h)? {
+            // A typed buffer view's size is its window in the offset buffer.
+            let bt = self.b.bool();
+            return Ok(self.op2(Op::ULessThan, bt, coord, count));
+        }
         let s = self.tex_shape(h)?;
         let (img, _) = self.load_object(h, View::Image)?;
         self.b.capability(Capability::ImageQuery);

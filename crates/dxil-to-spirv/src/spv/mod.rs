@@ -162,6 +162,8 @@ pub struct Builder {
     small_u32: [u32; 256],
     /// Emit `OpName`s.
     pub names: bool,
+    /// `PhysicalStorageBuffer64` addressing (buffer device addresses) instead of `Logical`.
+    pub physical_addressing: bool,
 }
 
 impl Default for Builder {
@@ -184,6 +186,7 @@ impl Default for Builder {
             composite_consts: HashMap::default(),
             interface: Vec::new(),
             names: false,
+            physical_addressing: false,
             scalars: [0; 11],
             small_u32: [0; 256],
         }
@@ -256,6 +259,7 @@ impl Builder {
         clear_map(&mut self.null_consts);
         clear_map(&mut self.composite_consts);
         self.interface.clear();
+        self.physical_addressing = false;
         self.scalars = [0; 11];
         self.small_u32 = [0; 256];
     }
@@ -579,7 +583,11 @@ impl Builder {
             out,
             Op::MemoryModel,
             &[
-                spirv::AddressingModel::Logical as u32,
+                if self.physical_addressing {
+                    spirv::AddressingModel::PhysicalStorageBuffer64 as u32
+                } else {
+                    spirv::AddressingModel::Logical as u32
+                },
                 spirv::MemoryModel::GLSL450 as u32,
             ],
         );
