@@ -92,6 +92,11 @@ impl Types {
             .map(|(i, d)| (TypeId(i as u32), d))
     }
 
+    /// Makes room for `n` more types (readers size the table from its declared entry count).
+    pub fn reserve(&mut self, n: usize) {
+        self.data.reserve(n);
+    }
+
     /// Appends a type without deduplication (readers keep the file's table as it is).
     pub fn push(&mut self, data: TypeData) -> TypeId {
         let id = TypeId(self.data.len() as u32);

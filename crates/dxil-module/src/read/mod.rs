@@ -22,7 +22,7 @@ use crate::entity::{AttrListId, BlockId, FuncId, GlobalId, InstId, MdId, PoolRan
 use crate::inst::{
     BinOp, CastOp, DebugLoc, InstData, InstKind, Ordering, Predicate, RmwOp, SyncScope,
 };
-use crate::metadata::{MdData, MdKind, NamedMd};
+use crate::metadata::{KNOWN_KINDS, MdData, MdKind, NamedMd};
 use crate::module::{
     Attachment, AttrGroup, Attribute, BlockData, Body, Function, GlobalVar, LocalName, Module,
 };
@@ -288,12 +288,15 @@ impl<'a> Reader<'a> {
                         self.read_attr_lists()?;
                     }
                     block::TYPE_NEW => {
+                        let words = self.block_words as u64;
                         self.bs.enter_block()?;
-                        self.read_types()?;
+                        self.read_types(words)?;
                     }
                     block::CONSTANTS => {
                         let words = self.block_words as usize;
                         self.m.constants.reserve(words / 2);
+                        self.values.reserve(words / 2);
+                        self.value_types.reserve(words / 2);
                         self.bs.enter_block()?;
                         self.read_constants(None)?;
                         self.resolve_global_inits()?;
@@ -624,13 +627,19 @@ impl<'a> Reader<'a> {
 
     // ---------------------------------------------------------------- types
 
-    fn read_types(&mut self) -> Result<()> {
+    /// Reads the type table; `words` is the block's length, which bounds how many entries it
+    /// can hold (each record takes at least 10 bits).
+    fn read_types(&mut self, words: u64) -> Result<()> {
         let mut declared: Option<u64> = None;
         loop {
             match self.next()? {
                 Entry::Record { .. } => {
                     let code = self.read_record()?;
+                    let had = declared.is_some();
                     self.type_record(code, &mut declared)?;
+                    if let (false, Some(n)) = (had, declared) {
+                        self.m.types.reserve(n.min(words * 32 / 10) as usize);
+                    }
                 }
                 Entry::EndBlock { .. } => break,
                 Entry::SubBlock { .. } => self.bs.skip_block()?,
@@ -1219,6 +1228,10 @@ impl<'a> Reader<'a> {
                         }
                         6 => {
                             let id = self.op_u32(0)?;
+                            if self.m.metadata.kinds.capacity() == 0 {
+                                // Every DXC module registers the known kinds and a few more.
+                                self.m.metadata.kinds.reserve(KNOWN_KINDS.len() + 8);
+                            }
                             let mut buf = [0u8; 64];
                             let chars = &self.ops[1..];
                             let kind = if chars.len() <= buf.len() {
@@ -1335,15 +1348,16 @@ impl<'a> Reader<'a> {
             return Err(self.malformed("function block without a matching function definition"));
         };
         self.next_body += 1;
-        let fname = self.m.functions[func.index()].name.clone();
-        self.read_function_inner(func)
-            .map_err(|e| e.with_function(func.0, &fname))
+        self.read_function_inner(func).map_err(|e| {
+            let name = self.m.functions.get(func.index()).map_or("", |f| &f.name);
+            e.with_function(func.0, name)
+        })
     }
 
     fn read_function_inner(&mut self, func: FuncId) -> Result<()> {
         let fty = self.m.functions[func.index()].ty;
-        let params: Vec<TypeId> = match self.m.types.function_signature(fty) {
-            Some((_, p, _)) => p.to_vec(),
+        let params = match self.m.types.function_signature(fty) {
+            Some((_, p, _)) => p,
             None => return Err(self.malformed("function without a function type")),
         };
         let mut st = FnState {
@@ -1711,10 +1725,9 @@ impl<'a> Reader<'a> {
     /// The type reached by a GEP's indices from `source` (all indices but the first step in).
     fn gep_result(
         &mut self,
-        st: &FnState,
         source: TypeId,
         base_ty: TypeId,
-        ops: &[Value],
+        ops: Option<&[u32]>,
     ) -> Result<TypeId> {
         let address_space = match self.m.types.data(base_ty) {
             TypeData::Pointer { address_space, .. } => *address_space,
@@ -1722,7 +1735,8 @@ impl<'a> Reader<'a> {
             _ => return Err(self.malformed("getelementptr base is not a pointer")),
         };
         let mut t = source;
-        for v in ops.iter().skip(2) {
+        for &v in ops.unwrap_or_default().iter().skip(2) {
+            let v = Value(v);
             t = match self.m.types.data(t) {
                 TypeData::Struct { elems, .. } => {
                     let idx = v
@@ -1738,7 +1752,6 @@ impl<'a> Reader<'a> {
                 _ => return Err(self.malformed("getelementptr indexes into a scalar")),
             };
         }
-        let _ = st;
         Ok(self.pointer_type(t, address_space))
     }
 
@@ -1751,15 +1764,6 @@ impl<'a> Reader<'a> {
             }
             _ => i1,
         })
-    }
-
-    fn push_values(st: &mut FnState, vals: &[Value]) -> PoolRange {
-        let start = st.body.pool.len() as u32;
-        st.body.pool.extend(vals.iter().map(|v| v.0));
-        PoolRange {
-            start,
-            len: vals.len() as u32,
-        }
     }
 
     fn instruction(&mut self, code: u32, st: &mut FnState) -> Result<(InstKind, TypeId)> {
@@ -1801,14 +1805,14 @@ impl<'a> Reader<'a> {
                     30 => (true, None),
                     _ => (false, None),
                 };
-                let mut vals = Vec::with_capacity(self.ops.len());
+                let start = st.body.pool.len();
                 let mut base_ty = None;
                 while s < self.ops.len() {
                     let (v, t) = self.value_type_pair(st, &mut s)?;
                     if base_ty.is_none() {
                         base_ty = Some(t);
                     }
-                    vals.push(v);
+                    st.body.pool.push(v.0);
                 }
                 let base_ty =
                     base_ty.ok_or_else(|| self.malformed("getelementptr without a base"))?;
@@ -1820,8 +1824,11 @@ impl<'a> Reader<'a> {
                         .pointee(base_ty)
                         .ok_or_else(|| self.malformed("getelementptr base is not a pointer"))?,
                 };
-                let ty = self.gep_result(st, source_ty, base_ty, &vals)?;
-                let operands = Self::push_values(st, &vals);
+                let ty = self.gep_result(source_ty, base_ty, st.body.pool.get(start..))?;
+                let operands = PoolRange {
+                    start: start as u32,
+                    len: (st.body.pool.len() - start) as u32,
+                };
                 (
                     InstKind::Gep {
                         inbounds,
@@ -2310,12 +2317,13 @@ impl<'a> Reader<'a> {
                 .ok_or_else(|| self.malformed("callee is not a pointer"))?,
         };
         let (ret, params, vararg) = match self.m.types.function_signature(fn_ty) {
-            Some((r, p, va)) => (r, p.to_vec(), va),
+            Some(sig) => sig,
             None => return Err(self.malformed("call through a non-function type")),
         };
-        let mut args = Vec::with_capacity(params.len());
-        for &p in &params {
-            match self.m.types.data(p) {
+        // Arguments go straight into the pool (on an error the whole module is dropped).
+        let start = st.body.pool.len() as u32;
+        for &p in params {
+            let v = match self.m.types.data(p) {
                 TypeData::Label => {
                     return Err(self.unsupported("label arguments"));
                 }
@@ -2323,15 +2331,16 @@ impl<'a> Reader<'a> {
                     let rel = self.op(s)? as u32;
                     s += 1;
                     let n = self.next_value_number(st).wrapping_sub(rel);
-                    let md = self.md_ref(n as u64, Some(st))?;
-                    args.push(Value::metadata(md));
+                    Value::metadata(self.md_ref(n as u64, Some(st))?)
                 }
-                _ => args.push(self.value_plain(st, &mut s)?),
-            }
+                _ => self.value_plain(st, &mut s)?,
+            };
+            st.body.pool.push(v.0);
         }
         if vararg {
             while s < self.ops.len() {
-                args.push(self.value_type_pair(st, &mut s)?.0);
+                let v = self.value_type_pair(st, &mut s)?.0;
+                st.body.pool.push(v.0);
             }
         } else if s != self.ops.len() {
             return Err(self.malformed(format!(
@@ -2340,7 +2349,10 @@ impl<'a> Reader<'a> {
                 params.len()
             )));
         }
-        let args = Self::push_values(st, &args);
+        let args = PoolRange {
+            start,
+            len: st.body.pool.len() as u32 - start,
+        };
         Ok((
             InstKind::Call {
                 callee,
