@@ -59,6 +59,7 @@
 #![forbid(unsafe_code)]
 
 mod error;
+pub mod fuzz;
 mod layout;
 pub mod psv;
 pub mod signature;
