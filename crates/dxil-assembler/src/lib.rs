@@ -65,12 +65,13 @@ pub mod psv;
 pub mod signature;
 
 use dxil_container::{
-    Container, ContainerBuilder, DigestMode, FeatureInfo, FourCC, ShaderKind as ContainerKind,
-    ValidatorVersion, compute_hash_part, write_program_part,
+    Container, ContainerBuilder, FeatureInfo, ShaderKind as ContainerKind, ValidatorVersion,
+    compute_hash_part, write_program_part,
 };
 use dxil_module::{Module, WriteOptions, write_module};
 use dxil_shader::{DxilModule, ShaderFlags, ShaderKind, TessellatorDomain};
 
+pub use dxil_container::{DigestMode, FourCC};
 pub use error::{Error, Result};
 
 use signature::{SignatureContext, SignatureKind, write_signature};
@@ -110,9 +111,9 @@ pub fn assemble(text: &str, options: &AssembleOptions) -> Result<Vec<u8>> {
 
 /// Assembles a module into a container.
 pub fn build_container(module: &Module, options: &AssembleOptions) -> Result<Vec<u8>> {
-    let parts = build_parts(module, options)?;
-    let validator = validator_version(&DxilModule::from_module(module)?);
-    let mut b = ContainerBuilder::for_validator(validator);
+    let dxil = DxilModule::from_module(module)?;
+    let parts = parts_of(module, &dxil, options)?;
+    let mut b = ContainerBuilder::for_validator(validator_version(&dxil));
     for (fourcc, payload) in parts {
         b.add_part(fourcc, payload);
     }
@@ -155,8 +156,15 @@ pub const EXTRA_PARTS: [FourCC; 6] = [
 
 /// The container's parts in DXC's order, each payload as DXC writes it.
 pub fn build_parts(module: &Module, options: &AssembleOptions) -> Result<Vec<(FourCC, Vec<u8>)>> {
-    let dxil = DxilModule::from_module(module)?;
-    let validator = validator_version(&dxil);
+    parts_of(module, &DxilModule::from_module(module)?, options)
+}
+
+fn parts_of(
+    module: &Module,
+    dxil: &DxilModule,
+    options: &AssembleOptions,
+) -> Result<Vec<(FourCC, Vec<u8>)>> {
+    let validator = validator_version(dxil);
     let sm = dxil.shader_model;
     let flags = dxil.shader_flags();
     let mut parts: Vec<(FourCC, Vec<u8>)> = Vec::with_capacity(8);
@@ -243,7 +251,7 @@ pub fn build_parts(module: &Module, options: &AssembleOptions) -> Result<Vec<(Fo
         }
         parts.push((
             FourCC::PSV0,
-            psv::write_psv(module, &dxil, entry, validator)?,
+            psv::write_psv(module, dxil, entry, validator)?,
         ));
         if let Some(rs) = &options.root_signature {
             check_root_signature(rs)?;
