@@ -929,7 +929,10 @@ impl<'a> Psv<'a> {
             let padded = self.string_table.len().div_ceil(4) * 4;
             out.put_u32(len_u32(padded, PART, "string table size")?);
             out.extend_from_slice(&self.string_table);
-            out.pad_to_4();
+            // Pad the table itself, not the part: a runtime-info size that is not a multiple of
+            // 4 (a foreign or damaged part) leaves the table unaligned, and the reader takes
+            // exactly the declared size.
+            out.resize(out.len() + (padded - self.string_table.len()), 0);
             out.put_u32(len_u32(
                 self.semantic_index_table.len(),
                 PART,
@@ -1315,6 +1318,21 @@ mod tests {
             assert!(back.trailing.is_empty(), "v{version}");
             assert_eq!(back.write().unwrap(), bytes, "v{version}");
         }
+    }
+
+    /// Fuzz finding: a runtime-info size that is not a multiple of 4 left the string table
+    /// unaligned, and the writer padded the part instead of the table.
+    #[test]
+    fn unaligned_runtime_info_extra_round_trips() {
+        let mut psv = vertex_psv(1);
+        psv.runtime_info_extra = &[0, 1, 0, 0, 0];
+        psv.string_table = Cow::Owned(b"\0ab".to_vec());
+        let bytes = psv.write().unwrap();
+        let back = Psv::parse(&bytes, 0, Some(ShaderKind::Vertex)).unwrap();
+        assert_eq!(back.runtime_info_extra, psv.runtime_info_extra);
+        assert_eq!(&back.string_table[..3], b"\0ab");
+        assert_eq!(back.semantic_index_table, psv.semantic_index_table);
+        assert_eq!(back.write().unwrap(), bytes);
     }
 
     #[test]
