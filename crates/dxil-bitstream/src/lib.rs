@@ -13,7 +13,8 @@
 //! yields an [`Entry`]: a sub-block header (enter or skip it), a record header (decode it into
 //! a reusable `Vec<u64>` with [`BitstreamReader::read_record`], so steady-state reading does
 //! not allocate, or skip it), an abbreviation definition, the end of a block, trailing data
-//! after the top-level blocks, or the end of the stream. Positions and errors carry absolute
+//! after the top-level blocks, or the end of the stream. [`BitstreamReader::advance`] does the
+//! same but decodes a record in the same call ([`Step`]). Positions and errors carry absolute
 //! bit offsets: the reader adds the `base_offset` of the bitcode in its file.
 //!
 //! BLOCKINFO is interpreted as LLVM does: SETBID selects a block id, and abbreviations defined
@@ -58,7 +59,7 @@ pub use abbrev::{AbbrevOp, decode_char6, encode_char6, is_char6, validate_abbrev
 pub use dump::{DumpOptions, Names, dump};
 pub use error::{Error, ErrorKind, Result};
 pub use reader::{
-    BITCODE_MAGIC, BLOCKINFO_BLOCK_ID, BitstreamReader, Blob, Entry, Record,
+    BITCODE_MAGIC, BLOCKINFO_BLOCK_ID, BitstreamReader, Blob, Entry, Record, Step,
     TOP_LEVEL_ABBREV_WIDTH, WRAPPER_MAGIC, blockinfo_code, builtin_abbrev,
 };
 pub use roundtrip::{Item, Reencoded, check_roundtrip, read_items, reencode};

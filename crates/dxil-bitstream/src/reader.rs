@@ -84,6 +84,15 @@ pub enum Entry {
     EndOfStream,
 }
 
+/// What [`BitstreamReader::advance`] found: a record, already decoded, or any other entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<'a> {
+    /// A record; its operands are in the vector passed to `advance`.
+    Record(Record<'a>),
+    /// Anything but a record, exactly as [`BitstreamReader::next`] returns it.
+    Entry(Entry),
+}
+
 /// A decoded record. Operands (without the code) are in the caller's vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Record<'a> {
@@ -171,6 +180,8 @@ pub struct BitstreamReader<'a> {
     in_blockinfo: bool,
     store: AbbrevStore,
     pending: Pending,
+    /// Relative position of the last entry's abbreviation id ([`Self::entry_bit_offset`]).
+    entry_start: u64,
     scratch: Vec<u64>,
     failed: bool,
 }
@@ -258,6 +269,7 @@ impl<'a> BitstreamReader<'a> {
             in_blockinfo: false,
             store: AbbrevStore::default(),
             pending: Pending::None,
+            entry_start: 32,
             scratch: Vec::new(),
             failed: false,
         })
@@ -266,6 +278,13 @@ impl<'a> BitstreamReader<'a> {
     /// Absolute bit position of the next unread bit.
     pub fn bit_position(&self) -> u64 {
         self.cur.abs(self.cur.pos())
+    }
+
+    /// Absolute bit offset of the last entry [`Self::next`] or [`Self::advance`] returned (its
+    /// abbreviation id), or of the first block before any: what callers report errors at.
+    #[inline]
+    pub fn entry_bit_offset(&self) -> u64 {
+        self.cur.abs(self.entry_start)
     }
 
     /// Absolute byte offset of the bitcode magic (after the wrapper header, if any).
@@ -352,6 +371,47 @@ impl<'a> BitstreamReader<'a> {
         }
     }
 
+    /// Like [`Self::next`], but a record is decoded at once into `ops` (cleared first), as
+    /// [`Self::read_record`] would: the one call per record that readers of whole streams want.
+    #[inline]
+    pub fn advance(&mut self, ops: &mut Vec<u64>) -> Result<Step<'a>> {
+        self.check_live()?;
+        match self.advance_inner(ops) {
+            Ok(s) => Ok(s),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    #[inline(always)]
+    fn advance_inner(&mut self, ops: &mut Vec<u64>) -> Result<Step<'a>> {
+        if !matches!(self.pending, Pending::None) {
+            self.finish_pending()?;
+        }
+        if self.frames.is_empty() {
+            return self.next_top_level().map(Step::Entry);
+        }
+        let start = self.cur.pos();
+        self.entry_start = start;
+        let id = match self.cur.read_fixed(self.width) {
+            Ok(id) => id as u32,
+            Err(e) => return Err(self.ended_inside_block(e)),
+        };
+        if id < UNABBREV_RECORD {
+            return self.builtin_entry(id, start).map(Step::Entry);
+        }
+        if id >= self.abbrev_limit {
+            return Err(self.undefined_abbrev(id, start));
+        }
+        ops.clear();
+        let (code, blob) = self.read_record_body(id, start, ops)?;
+        Ok(Step::Record(Record {
+            code,
+            abbrev_id: id,
+            bit_offset: self.cur.abs(start),
+            blob,
+        }))
+    }
+
     /// Enters the block whose [`Entry::SubBlock`] was just returned.
     pub fn enter_block(&mut self) -> Result<()> {
         self.check_live()?;
@@ -414,6 +474,7 @@ impl<'a> BitstreamReader<'a> {
             return self.next_top_level();
         }
         let start = self.cur.pos();
+        self.entry_start = start;
         // Widths are at most 32, so the id fits.
         let id = match self.cur.read_fixed(self.width) {
             Ok(id) => id as u32,
@@ -484,6 +545,7 @@ impl<'a> BitstreamReader<'a> {
 
     fn next_top_level(&mut self) -> Result<Entry> {
         let start = self.cur.pos();
+        self.entry_start = start;
         if self.cur.remaining() == 0 {
             return Ok(Entry::EndOfStream);
         }
@@ -592,6 +654,8 @@ impl<'a> BitstreamReader<'a> {
     /// Reads a BLOCKINFO block to its end for its side effects. Iterative: nested BLOCKINFO
     /// blocks are entered, other nested blocks jumped over.
     fn drain_blockinfo(&mut self, h: PendingBlock) -> Result<()> {
+        // What the caller sees as the last entry stays the BLOCKINFO block itself.
+        let entry = self.entry_start;
         let base = self.frames.len();
         self.push_frame(h)?;
         while self.frames.len() > base {
@@ -607,6 +671,7 @@ impl<'a> BitstreamReader<'a> {
                 }
             }
         }
+        self.entry_start = entry;
         Ok(())
     }
 
@@ -1565,5 +1630,115 @@ mod tests {
                 assert!(records(&full[..cut]).1.is_some());
             }
         }
+    }
+
+    /// `advance` sees what `next` + `read_record` see, at the same offsets, and fails the same
+    /// way on every truncation.
+    #[test]
+    fn advance_matches_next_and_read_record() {
+        use AbbrevOp::*;
+        let full = write(|w| {
+            w.enter_subblock(8, 3).unwrap();
+            w.enter_blockinfo().unwrap();
+            w.define_blockinfo_abbrev(12, &[Literal(2), Vbr(6), Array, Char6])
+                .unwrap();
+            w.exit_block().unwrap();
+            let a = w
+                .define_abbrev(&[Fixed(5), Fixed(64), Vbr(4), Array, Fixed(8)])
+                .unwrap();
+            let b = w.define_abbrev(&[Literal(9), Blob]).unwrap();
+            w.emit_record(a, 17, &[u64::MAX, 1 << 40, 1, 2, 3]).unwrap();
+            w.emit_record_with_blob(b, 9, &[], b"0123456789").unwrap();
+            w.enter_subblock(12, 4).unwrap();
+            w.emit_record(4, 2, &[1000, u64::from(b'x')]).unwrap();
+            w.emit_record_unabbrev(3, &[u64::MAX, 0, 31, 32, 1 << 20])
+                .unwrap();
+            w.exit_block().unwrap();
+            w.exit_block().unwrap();
+        });
+        // (what, bit offset reported for the entry, operands, blob)
+        type Seen = (String, u64, Vec<u64>, Option<Vec<u8>>);
+        fn by_next(bytes: &[u8]) -> (Vec<Seen>, Option<ErrorKind>) {
+            let mut out = Vec::new();
+            let mut r = BitstreamReader::new(bytes, 7).unwrap();
+            let mut ops = Vec::new();
+            loop {
+                let e = match r.next() {
+                    Ok(e) => e,
+                    Err(e) => return (out, Some(e.kind())),
+                };
+                let at = r.entry_bit_offset();
+                match e {
+                    Entry::SubBlock { .. } => {
+                        out.push((format!("{e:?}"), at, vec![], None));
+                        if let Err(e) = r.enter_block() {
+                            return (out, Some(e.kind()));
+                        }
+                    }
+                    Entry::Record { bit_offset, .. } => {
+                        assert_eq!(bit_offset, at);
+                        match r.read_record(&mut ops) {
+                            Ok(rec) => out.push((
+                                format!("record {} {}", rec.code, rec.abbrev_id),
+                                at,
+                                ops.clone(),
+                                rec.blob.map(|b| b.bytes.to_vec()),
+                            )),
+                            Err(e) => return (out, Some(e.kind())),
+                        }
+                    }
+                    Entry::EndOfStream => return (out, None),
+                    _ => out.push((format!("{e:?}"), at, vec![], None)),
+                }
+            }
+        }
+        fn by_advance(bytes: &[u8]) -> (Vec<Seen>, Option<ErrorKind>) {
+            let mut out = Vec::new();
+            let mut r = BitstreamReader::new(bytes, 7).unwrap();
+            let mut ops = vec![99];
+            loop {
+                let s = match r.advance(&mut ops) {
+                    Ok(s) => s,
+                    Err(e) => return (out, Some(e.kind())),
+                };
+                let at = r.entry_bit_offset();
+                match s {
+                    Step::Entry(e @ Entry::SubBlock { .. }) => {
+                        out.push((format!("{e:?}"), at, vec![], None));
+                        if let Err(e) = r.enter_block() {
+                            return (out, Some(e.kind()));
+                        }
+                    }
+                    Step::Record(rec) => {
+                        assert_eq!(rec.bit_offset, at);
+                        out.push((
+                            format!("record {} {}", rec.code, rec.abbrev_id),
+                            at,
+                            ops.clone(),
+                            rec.blob.map(|b| b.bytes.to_vec()),
+                        ));
+                    }
+                    Step::Entry(Entry::EndOfStream) => return (out, None),
+                    Step::Entry(e) => out.push((format!("{e:?}"), at, vec![], None)),
+                }
+            }
+        }
+        let (a, ea) = by_next(&full);
+        assert_eq!(ea, None);
+        // SETBID, then the four records written above.
+        assert_eq!(a.iter().filter(|s| s.0.starts_with("record")).count(), 5);
+        assert_eq!((a.clone(), ea), by_advance(&full));
+        for cut in (4..full.len()).step_by(4) {
+            assert_eq!(
+                by_next(&full[..cut]),
+                by_advance(&full[..cut]),
+                "cut at {cut}"
+            );
+        }
+        // A stopped reader refuses `advance` too.
+        let mut r = BitstreamReader::new(&full[..20], 0).unwrap();
+        let mut ops = Vec::new();
+        while r.advance(&mut ops).is_ok() {}
+        assert_eq!(r.advance(&mut ops).unwrap_err().kind(), ErrorKind::Usage);
     }
 }

@@ -12,7 +12,7 @@
 mod error;
 mod names;
 
-use dxil_bitstream::{BitstreamReader, Entry};
+use dxil_bitstream::{BitstreamReader, Entry, Step};
 
 pub use error::{ReadError, ReadErrorKind, ReadLocation, Result};
 pub use names::LlvmNames;
@@ -58,7 +58,6 @@ pub fn read_module(bitcode: &[u8], base_offset: u64) -> Result<Module> {
         next_body: 0,
         global_inits: Vec::new(),
         struct_name: None,
-        at_bit: 0,
         at_code: None,
         ptr_types: Vec::new(),
         vec_types: Vec::new(),
@@ -85,7 +84,6 @@ struct Reader<'a> {
     next_body: usize,
     global_inits: Vec<(GlobalId, u32)>,
     struct_name: Option<String>,
-    at_bit: u64,
     at_code: Option<u32>,
     /// (pointee, address space) → pointer type; small, so a linear scan beats hashing.
     ptr_types: Vec<(TypeId, u32, TypeId)>,
@@ -98,6 +96,21 @@ struct Reader<'a> {
     block_words: u32,
     fn_words: u32,
     bits_total: u64,
+}
+
+/// One entry of the current block, as the block readers see it.
+#[derive(Clone, Copy)]
+enum Next {
+    /// A record with this code; its operands are in `Reader::ops`.
+    Record(u32),
+    /// A sub-block with this id (its length is in `Reader::block_words`): enter or skip it.
+    Block(u32),
+    /// An abbreviation definition (the bitstream reader has registered it).
+    Abbrev,
+    /// The end of the current block.
+    End,
+    /// The end of the data or trailing bytes: inside a block, the block is cut short.
+    Stop,
 }
 
 /// Per-function reading state.
@@ -149,7 +162,7 @@ impl<'a> Reader<'a> {
             kind,
             msg,
             ReadLocation {
-                bit_offset: self.at_bit,
+                bit_offset: self.bs.entry_bit_offset(),
                 block: self.bs.block_id(),
                 record_code: self.at_code,
                 function: None,
@@ -200,35 +213,39 @@ impl<'a> Reader<'a> {
         self.type_id(v)
     }
 
-    /// Reads the next entry, remembering its position for errors.
-    fn next(&mut self) -> Result<Entry> {
-        let e = self.bs.next()?;
-        match e {
-            Entry::SubBlock {
-                bit_offset,
-                length_words,
-                ..
-            } => {
-                self.at_bit = bit_offset;
-                self.block_words = length_words;
+    /// The next entry of the current block, a record decoded into `self.ops`. Inlined into each
+    /// block loop: one call into the bitstream reader per record.
+    #[inline(always)]
+    fn step(&mut self) -> Result<Next> {
+        match self.bs.advance(&mut self.ops)? {
+            Step::Record(rec) => {
+                self.at_code = Some(rec.code);
+                if rec.blob.is_some() {
+                    return Err(
+                        self.unsupported("blob operands do not occur in LLVM 3.7 IR records")
+                    );
+                }
+                Ok(Next::Record(rec.code))
             }
-            Entry::Record { bit_offset, .. }
-            | Entry::DefineAbbrev { bit_offset, .. }
-            | Entry::EndBlock { bit_offset, .. }
-            | Entry::TrailingData { bit_offset, .. } => self.at_bit = bit_offset,
-            Entry::EndOfStream => {}
+            Step::Entry(e) => {
+                self.at_code = None;
+                Ok(match e {
+                    Entry::SubBlock {
+                        block_id,
+                        length_words,
+                        ..
+                    } => {
+                        self.block_words = length_words;
+                        Next::Block(block_id)
+                    }
+                    Entry::DefineAbbrev { .. } => Next::Abbrev,
+                    Entry::EndBlock { .. } => Next::End,
+                    Entry::Record { .. } | Entry::TrailingData { .. } | Entry::EndOfStream => {
+                        Next::Stop
+                    }
+                })
+            }
         }
-        self.at_code = None;
-        Ok(e)
-    }
-
-    fn read_record(&mut self) -> Result<u32> {
-        let rec = self.bs.read_record(&mut self.ops)?;
-        self.at_code = Some(rec.code);
-        if rec.blob.is_some() {
-            return Err(self.unsupported("blob operands do not occur in LLVM 3.7 IR records"));
-        }
-        Ok(rec.code)
     }
 
     // ---------------------------------------------------------------- top level
@@ -236,7 +253,9 @@ impl<'a> Reader<'a> {
     fn read_top(&mut self) -> Result<()> {
         let mut seen_module = false;
         loop {
-            match self.next()? {
+            let entry = self.bs.next()?;
+            self.at_code = None;
+            match entry {
                 Entry::SubBlock { block_id, .. } => {
                     if block_id == block::MODULE && !seen_module {
                         self.bs.enter_block()?;
@@ -276,8 +295,8 @@ impl<'a> Reader<'a> {
 
     fn read_module_block(&mut self) -> Result<()> {
         loop {
-            match self.next()? {
-                Entry::SubBlock { block_id, .. } => match block_id {
+            match self.step()? {
+                Next::Block(block_id) => match block_id {
                     block::BLOCKINFO => self.bs.skip_block()?,
                     block::PARAMATTR_GROUP => {
                         self.bs.enter_block()?;
@@ -330,13 +349,12 @@ impl<'a> Reader<'a> {
                         )));
                     }
                 },
-                Entry::Record { .. } => {
-                    let code = self.read_record()?;
+                Next::Record(code) => {
                     self.module_record(code)?;
                 }
-                Entry::DefineAbbrev { .. } => {}
-                Entry::EndBlock { .. } => break,
-                Entry::TrailingData { .. } | Entry::EndOfStream => {
+                Next::Abbrev => {}
+                Next::End => break,
+                Next::Stop => {
                     return Err(self.err(ReadErrorKind::Truncated, "module block not terminated"));
                 }
             }
@@ -537,9 +555,8 @@ impl<'a> Reader<'a> {
 
     fn read_attr_groups(&mut self) -> Result<()> {
         loop {
-            match self.next()? {
-                Entry::Record { .. } => {
-                    let code = self.read_record()?;
+            match self.step()? {
+                Next::Record(code) => {
                     if code != 3 {
                         continue;
                     }
@@ -575,9 +592,9 @@ impl<'a> Reader<'a> {
                     }
                     self.m.attr_groups.push(AttrGroup { id, slot, attrs });
                 }
-                Entry::EndBlock { .. } => return Ok(()),
-                Entry::SubBlock { .. } => self.bs.skip_block()?,
-                Entry::DefineAbbrev { .. } => {}
+                Next::End => return Ok(()),
+                Next::Block(_) => self.bs.skip_block()?,
+                Next::Abbrev => {}
                 _ => return Err(self.err(ReadErrorKind::Truncated, "block not terminated")),
             }
         }
@@ -595,31 +612,28 @@ impl<'a> Reader<'a> {
 
     fn read_attr_lists(&mut self) -> Result<()> {
         loop {
-            match self.next()? {
-                Entry::Record { .. } => {
-                    let code = self.read_record()?;
-                    match code {
-                        2 => {
-                            let mut list = Vec::with_capacity(self.ops.len());
-                            for &g in &self.ops {
-                                let g = u32::try_from(g)
-                                    .map_err(|_| self.malformed("group id exceeds 32 bits"))?;
-                                if !self.m.attr_groups.iter().any(|x| x.id == g) {
-                                    return Err(
-                                        self.malformed(format!("attribute group {g} not defined"))
-                                    );
-                                }
-                                list.push(g);
+            match self.step()? {
+                Next::Record(code) => match code {
+                    2 => {
+                        let mut list = Vec::with_capacity(self.ops.len());
+                        for &g in &self.ops {
+                            let g = u32::try_from(g)
+                                .map_err(|_| self.malformed("group id exceeds 32 bits"))?;
+                            if !self.m.attr_groups.iter().any(|x| x.id == g) {
+                                return Err(
+                                    self.malformed(format!("attribute group {g} not defined"))
+                                );
                             }
-                            self.m.attr_lists.push(list);
+                            list.push(g);
                         }
-                        1 => return Err(self.unsupported("pre-3.3 attribute lists")),
-                        _ => {}
+                        self.m.attr_lists.push(list);
                     }
-                }
-                Entry::EndBlock { .. } => return Ok(()),
-                Entry::SubBlock { .. } => self.bs.skip_block()?,
-                Entry::DefineAbbrev { .. } => {}
+                    1 => return Err(self.unsupported("pre-3.3 attribute lists")),
+                    _ => {}
+                },
+                Next::End => return Ok(()),
+                Next::Block(_) => self.bs.skip_block()?,
+                Next::Abbrev => {}
                 _ => return Err(self.err(ReadErrorKind::Truncated, "block not terminated")),
             }
         }
@@ -632,18 +646,17 @@ impl<'a> Reader<'a> {
     fn read_types(&mut self, words: u64) -> Result<()> {
         let mut declared: Option<u64> = None;
         loop {
-            match self.next()? {
-                Entry::Record { .. } => {
-                    let code = self.read_record()?;
+            match self.step()? {
+                Next::Record(code) => {
                     let had = declared.is_some();
                     self.type_record(code, &mut declared)?;
                     if let (false, Some(n)) = (had, declared) {
                         self.m.types.reserve(n.min(words * 32 / 10) as usize);
                     }
                 }
-                Entry::EndBlock { .. } => break,
-                Entry::SubBlock { .. } => self.bs.skip_block()?,
-                Entry::DefineAbbrev { .. } => {}
+                Next::End => break,
+                Next::Block(_) => self.bs.skip_block()?,
+                Next::Abbrev => {}
                 _ => return Err(self.err(ReadErrorKind::Truncated, "block not terminated")),
             }
         }
@@ -828,9 +841,8 @@ impl<'a> Reader<'a> {
             None => TypeId(u32::MAX),
         };
         loop {
-            match self.next()? {
-                Entry::Record { .. } => {
-                    let code = self.read_record()?;
+            match self.step()? {
+                Next::Record(code) => {
                     if code == 1 {
                         cur_ty = self.op_type(0)?;
                         if self.m.types.is_void(cur_ty)
@@ -850,9 +862,9 @@ impl<'a> Reader<'a> {
                         None => self.push_module_value(Value::constant(id), cur_ty)?,
                     }
                 }
-                Entry::EndBlock { .. } => break,
-                Entry::SubBlock { .. } => self.bs.skip_block()?,
-                Entry::DefineAbbrev { .. } => {}
+                Next::End => break,
+                Next::Block(_) => self.bs.skip_block()?,
+                Next::Abbrev => {}
                 _ => return Err(self.err(ReadErrorKind::Truncated, "block not terminated")),
             }
         }
@@ -1164,9 +1176,8 @@ impl<'a> Reader<'a> {
     fn read_metadata(&mut self, mut f: Option<&mut FnState>) -> Result<()> {
         let mut pending_name: Option<String> = None;
         loop {
-            match self.next()? {
-                Entry::Record { .. } => {
-                    let code = self.read_record()?;
+            match self.step()? {
+                Next::Record(code) => {
                     if pending_name.is_some() && code != 10 {
                         return Err(self.malformed("METADATA_NAME not followed by NAMED_NODE"));
                     }
@@ -1260,9 +1271,9 @@ impl<'a> Reader<'a> {
                         }
                     }
                 }
-                Entry::EndBlock { .. } => break,
-                Entry::SubBlock { .. } => self.bs.skip_block()?,
-                Entry::DefineAbbrev { .. } => {}
+                Next::End => break,
+                Next::Block(_) => self.bs.skip_block()?,
+                Next::Abbrev => {}
                 _ => return Err(self.err(ReadErrorKind::Truncated, "block not terminated")),
             }
         }
@@ -1297,9 +1308,8 @@ impl<'a> Reader<'a> {
 
     fn read_module_vst(&mut self) -> Result<()> {
         loop {
-            match self.next()? {
-                Entry::Record { .. } => {
-                    let code = self.read_record()?;
+            match self.step()? {
+                Next::Record(code) => {
                     let (n, name_at) = match code {
                         1 => (self.op(0)?, 1),
                         3 => (self.op(0)?, 2),
@@ -1324,9 +1334,9 @@ impl<'a> Reader<'a> {
                         _ => return Err(self.malformed("module symbol names a constant")),
                     }
                 }
-                Entry::EndBlock { .. } => return Ok(()),
-                Entry::SubBlock { .. } => self.bs.skip_block()?,
-                Entry::DefineAbbrev { .. } => {}
+                Next::End => return Ok(()),
+                Next::Block(_) => self.bs.skip_block()?,
+                Next::Abbrev => {}
                 _ => return Err(self.err(ReadErrorKind::Truncated, "block not terminated")),
             }
         }
@@ -1374,8 +1384,8 @@ impl<'a> Reader<'a> {
             Self::push_local(&mut st, Value::arg(i as u32), p, self)?;
         }
         loop {
-            match self.next()? {
-                Entry::SubBlock { block_id, .. } => match block_id {
+            match self.step()? {
+                Next::Block(block_id) => match block_id {
                     block::CONSTANTS => {
                         self.bs.enter_block()?;
                         self.read_constants(Some(&mut st))?;
@@ -1397,14 +1407,13 @@ impl<'a> Reader<'a> {
                         return Err(self.unsupported(format!("block id {other} inside a function")));
                     }
                 },
-                Entry::Record { .. } => {
-                    let code = self.read_record()?;
+                Next::Record(code) => {
                     let n = st.body.insts.len() as u32;
                     self.function_record_dispatch(code, &mut st)
                         .map_err(|e| e.with_instruction(n))?;
                 }
-                Entry::DefineAbbrev { .. } => {}
-                Entry::EndBlock { .. } => break,
+                Next::Abbrev => {}
+                Next::End => break,
                 _ => {
                     return Err(self.err(ReadErrorKind::Truncated, "function block not terminated"));
                 }
@@ -1471,9 +1480,8 @@ impl<'a> Reader<'a> {
 
     fn read_attachments(&mut self, st: &mut FnState) -> Result<()> {
         loop {
-            match self.next()? {
-                Entry::Record { .. } => {
-                    let code = self.read_record()?;
+            match self.step()? {
+                Next::Record(code) => {
                     if code != 11 {
                         continue;
                     }
@@ -1505,9 +1513,9 @@ impl<'a> Reader<'a> {
                         }
                     }
                 }
-                Entry::EndBlock { .. } => break,
-                Entry::SubBlock { .. } => self.bs.skip_block()?,
-                Entry::DefineAbbrev { .. } => {}
+                Next::End => break,
+                Next::Block(_) => self.bs.skip_block()?,
+                Next::Abbrev => {}
                 _ => return Err(self.err(ReadErrorKind::Truncated, "block not terminated")),
             }
         }
@@ -1517,43 +1525,40 @@ impl<'a> Reader<'a> {
 
     fn read_function_vst(&mut self, st: &mut FnState) -> Result<()> {
         loop {
-            match self.next()? {
-                Entry::Record { .. } => {
-                    let code = self.read_record()?;
-                    match code {
-                        1 => {
-                            let n = self.op(0)?;
-                            let name = chars_to_string(&self.ops[1..]);
-                            let v = u32::try_from(n)
-                                .ok()
-                                .and_then(|n| self.lookup_value(n, Some(st)))
-                                .ok_or_else(|| {
-                                    self.malformed(format!("symbol for undefined value {n}"))
-                                })?;
-                            match v.get() {
-                                ValueRef::Arg(a) => st.body.names.push(LocalName::Arg(a, name)),
-                                ValueRef::Inst(i) => st.body.names.push(LocalName::Inst(i, name)),
-                                _ => {
-                                    return Err(
-                                        self.malformed("function symbol names a non-local value")
-                                    );
-                                }
+            match self.step()? {
+                Next::Record(code) => match code {
+                    1 => {
+                        let n = self.op(0)?;
+                        let name = chars_to_string(&self.ops[1..]);
+                        let v = u32::try_from(n)
+                            .ok()
+                            .and_then(|n| self.lookup_value(n, Some(st)))
+                            .ok_or_else(|| {
+                                self.malformed(format!("symbol for undefined value {n}"))
+                            })?;
+                        match v.get() {
+                            ValueRef::Arg(a) => st.body.names.push(LocalName::Arg(a, name)),
+                            ValueRef::Inst(i) => st.body.names.push(LocalName::Inst(i, name)),
+                            _ => {
+                                return Err(
+                                    self.malformed("function symbol names a non-local value")
+                                );
                             }
                         }
-                        2 => {
-                            let b = self.op_u32(0)?;
-                            if b as usize >= st.body.blocks.len() {
-                                return Err(self.malformed(format!("name for missing block {b}")));
-                            }
-                            let name = chars_to_string(&self.ops[1..]);
-                            st.body.names.push(LocalName::Block(BlockId(b), name));
-                        }
-                        _ => {}
                     }
-                }
-                Entry::EndBlock { .. } => return Ok(()),
-                Entry::SubBlock { .. } => self.bs.skip_block()?,
-                Entry::DefineAbbrev { .. } => {}
+                    2 => {
+                        let b = self.op_u32(0)?;
+                        if b as usize >= st.body.blocks.len() {
+                            return Err(self.malformed(format!("name for missing block {b}")));
+                        }
+                        let name = chars_to_string(&self.ops[1..]);
+                        st.body.names.push(LocalName::Block(BlockId(b), name));
+                    }
+                    _ => {}
+                },
+                Next::End => return Ok(()),
+                Next::Block(_) => self.bs.skip_block()?,
+                Next::Abbrev => {}
                 _ => return Err(self.err(ReadErrorKind::Truncated, "block not terminated")),
             }
         }
