@@ -120,10 +120,16 @@ pub fn build_container(module: &Module, options: &AssembleOptions) -> Result<Vec
     Ok(b.finish(options.digest)?)
 }
 
-/// The validator version whose byte rules apply (1.0 when `!dx.valver` is absent).
+/// The validator version whose byte rules apply: 1.0 when `!dx.valver` is absent, and the
+/// newest rules for major version 0 (DXC's "latest, not meant for validation", which its
+/// version comparison ranks above every 1.x).
 fn validator_version(dxil: &DxilModule) -> ValidatorVersion {
     let v = dxil.effective_validator_version();
-    ValidatorVersion::new(v.major, v.minor)
+    if v.major == 0 {
+        ValidatorVersion::new(1, u32::MAX)
+    } else {
+        ValidatorVersion::new(v.major, v.minor)
+    }
 }
 
 /// Where DXC puts each part (`SerializeDxilContainerForModule`).

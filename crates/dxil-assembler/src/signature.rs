@@ -253,12 +253,13 @@ pub(crate) fn write_signature(
         } else {
             0
         };
-        let cols_mask = ((1u32 << u32::from(e.cols.min(4))) - 1) << start_col;
-        let mask = (cols_mask & 0xf) as u8;
+        // DXC asserts that columns fit a row; a malformed start column shifts everything out.
+        let shift = |v: u32| v.checked_shl(start_col).unwrap_or(0);
+        let mask = (shift((1u32 << u32::from(e.cols.min(4))) - 1) & 0xf) as u8;
         let rw_mask = if compat_1_4 {
             if is_input { 0 } else { !mask }
         } else {
-            let usage = u32::from(e.usage_mask.unwrap_or(0)) << start_col;
+            let usage = shift(u32::from(e.usage_mask.unwrap_or(0)));
             if is_input {
                 (usage & 0xff) as u8
             } else {

@@ -196,6 +196,24 @@ fn vertex_shader_at_validator_1_4_uses_the_old_rules() {
     let psv_v0 = Container::parse(&bytes).unwrap().psv().unwrap().unwrap();
     assert_eq!(psv_v0.version, 0);
     assert!(psv_v0.runtime_info.v1.is_none());
+    let no_valver = data("vs_passthrough.ll").replace("!dx.valver = !{!2}\n", "");
+    let c = build(&no_valver);
+    assert_eq!(
+        Container::parse(&c)
+            .unwrap()
+            .psv()
+            .unwrap()
+            .unwrap()
+            .version,
+        0
+    );
+
+    // 0.0 ranks above every 1.x: the newest rules.
+    let latest = data("vs_passthrough.ll").replace("!2 = !{i32 1, i32 8}", "!2 = !{i32 0, i32 0}");
+    let c = build(&latest);
+    let c = Container::parse(&c).unwrap();
+    assert_eq!(c.psv().unwrap().unwrap().version, 4);
+    assert!(c.shader_hash().is_some());
 }
 
 #[test]
@@ -552,6 +570,27 @@ fn malformed_text_fails_with_a_position() {
             assert!(!e.to_string().is_empty());
         }
     }
+}
+
+#[test]
+fn out_of_range_packing_does_not_panic() {
+    // A start column past the row and a start row past a byte: written as DXC's arithmetic
+    // gives them (or refused where a PSV0 field cannot hold them), never a panic.
+    let text = data("vs_passthrough.ll");
+    for (from, to) in [
+        ("i32 1, i8 2, !15}", "i32 1, i8 100, !15}"),
+        ("i32 1, i8 2, !15}", "i32 300, i8 2, !15}"),
+        (
+            "i32 2, i8 2, i32 1, i8 0, !12}",
+            "i32 2, i8 9, i32 1, i8 0, !12}",
+        ),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let _ = assemble(&text.replacen(from, to, 1), &AssembleOptions::default());
+    }
+    let too_far = text.replacen("i32 1, i8 2, !15}", "i32 300, i8 2, !15}", 1);
+    let e = assemble(&too_far, &AssembleOptions::default()).unwrap_err();
+    assert!(matches!(e, Error::Field { .. }), "{e}");
 }
 
 #[test]
