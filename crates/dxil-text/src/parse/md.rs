@@ -441,7 +441,11 @@ impl<'a> Parser<'a> {
             let rest = &line[indent..];
             if rest.starts_with(super::KINDS_COMMENT.as_bytes()) {
                 let start = pos + indent + super::KINDS_COMMENT.len();
-                return self.kind_list(start, end).map(Some);
+                // An empty list stands for no table: the printer writes none for an empty
+                // table, so reading one as empty would not survive print -> parse.
+                return self
+                    .kind_list(start, end)
+                    .map(|kinds| (!kinds.is_empty()).then_some(kinds));
             }
             if !rest.is_empty() && rest[0] != b';' {
                 break;

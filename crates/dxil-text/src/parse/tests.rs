@@ -787,6 +787,9 @@ fn fuzz_body_handles_odd_inputs() {
         b"!0 = distinct !{!0}\n!n = !{!0}\n",
         // Strings the printer writes verbatim stay verbatim (found by fuzzing).
         b"target datalayout = \"a\\\\b\\22\"\ndefine void @f() #0 {\n  ret void\n}\nattributes #0 = { \"k\\22\"=\"v\\\\\" }\n",
+        // An empty kind table line means "no table" (found by fuzzing).
+        b"; dxil-metadata-kinds:",
+        b"\r; dxil-metadata-kinds:\n@g = global i32 0\n",
     ] {
         super::fuzz::fuzz_text(input);
     }
