@@ -43,6 +43,30 @@ pub struct Args {
     /// Write the translated SPIR-V module to FILE.
     #[arg(long, value_name = "FILE")]
     save_spirv: Option<PathBuf>,
+    /// Version-2 cases: derive the layout as for a weaker device or another policy (comma-separated):
+    /// no-mutable, single-set, spilled (8-byte push constants), push-descriptor-cbv, cbv-as-ssbo, no-bda,
+    /// no-push-descriptors, raw-as-texel (64-byte storage-buffer alignment).
+    #[arg(long, value_name = "VARIANTS", value_delimiter = ',')]
+    layout: Vec<String>,
+}
+
+/// The layout overrides `--layout` names.
+fn overrides_of(names: &[String]) -> Result<LayoutOverrides, String> {
+    let mut o = LayoutOverrides::default();
+    for name in names {
+        match name.as_str() {
+            "no-mutable" => o.no_mutable_descriptors = true,
+            "single-set" => o.mutable_single_set = true,
+            "spilled" => o.max_push_constants_size = Some(8),
+            "push-descriptor-cbv" => o.root_cbv_push_descriptor = true,
+            "cbv-as-ssbo" => o.no_uniform_buffer_heap = true,
+            "no-bda" => o.no_buffer_device_address = true,
+            "no-push-descriptors" => o.no_push_descriptors = true,
+            "raw-as-texel" => o.min_storage_buffer_offset_alignment = Some(64),
+            other => return Err(format!("--layout: unknown variant `{other}`")),
+        }
+    }
+    Ok(o)
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -62,7 +86,10 @@ pub fn run(a: Args) -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fail(e),
     };
-    let overrides = LayoutOverrides::default();
+    let overrides = match overrides_of(&a.layout) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
     if let Some(format) = a.explain {
         if case.version() == 1 {
             println!(

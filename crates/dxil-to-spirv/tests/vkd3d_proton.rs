@@ -65,11 +65,31 @@ fn variants() -> Vec<(&'static str, LayoutOverrides)> {
     ]
 }
 
+/// Why a case does not run on a layout variant, if it does not.
+fn excluded(case: &str, variant: &str) -> Option<&'static str> {
+    let typed = |s: &str| s.contains("typed");
+    if variant == "single-set"
+        && let Some(pair) = case.strip_prefix("undefined_descriptor_heap_mismatch_types_")
+        && let Some((access, view)) = pair.split_once("_from_")
+        && typed(access) != typed(view)
+    {
+        // One mutable binding holds both kinds, so a slot holds only the descriptor of the view's own kind:
+        // reading a typed view as raw (or the reverse) reads a descriptor of another type, which Vulkan leaves
+        // undefined (lavapipe crashes). vkd3d-proton has the same limit there (its test marks these pairs todo on
+        // Intel, the driver it gives this layout).
+        return Some("typed/raw aliasing needs separate typed and raw heap sets");
+    }
+    None
+}
+
 /// Translates the case's shader for the layout the run will derive, checks it with `spirv-val`, runs it.
 fn run_case(rt: &Runtime, case: &Case, overrides: LayoutOverrides) -> Result<(), String> {
     let derived = rt
         .derive_layout(case, &overrides)
         .map_err(|e| format!("layout: {e}"))?;
+    if std::env::var_os("DXIL_EXPLAIN").is_some() {
+        eprintln!("{}", derived.explain());
+    }
     let bytes =
         std::fs::read(&case.shader).map_err(|e| format!("{}: {e}", case.shader.display()))?;
     let options = Options {
@@ -79,6 +99,11 @@ fn run_case(rt: &Runtime, case: &Case, overrides: LayoutOverrides) -> Result<(),
     };
     let t = dxil_to_spirv::translate_container(&bytes, &options)
         .map_err(|e| format!("translate: {e}"))?;
+    // `DXIL_SAVE_SPIRV=dir` keeps the module (for debugging one case).
+    if let Some(dir) = std::env::var_os("DXIL_SAVE_SPIRV") {
+        let bytes: Vec<u8> = t.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let _ = std::fs::write(PathBuf::from(dir).join("case.spv"), bytes);
+    }
     if have_spirv_val() {
         spirv_val(&t.words, t.vulkan_version, "vkd3d").map_err(|e| format!("spirv-val: {e}"))?;
     }
@@ -88,6 +113,8 @@ fn run_case(rt: &Runtime, case: &Case, overrides: LayoutOverrides) -> Result<(),
     };
     let options = RunOptions {
         layout: overrides,
+        // lavapipe compiles a compute shader at its first dispatch; some take seconds on a cold cache.
+        timeout: std::time::Duration::from_secs(120),
         ..RunOptions::default()
     };
     let report = rt
@@ -115,6 +142,10 @@ fn ported_vkd3d_proton_cases_pass() {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     cases.sort();
+    // `DXIL_CASE=name` runs only the cases whose file name contains it (for debugging one case).
+    if let Ok(only) = std::env::var("DXIL_CASE") {
+        cases.retain(|p| p.to_string_lossy().contains(&only));
+    }
     assert!(!cases.is_empty(), "no cases in {}", dir.display());
     let rt = match Runtime::new(std::env::var("DXIL_DEVICE").ok().as_deref()) {
         Ok(rt) => rt,
@@ -125,11 +156,20 @@ fn ported_vkd3d_proton_cases_pass() {
     };
     let mut failures = Vec::new();
     let mut runs = 0;
+    let mut skipped = 0;
     for path in &cases {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         let case = Case::load(path).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(case.version(), 2, "{name}: not a version-2 case");
         for (v, overrides) in variants() {
+            if std::env::var("DXIL_VARIANT").is_ok_and(|only| only != v) {
+                continue;
+            }
+            if let Some(why) = excluded(&name, v) {
+                eprintln!("not run: {name} [{v}]: {why}");
+                skipped += 1;
+                continue;
+            }
             runs += 1;
             match run_case(&rt, &case, overrides) {
                 Ok(()) => eprintln!("pass {name} [{v}]"),
@@ -141,7 +181,7 @@ fn ported_vkd3d_proton_cases_pass() {
         }
     }
     eprintln!(
-        "vkd3d-proton: {} cases, {} of {runs} runs pass on {}",
+        "vkd3d-proton: {} cases, {} of {runs} runs pass on {} ({skipped} case/layout pairs not run, listed above)",
         cases.len(),
         runs - failures.len(),
         rt.device_info().name
