@@ -2,6 +2,7 @@
 //! shared by the reader and the writer.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::limits;
 
@@ -135,7 +136,7 @@ pub fn validate_abbrev(ops: &[AbbrevOp]) -> Result<(), String> {
     Ok(())
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Span {
     start: usize,
     len: usize,
@@ -159,14 +160,42 @@ pub(crate) struct Scope {
 /// to its own definitions.
 #[derive(Debug, Clone)]
 pub(crate) struct AbbrevStore {
-    /// BLOCKINFO list index per block id: direct for the small ids real streams use, hashed
-    /// for the rest.
-    blockinfo_small: [Option<u32>; SMALL_BLOCK_IDS],
-    blockinfo_index: HashMap<u32, usize>,
-    blockinfo_lists: Vec<Vec<Span>>,
-    blockinfo_ops: Vec<AbbrevOp>,
+    /// Shared, so that a reader can take the tables of an identical BLOCKINFO block read
+    /// before (see [`AbbrevStore::blockinfo_tables`]); copied on the first change.
+    blockinfo: Arc<BlockinfoTables>,
     local: Vec<Span>,
     local_ops: Vec<AbbrevOp>,
+}
+
+/// What BLOCKINFO blocks registered: abbreviation lists per block id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct BlockinfoTables {
+    /// BLOCKINFO list index per block id: direct for the small ids real streams use, hashed
+    /// for the rest.
+    small: [Option<u32>; SMALL_BLOCK_IDS],
+    index: HashMap<u32, usize>,
+    lists: Vec<Vec<Span>>,
+    ops: Vec<AbbrevOp>,
+}
+
+impl BlockinfoTables {
+    fn new() -> Self {
+        // Sized for a DXC module: 16 BLOCKINFO abbreviations for 3 block ids.
+        BlockinfoTables {
+            small: [None; SMALL_BLOCK_IDS],
+            index: HashMap::new(),
+            lists: Vec::with_capacity(4),
+            ops: Vec::with_capacity(64),
+        }
+    }
+
+    #[inline]
+    fn list_of(&self, block_id: u32) -> Option<usize> {
+        match self.small.get(block_id as usize) {
+            Some(slot) => slot.map(|i| i as usize),
+            None => self.index.get(&block_id).copied(),
+        }
+    }
 }
 
 const SMALL_BLOCK_IDS: usize = 32;
@@ -183,12 +212,9 @@ impl Scope {
 
 impl Default for AbbrevStore {
     fn default() -> Self {
-        // Sized for a DXC module: 16 BLOCKINFO abbreviations, a few local ones per block.
+        // Sized for a DXC module: a few local abbreviations per block.
         AbbrevStore {
-            blockinfo_small: [None; SMALL_BLOCK_IDS],
-            blockinfo_index: HashMap::new(),
-            blockinfo_lists: Vec::with_capacity(4),
-            blockinfo_ops: Vec::with_capacity(64),
+            blockinfo: Arc::new(BlockinfoTables::new()),
             local: Vec::with_capacity(16),
             local_ops: Vec::with_capacity(64),
         }
@@ -196,18 +222,32 @@ impl Default for AbbrevStore {
 }
 
 impl AbbrevStore {
+    /// Whether no BLOCKINFO block has registered anything yet.
+    pub fn blockinfo_is_empty(&self) -> bool {
+        self.blockinfo.lists.is_empty()
+    }
+
+    /// The BLOCKINFO tables, to be shared with a later reader of an identical block.
+    pub fn blockinfo_tables(&self) -> Arc<BlockinfoTables> {
+        Arc::clone(&self.blockinfo)
+    }
+
+    /// Takes the tables another store built from an identical BLOCKINFO block (this store's
+    /// must still be empty).
+    pub fn set_blockinfo_tables(&mut self, tables: Arc<BlockinfoTables>) {
+        debug_assert!(self.blockinfo_is_empty());
+        self.blockinfo = tables;
+    }
+
     #[inline]
     fn blockinfo_list_of(&self, block_id: u32) -> Option<usize> {
-        match self.blockinfo_small.get(block_id as usize) {
-            Some(slot) => slot.map(|i| i as usize),
-            None => self.blockinfo_index.get(&block_id).copied(),
-        }
+        self.blockinfo.list_of(block_id)
     }
 
     pub fn open_scope(&self, block_id: u32) -> Scope {
         let blockinfo_list = self.blockinfo_list_of(block_id);
         let blockinfo_count = blockinfo_list
-            .and_then(|i| self.blockinfo_lists.get(i))
+            .and_then(|i| self.blockinfo.lists.get(i))
             .map_or(0, Vec::len);
         Scope {
             blockinfo_list,
@@ -231,8 +271,8 @@ impl AbbrevStore {
     #[inline]
     pub fn get(&self, scope: &Scope, index: usize) -> Option<&[AbbrevOp]> {
         let (span, ops) = if index < scope.blockinfo_count {
-            let list = self.blockinfo_lists.get(scope.blockinfo_list?)?;
-            (*list.get(index)?, &self.blockinfo_ops)
+            let list = self.blockinfo.lists.get(scope.blockinfo_list?)?;
+            (*list.get(index)?, &self.blockinfo.ops)
         } else {
             let i = scope.local_start + (index - scope.blockinfo_count);
             (*self.local.get(i)?, &self.local_ops)
@@ -245,39 +285,51 @@ impl AbbrevStore {
         if let Some(i) = self.blockinfo_list_of(block_id) {
             return i;
         }
-        let next = self.blockinfo_lists.len();
-        match self.blockinfo_small.get_mut(block_id as usize) {
+        let tables = Arc::make_mut(&mut self.blockinfo);
+        let next = tables.lists.len();
+        match tables.small.get_mut(block_id as usize) {
             // Lists are bounded by the input size, far below u32::MAX.
             Some(slot) => *slot = Some(next as u32),
             None => {
-                self.blockinfo_index.insert(block_id, next);
+                tables.index.insert(block_id, next);
             }
         }
-        self.blockinfo_lists.push(Vec::new());
+        tables.lists.push(Vec::with_capacity(8));
         next
     }
 
     pub fn blockinfo_list_len(&self, list: usize) -> usize {
-        self.blockinfo_lists.get(list).map_or(0, Vec::len)
+        self.blockinfo.lists.get(list).map_or(0, Vec::len)
     }
 
     /// Operands of abbreviation `index` registered by BLOCKINFO for `block_id`.
     pub fn blockinfo_get(&self, block_id: u32, index: usize) -> Option<&[AbbrevOp]> {
         let list = self
-            .blockinfo_lists
+            .blockinfo
+            .lists
             .get(self.blockinfo_list_of(block_id)?)?;
         let span = list.get(index)?;
-        self.blockinfo_ops.get(span.start..span.start + span.len)
+        self.blockinfo.ops.get(span.start..span.start + span.len)
     }
 
     /// Starts a new abbreviation's operand list; finish it with `commit_*` or drop it with
     /// `abandon`. Lets the reader decode operands straight into the store.
     pub fn ops_for(&mut self, blockinfo: bool) -> &mut Vec<AbbrevOp> {
         if blockinfo {
-            &mut self.blockinfo_ops
+            &mut Arc::make_mut(&mut self.blockinfo).ops
         } else {
             &mut self.local_ops
         }
+    }
+
+    /// The operands pushed since `start` by [`Self::ops_for`].
+    pub fn pending_ops(&self, blockinfo: bool, start: usize) -> &[AbbrevOp] {
+        let ops = if blockinfo {
+            &self.blockinfo.ops
+        } else {
+            &self.local_ops
+        };
+        ops.get(start..).unwrap_or(&[])
     }
 
     /// Registers the operands pushed since `start` as a local abbreviation; returns its index.
@@ -291,11 +343,12 @@ impl AbbrevStore {
 
     /// Registers the operands pushed since `start` for BLOCKINFO list `list`; returns its index.
     pub fn commit_blockinfo(&mut self, list: usize, start: usize) -> usize {
+        let tables = Arc::make_mut(&mut self.blockinfo);
         let span = Span {
             start,
-            len: self.blockinfo_ops.len() - start,
+            len: tables.ops.len() - start,
         };
-        match self.blockinfo_lists.get_mut(list) {
+        match tables.lists.get_mut(list) {
             Some(l) => {
                 l.push(span);
                 l.len() - 1

@@ -1,6 +1,11 @@
 //! The pull reader: a cursor over blocks, abbreviation definitions and records.
 
-use crate::abbrev::{AbbrevOp, AbbrevStore, Scope, decode_char6, encoding, validate_abbrev};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use crate::abbrev::{
+    AbbrevOp, AbbrevStore, BlockinfoTables, Scope, decode_char6, encoding, validate_abbrev,
+};
 use crate::bits::BitCursor;
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits;
@@ -118,6 +123,8 @@ struct PendingBlock {
     block_id: u32,
     abbrev_width: u32,
     start: u64,
+    /// Where the contents begin (after the length word) and end (after END_BLOCK).
+    content: u64,
     end: u64,
 }
 
@@ -137,6 +144,29 @@ struct Frame {
     scope: Scope,
     /// Inside BLOCKINFO: the block id SETBID selected and its list in the store.
     blockinfo_target: Option<(u32, usize)>,
+}
+
+/// The last BLOCKINFO block this thread skipped as the first of its stream, and the
+/// abbreviations it registered. Every module DXC writes starts with the same BLOCKINFO block,
+/// so a reader of many modules decodes it once; the tables are shared, not copied (a later
+/// change in either reader copies them first). What a first BLOCKINFO block registers depends
+/// only on its bits, its abbreviation width and its nesting depth (the depth limit applies to
+/// blocks nested in it), which are the key.
+struct BlockinfoMemo {
+    abbrev_width: u32,
+    depth: usize,
+    bytes: Vec<u8>,
+    tables: Arc<BlockinfoTables>,
+}
+
+impl BlockinfoMemo {
+    /// Larger blocks are not kept (DXC's is about 150 bytes): the memo must not hold on to
+    /// large inputs.
+    const MAX_BYTES: usize = 4096;
+}
+
+thread_local! {
+    static BLOCKINFO_MEMO: RefCell<Option<BlockinfoMemo>> = const { RefCell::new(None) };
 }
 
 /// A pull reader over one LLVM bitstream.
@@ -591,6 +621,7 @@ impl<'a> BitstreamReader<'a> {
             block_id,
             abbrev_width,
             start,
+            content: self.cur.pos(),
             end,
         });
         Ok(Entry::SubBlock {
@@ -651,9 +682,49 @@ impl<'a> BitstreamReader<'a> {
         Ok(())
     }
 
+    /// Reads a BLOCKINFO block to its end for its side effects, or takes what an identical
+    /// block registered before on this thread (see [`BlockinfoMemo`]).
+    fn drain_blockinfo(&mut self, h: PendingBlock) -> Result<()> {
+        if !self.store.blockinfo_is_empty() {
+            // What a second BLOCKINFO block does depends on the first: no memo.
+            return self.drain_blockinfo_uncached(h);
+        }
+        // The contents are whole words (the length word counts them), so bytes compare.
+        let bytes = self
+            .cur
+            .data()
+            .get((h.content / 8) as usize..(h.end / 8) as usize)
+            .unwrap_or(&[]);
+        let depth = self.frames.len();
+        let memo = BLOCKINFO_MEMO.with(|m| {
+            m.borrow()
+                .as_ref()
+                .filter(|m| {
+                    m.abbrev_width == h.abbrev_width && m.depth == depth && m.bytes == bytes
+                })
+                .map(|m| Arc::clone(&m.tables))
+        });
+        if let Some(tables) = memo {
+            self.store.set_blockinfo_tables(tables);
+            self.cur.seek(h.end);
+            return Ok(());
+        }
+        self.drain_blockinfo_uncached(h)?;
+        if bytes.len() <= BlockinfoMemo::MAX_BYTES {
+            let memo = BlockinfoMemo {
+                abbrev_width: h.abbrev_width,
+                depth,
+                bytes: bytes.to_vec(),
+                tables: self.store.blockinfo_tables(),
+            };
+            BLOCKINFO_MEMO.with(|m| *m.borrow_mut() = Some(memo));
+        }
+        Ok(())
+    }
+
     /// Reads a BLOCKINFO block to its end for its side effects. Iterative: nested BLOCKINFO
     /// blocks are entered, other nested blocks jumped over.
-    fn drain_blockinfo(&mut self, h: PendingBlock) -> Result<()> {
+    fn drain_blockinfo_uncached(&mut self, h: PendingBlock) -> Result<()> {
         // What the caller sees as the last entry stays the BLOCKINFO block itself.
         let entry = self.entry_start;
         let base = self.frames.len();
@@ -736,11 +807,7 @@ impl<'a> BitstreamReader<'a> {
         let ops_start = self.store.ops_for(in_blockinfo).len();
         let parsed = read_abbrev_definition(&mut self.cur, self.store.ops_for(in_blockinfo));
         let checked = parsed.and_then(|()| {
-            let ops = self
-                .store
-                .ops_for(in_blockinfo)
-                .get(ops_start..)
-                .unwrap_or(&[]);
+            let ops = self.store.pending_ops(in_blockinfo, ops_start);
             validate_abbrev(ops).map_err(|m| self.cur.malformed(start, m))
         });
         if let Err(e) = checked {
@@ -1740,5 +1807,81 @@ mod tests {
         let mut ops = Vec::new();
         while r.advance(&mut ops).is_ok() {}
         assert_eq!(r.advance(&mut ops).unwrap_err().kind(), ErrorKind::Usage);
+    }
+
+    /// A BLOCKINFO block identical to one read before on this thread is not decoded again;
+    /// what it registers is the same either way, and a different block is decoded.
+    #[test]
+    fn blockinfo_memo_gives_the_same_abbreviations() {
+        use AbbrevOp::*;
+        let stream = |width: u64| {
+            write(|w| {
+                w.enter_subblock(8, 3).unwrap();
+                w.enter_blockinfo().unwrap();
+                w.define_blockinfo_abbrev(12, &[Literal(2), Vbr(6), Array, Char6])
+                    .unwrap();
+                w.define_blockinfo_abbrev(11, &[Literal(1), Fixed(width as u32)])
+                    .unwrap();
+                w.exit_block().unwrap();
+                w.enter_subblock(11, 4).unwrap();
+                w.emit_record(4, 1, &[width]).unwrap();
+                w.exit_block().unwrap();
+                w.enter_subblock(12, 4).unwrap();
+                w.emit_record(4, 2, &[7, u64::from(b'a')]).unwrap();
+                w.exit_block().unwrap();
+                w.exit_block().unwrap();
+            })
+        };
+        let read = |bytes: &[u8]| {
+            let mut r = BitstreamReader::new(bytes, 0).unwrap();
+            let mut ops = Vec::new();
+            let mut out = Vec::new();
+            loop {
+                match r.advance(&mut ops).unwrap() {
+                    Step::Entry(Entry::SubBlock { block_id: 0, .. }) => r.skip_block().unwrap(),
+                    Step::Entry(Entry::SubBlock { .. }) => r.enter_block().unwrap(),
+                    Step::Record(rec) => out.push((rec.code, ops.clone())),
+                    Step::Entry(Entry::EndOfStream) => break,
+                    Step::Entry(_) => {}
+                }
+            }
+            let abbrev = |id| r.blockinfo_abbrev(11, id).map(<[AbbrevOp]>::to_vec);
+            (out, abbrev(4), abbrev(5))
+        };
+        let (a, b) = (stream(5), stream(9));
+        let first = read(&a);
+        assert_eq!(first.0, [(1, vec![5]), (2, vec![7, u64::from(b'a')])]);
+        assert_eq!(first.1, Some(vec![Literal(1), Fixed(5)]));
+        assert_eq!(first.2, None);
+        // Again (from the memo), then a different block, then the first again.
+        assert_eq!(read(&a), first);
+        let other = read(&b);
+        assert_eq!(other.1, Some(vec![Literal(1), Fixed(9)]));
+        assert_eq!(other.0[0], (1, vec![9]));
+        assert_eq!(read(&a), first);
+        // A reader that takes the memo and then reads a second BLOCKINFO block adds to its
+        // own copy: the memo's tables are unchanged for the next reader.
+        let mut twice = a.clone();
+        let extra = write(|w| {
+            w.enter_subblock(8, 3).unwrap();
+            w.enter_blockinfo().unwrap();
+            w.define_blockinfo_abbrev(11, &[Literal(3)]).unwrap();
+            w.exit_block().unwrap();
+            w.exit_block().unwrap();
+        });
+        twice.extend_from_slice(&extra[4..]);
+        let mut r = BitstreamReader::new(&twice, 0).unwrap();
+        let mut ops = Vec::new();
+        loop {
+            match r.advance(&mut ops).unwrap() {
+                // Both BLOCKINFO blocks are skipped, so both go through the memo path.
+                Step::Entry(Entry::SubBlock { block_id: 0, .. }) => r.skip_block().unwrap(),
+                Step::Entry(Entry::SubBlock { .. }) => r.enter_block().unwrap(),
+                Step::Entry(Entry::EndOfStream) => break,
+                _ => {}
+            }
+        }
+        assert_eq!(r.blockinfo_abbrev(11, 5), Some(&[Literal(3)][..]));
+        assert_eq!(read(&a), first);
     }
 }
