@@ -14,7 +14,12 @@
 //!   reconverge the lanes of every iteration (NVIDIA does), so an operation there would see all partitions.
 //!   Values whose definition no longer dominates a use after structurization are demoted to `Function`
 //!   variables; phis stay `OpPhi` where the structurizer allows it.
-//! * [`binding`]: the pluggable binding model (default: register shifts b 0, t 100, u 200, s 300, set = space).
+//! * [`binding`]: the pluggable binding model (default: register shifts b 0, t 100, u 200, s 300, set = space;
+//!   [`RootSignatureBindings`]: a D3D12 root signature's Vulkan layout, following the binding contract of
+//!   `dxil_rootsig::contract` that the runtime binds — descriptor tables as heap-array slots indexed from the root
+//!   block, root constants, root CBV/SRV/UAV through buffer device addresses (`PhysicalStorageBuffer64`, SPIR-V 1.5,
+//!   Vulkan 1.2), static samplers, SM 6.6 heap indexing, view windows from the offset buffer, UAV counters through
+//!   the counter address table, a root block spilled into a uniform buffer).
 //! * `spv`: a direct SPIR-V word emitter with interned types and constants.
 //!
 //! # D3D12 semantics kept where SPIR-V differs
@@ -47,10 +52,15 @@
 //! guarantee); a resource range of one register is one descriptor, whatever index the shader passes; constant
 //! buffers are declared with D3D's 4096 rows so that dynamic rows past the declared size read the bound buffer,
 //! and reads past the bound range rely on the device's robust buffer access (D3D returns 0 there, which the shader
-//! cannot see); texture reads out of bounds rely on robust image access.
+//! cannot see); texture reads out of bounds rely on robust image access. Under a root signature: root descriptors
+//! are not bounds-checked (D3D12 checks none), and `GetDimensions` on one (undefined in D3D12) reports the largest
+//! size; a counter operation on a UAV without a counter (address 0 in the counter table) returns 0 and changes
+//! nothing; an unbounded register array that no table range holds binds a single root descriptor or static
+//! sampler, which every index then reads (as native drivers do).
 //!
 //! Not supported yet (reported as errors): stages other than compute, library (`lib_6_x`) entry points,
-//! root descriptors through buffer device addresses in custom binding models, work-graph nodes, SM 6.9 hit
+//! raw and structured views stored as texel buffers (root-signature layouts for devices whose storage-buffer offset
+//! alignment exceeds 16), acceleration structures under a root signature, work-graph nodes, SM 6.9 hit
 //! objects and the SM 6.10 linear-algebra operations, `Nand` read-modify-writes on groupshared memory, handles
 //! chosen through `phi`/`select`, pointer arithmetic on dynamic indices.
 //!
