@@ -41,14 +41,34 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Time spent in each part of [`dis_file`].
+#[derive(Default, Clone, Copy)]
+struct Split {
+    read: Duration,
+    print: Duration,
+    io: Duration,
+}
+
 /// Reads, disassembles and writes one file: what one `llvm-dis IN -o OUT` does.
-fn dis_file(input: &Path, output: &Path, text: &mut String) -> Result<usize, String> {
+fn dis_file(
+    input: &Path,
+    output: &Path,
+    text: &mut String,
+    split: &mut Split,
+) -> Result<usize, String> {
+    let t0 = Instant::now();
     let bytes = std::fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let t1 = Instant::now();
     let (bc, off) = bitcode(&bytes)?;
     let m = dxil_module::read_module(bc, off).map_err(|e| e.to_string())?;
+    let t2 = Instant::now();
     text.clear();
     dxil_text::print_module(&m, text).map_err(|e| e.to_string())?;
+    let t3 = Instant::now();
     std::fs::write(output, text.as_bytes()).map_err(|e| format!("{}: {e}", output.display()))?;
+    split.io += t1 - t0 + t3.elapsed();
+    split.read += t2 - t1;
+    split.print += t3 - t2;
     Ok(text.len())
 }
 
@@ -141,14 +161,18 @@ fn compare(dirs: &[String]) {
     let ll = |i: usize, tag: &str| tmp.join(format!("{i}.{tag}.ll"));
 
     let mut best: [Option<(Duration, f64)>; 3] = [None; 3];
-    let mut keep = |slot: usize, wall: Duration, cpu: f64| {
+    // Keeps the fastest run of each kind; says whether this one was.
+    let keep = |best: &mut [Option<(Duration, f64)>; 3], slot: usize, wall: Duration, cpu: f64| {
         let b = &mut best[slot];
-        if b.is_none_or(|(w, _)| wall < w) {
+        let faster = b.is_none_or(|(w, _)| wall < w);
+        if faster {
             *b = Some((wall, cpu));
         }
+        faster
     };
     let mut text = String::new();
     let mut out_bytes = 0;
+    let mut splits = [Split::default(); 2];
     let clear_outputs = || {
         for e in std::fs::read_dir(&tmp).into_iter().flatten().flatten() {
             if e.path().extension().is_some_and(|x| x == "ll") {
@@ -168,21 +192,27 @@ fn compare(dirs: &[String]) {
                     .is_ok_and(|s| s.success());
                 assert!(ok, "llvm-dis-14 failed");
             });
-            keep(0, wall, kids);
+            keep(&mut best, 0, wall, kids);
         }
+        let mut split = Split::default();
         let (wall, own, _) = measure(|| {
             out_bytes = 0;
             for (i, bc) in bcs.iter().enumerate() {
-                out_bytes += dis_file(bc, &ll(i, "bc"), &mut text).expect("dis");
+                out_bytes += dis_file(bc, &ll(i, "bc"), &mut text, &mut split).expect("dis");
             }
         });
-        keep(1, wall, own);
+        if keep(&mut best, 1, wall, own) {
+            splits[0] = split;
+        }
+        let mut split = Split::default();
         let (wall, own, _) = measure(|| {
             for (i, c) in containers.iter().enumerate() {
-                dis_file(c, &ll(i, "dxil"), &mut text).expect("dis");
+                dis_file(c, &ll(i, "dxil"), &mut text, &mut split).expect("dis");
             }
         });
-        keep(2, wall, own);
+        if keep(&mut best, 2, wall, own) {
+            splits[1] = split;
+        }
     }
     let show = |what: &str, r: Option<(Duration, f64)>| {
         if let Some((w, c)) = r {
@@ -198,9 +228,20 @@ fn compare(dirs: &[String]) {
         "single process, best of {rounds} (our text: {:.1} MB):",
         out_bytes as f64 / 1e6
     );
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let parts = |s: Split| {
+        println!(
+            "    of which read {:.1} ms, print {:.1} ms, file I/O {:.1} ms",
+            ms(s.read),
+            ms(s.print),
+            ms(s.io)
+        );
+    };
     show("llvm-dis-14 *.bc", best[0]);
     show("dis, in process, over the .bc files", best[1]);
+    parts(splits[0]);
     show("dis, in process, over the .dxil containers", best[2]);
+    parts(splits[1]);
     if let (Some((lw, lc)), Some((bw, bc)), Some((cw, cc))) = (best[0], best[1], best[2]) {
         println!(
             "  speed-up: {:.1}x (.bc), {:.1}x (.dxil) by wall time; {:.1}x, {:.1}x by CPU time",
@@ -266,7 +307,13 @@ fn main() {
     }
     if args.len() == 3 && args[1] == "-o" {
         let mut text = String::new();
-        if let Err(e) = dis_file(Path::new(&args[0]), Path::new(&args[2]), &mut text) {
+        let mut split = Split::default();
+        if let Err(e) = dis_file(
+            Path::new(&args[0]),
+            Path::new(&args[2]),
+            &mut text,
+            &mut split,
+        ) {
             eprintln!("{e}");
             std::process::exit(1);
         }
