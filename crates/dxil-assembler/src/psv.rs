@@ -45,6 +45,13 @@ fn byte(value: u32, what: &str) -> Result<u8> {
         .map_err(|_| Error::field(PART, format!("{what} is {value}, more than a byte holds")))
 }
 
+/// A 16-bit field. DXC casts without a check; its validator bounds these counts (GS 1024,
+/// MS 256) far below 65536, so a larger value is an error here rather than truncated bytes.
+fn half(value: u32, what: &str) -> Result<u16> {
+    u16::try_from(value)
+        .map_err(|_| Error::field(PART, format!("{what} is {value}, more than 16 bits hold")))
+}
+
 /// `InitPSVResourceBinding`.
 fn binding(r: &Resource, version: u32) -> ResourceBinding {
     let uav = r.class == ResourceClass::UAV;
@@ -110,7 +117,7 @@ fn has_kind(elements: &[SignatureElement], kinds: &[SemanticKind]) -> bool {
 }
 
 /// `SetShaderProps` for `PSVRuntimeInfo0`: the stage union and the wave-size range.
-fn stage_info(m: &Module, entry: &EntryPoint, stage: ShaderKind) -> (StageInfo, u32, u32) {
+fn stage_info(m: &Module, entry: &EntryPoint, stage: ShaderKind) -> Result<(StageInfo, u32, u32)> {
     let p = &entry.properties;
     let sigs = &entry.signatures;
     let position = u8::from(has_kind(&sigs.outputs, &[SemanticKind::Position]));
@@ -180,8 +187,14 @@ fn stage_info(m: &Module, entry: &EntryPoint, stage: ShaderKind) -> (StageInfo, 
                 group_shared_bytes_used: group_shared_bytes(m),
                 group_shared_bytes_dependent_on_view_id: 0,
                 payload_size_in_bytes: ms.map_or(0, |s| s.payload_size_in_bytes),
-                max_output_vertices: ms.map_or(0, |s| s.max_vertex_count as u16),
-                max_output_primitives: ms.map_or(0, |s| s.max_primitive_count as u16),
+                max_output_vertices: half(
+                    ms.map_or(0, |s| s.max_vertex_count),
+                    "mesh shader max vertex count",
+                )?,
+                max_output_primitives: half(
+                    ms.map_or(0, |s| s.max_primitive_count),
+                    "mesh shader max primitive count",
+                )?,
             }
         }
         ShaderKind::Amplification => StageInfo::Amplification {
@@ -189,7 +202,7 @@ fn stage_info(m: &Module, entry: &EntryPoint, stage: ShaderKind) -> (StageInfo, 
         },
         _ => StageInfo::None,
     };
-    (info, waves.0, waves.1)
+    Ok((info, waves.0, waves.1))
 }
 
 /// Writes the PSV0 part of a non-library module.
@@ -203,7 +216,7 @@ pub(crate) fn write_psv(
     let stage = dxil.shader_model.kind;
     let sigs = &entry.signatures;
     let flags = dxil.shader_flags();
-    let (stage_info, min_wave, max_wave) = stage_info(m, entry, stage);
+    let (stage_info, min_wave, max_wave) = stage_info(m, entry, stage)?;
 
     let res = &dxil.resources;
     let resources: Vec<ResourceBinding> = [&res.cbuffers, &res.samplers, &res.srvs, &res.uavs]
@@ -275,7 +288,10 @@ pub(crate) fn write_psv(
     let p = &entry.properties;
     let stage_union = match stage {
         ShaderKind::Geometry => Info1Union::Geometry {
-            max_vertex_count: p.gs_state.map_or(0, |g| g.max_vertex_count as u16),
+            max_vertex_count: half(
+                p.gs_state.map_or(0, |g| g.max_vertex_count),
+                "geometry shader max vertex count",
+            )?,
         },
         ShaderKind::Hull | ShaderKind::Domain => Info1Union::PatchConstant {
             sig_patch_const_vectors: pc_vectors,
@@ -453,5 +469,25 @@ impl Reader<'_> {
             *d = *s;
         }
         self.at = self.at.saturating_add(n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AssembleOptions, Error, assemble};
+
+    #[test]
+    fn counts_over_16_bits_are_refused_not_truncated() {
+        // `!15` is the GS state {input primitive, max vertex count, active streams, topology,
+        // instances}; 65540 used to be written as 4.
+        let text = include_str!("../tests/data/gs_streams.ll");
+        let from = "!15 = !{i32 1, i32 4, i32 3, i32 5, i32 1}";
+        assert!(text.contains(from));
+        let text = text.replace(from, "!15 = !{i32 1, i32 65540, i32 3, i32 5, i32 1}");
+        let e = assemble(&text, &AssembleOptions::default()).unwrap_err();
+        assert!(
+            matches!(&e, Error::Field { message, .. } if message.contains("65540")),
+            "{e}"
+        );
     }
 }
