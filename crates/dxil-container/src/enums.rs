@@ -2,12 +2,14 @@
 //! `Other(raw)` so that reading and writing back never loses information. Serialized (serde) by
 //! name; unknown values serialize as their number.
 
-use std::fmt;
-
-use serde::{Serialize, Serializer};
-
 use crate::{Error, ErrorKind, FourCC, Result};
 
+/// Defines an open enumeration: named variants with their stored values plus `Other(u32)`, with
+/// `from_raw`/`raw`/`name`, `From<u32>`, `Display` (the name, or `Other(n)`) and `Serialize`
+/// (the name, or the number). Exported so that `dxil-shader`'s metadata enums are the same kind
+/// of type as the container's; not part of the crate's API otherwise.
+#[doc(hidden)]
+#[macro_export]
 macro_rules! open_enum {
     (
         $(#[$meta:meta])*
@@ -49,14 +51,14 @@ macro_rules! open_enum {
             }
         }
 
-        impl From<u32> for $name {
+        impl ::core::convert::From<u32> for $name {
             fn from(value: u32) -> Self {
                 Self::from_raw(value)
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::core::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 match self.name() {
                     Some(name) => f.write_str(name),
                     None => write!(f, "Other({})", self.raw()),
@@ -64,8 +66,11 @@ macro_rules! open_enum {
             }
         }
 
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        impl $crate::__serde::Serialize for $name {
+            fn serialize<S: $crate::__serde::Serializer>(
+                &self,
+                s: S,
+            ) -> ::core::result::Result<S::Ok, S::Error> {
                 match self.name() {
                     Some(name) => s.serialize_str(name),
                     None => s.serialize_u32(self.raw()),

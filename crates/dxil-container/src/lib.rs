@@ -53,6 +53,11 @@ pub use parts::{
 pub use read::MAX_STRING_LEN;
 pub use writer::{ContainerBuilder, DigestMode, set_digest, write_container};
 
+/// For [`open_enum!`]: the expansion names serde through this crate, so that users of the macro
+/// need not name serde themselves.
+#[doc(hidden)]
+pub use serde as __serde;
+
 /// A validator version (`!dx.valver`): it selects the byte rules of several parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct ValidatorVersion {

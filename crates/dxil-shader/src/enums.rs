@@ -6,81 +6,12 @@
 //! parts store with the same numbering (`ShaderKind`, `ResourceKind`, `SemanticKind`, ...)
 //! are re-exported from `dxil-container` rather than duplicated.
 
-use std::fmt;
-
-use serde::{Serialize, Serializer};
-
 pub use dxil_container::{
     InputPrimitive, InterpolationMode, MeshOutputTopology, PrimitiveTopology, ResourceKind,
     SemanticKind, ShaderKind, TessellatorDomain, TessellatorOutputPrimitive,
 };
 
-macro_rules! open_enum {
-    (
-        $(#[$meta:meta])*
-        pub enum $name:ident {
-            $($(#[$vmeta:meta])* $variant:ident = $value:expr,)+
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-        pub enum $name {
-            $($(#[$vmeta])* $variant,)+
-            /// A value without a name in this crate.
-            Other(u32),
-        }
-
-        impl $name {
-            /// The enumerator for a stored value.
-            pub const fn from_raw(value: u32) -> Self {
-                match value {
-                    $($value => Self::$variant,)+
-                    other => Self::Other(other),
-                }
-            }
-
-            /// The stored value.
-            pub const fn raw(self) -> u32 {
-                match self {
-                    $(Self::$variant => $value,)+
-                    Self::Other(value) => value,
-                }
-            }
-
-            /// The enumerator's name, `None` for [`Self::Other`].
-            pub const fn name(self) -> Option<&'static str> {
-                match self {
-                    $(Self::$variant => Some(stringify!($variant)),)+
-                    Self::Other(_) => None,
-                }
-            }
-        }
-
-        impl From<u32> for $name {
-            fn from(value: u32) -> Self {
-                Self::from_raw(value)
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match self.name() {
-                    Some(name) => f.write_str(name),
-                    None => write!(f, "Other({})", self.raw()),
-                }
-            }
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                match self.name() {
-                    Some(name) => s.serialize_str(name),
-                    None => s.serialize_u32(self.raw()),
-                }
-            }
-        }
-    };
-}
+use dxil_container::open_enum;
 
 open_enum! {
     /// `DXIL::ResourceClass`: which `dx.resources` list a resource is in, and the class
