@@ -521,11 +521,14 @@ fn read_node_io(md: Md<'_>, n: &Node<'_>) -> Result<NodeIo> {
 }
 
 /// The bytes of an `[N x i8]` constant (`c"..."`, data array, aggregate or
-/// `zeroinitializer`), bounded to [`MAX_ROOT_SIGNATURE_BYTES`].
+/// `zeroinitializer`), bounded to [`MAX_ROOT_SIGNATURE_BYTES`]. An array of wider integers is
+/// accepted only while every element fits a byte (none is truncated).
 fn byte_array(md: Md<'_>, id: MdId) -> Option<Vec<u8>> {
     let (ty, value) = md.value(id)?;
-    int_array(md.module, ty, value, MAX_ROOT_SIGNATURE_BYTES)
-        .map(|words| words.into_iter().map(|w| w as u8).collect())
+    int_array(md.module, ty, value, MAX_ROOT_SIGNATURE_BYTES)?
+        .into_iter()
+        .map(|w| u8::try_from(w).ok())
+        .collect()
 }
 
 /// The elements of an integer array constant, zero-extended. `limit` bounds the element
@@ -587,6 +590,26 @@ mod tests {
     use crate::module::DxilModule;
     use crate::testutil::Builder;
     use dxil_module::{ConstKey, TypeData};
+
+    /// A library whose function entry's root signature is an `[1 x i32]` array holding `v`.
+    fn wide_root_signature(v: u64) -> Builder {
+        let mut b = Builder::new();
+        b.shader_model("lib", 6, 8);
+        let void = b.void();
+        let f = b.function("f", void, &[]);
+        let i32t = b.int_ty(32);
+        let arr = b.ty(TypeData::Array { len: 1, elem: i32t });
+        let data = b.constant(arr, ConstKey::Words(1, vec![v]));
+        let item = b.value(arr, data);
+        let rs = b.node(&[Some(item)]);
+        let t = b.i32(12);
+        let list = b.node(&[Some(t), Some(rs)]);
+        let fmd = b.function_md(f);
+        let name = b.str("f");
+        let entry = b.node(&[Some(fmd), Some(name), None, None, Some(list)]);
+        b.named("dx.entryPoints", &[entry]);
+        b
+    }
 
     /// A library with one function entry whose property list holds `props`.
     fn library_with(build: impl FnOnce(&mut Builder) -> Vec<Option<MdId>>) -> DxilModule {
@@ -790,6 +813,14 @@ mod tests {
         assert_eq!(e.shader_kind, ShaderKind::Node);
         let p = &e.properties;
         assert_eq!(p.root_signature.as_deref(), Some(&[2u8, 0, 0, 0][..]));
+        // Elements that do not fit a byte are an error, not truncated.
+        let e = DxilModule::from_module(&wide_root_signature(256).m).unwrap_err();
+        assert!(e.to_string().contains("i8 array"), "{e}");
+        let wide = DxilModule::from_module(&wide_root_signature(255).m).unwrap();
+        assert_eq!(
+            wide.entry_points[0].properties.root_signature.as_deref(),
+            Some(&[255u8][..])
+        );
         let n = p.node.as_ref().unwrap();
         assert_eq!(n.launch_type, Some(NodeLaunchType::Broadcasting));
         assert_eq!(n.is_program_entry, Some(true));

@@ -357,17 +357,17 @@ fn read_version(md: Md<'_>, name: &'static str) -> Result<Option<Version>> {
 fn read_view_id_state(md: Md<'_>, id: MdId) -> Result<Vec<u32>> {
     let n = md.node(id, "!dx.viewIdState")?;
     let item = n.required(0, "state")?;
-    let words = md
-        .value(item)
+    // Wider elements are accepted while they fit 32 bits; none is truncated.
+    md.value(item)
         .and_then(|(ty, v)| int_array(md.module, ty, v, MAX_VIEW_ID_WORDS))
+        .and_then(|words| words.into_iter().map(|w| u32::try_from(w).ok()).collect())
         .ok_or_else(|| {
             n.error(
                 ErrorKind::Malformed,
                 "state",
                 "expected an i32 array constant",
             )
-        })?;
-    Ok(words.into_iter().map(|w| w as u32).collect())
+        })
 }
 
 #[cfg(test)]
@@ -550,6 +550,20 @@ mod tests {
         assert_eq!(d.entry_point().map(|e| e.function), Some(Some(f)));
         assert_eq!(d.shader_flags(), ShaderFlags(16));
         assert_eq!(d.view_id_state, Some(vec![1, 2, 0xffff_ffff]));
+
+        // An i64 state whose words do not fit 32 bits is refused, not truncated.
+        let i64t = b.int_ty(64);
+        let arr = b.ty(dxil_module::TypeData::Array { len: 1, elem: i64t });
+        let data = b.constant(arr, dxil_module::ConstKey::Words(2, vec![1 << 32]));
+        let state = b.value(arr, data);
+        let view = b.node(&[Some(state)]);
+        for named in &mut b.m.metadata.named {
+            if named.name == "dx.viewIdState" {
+                named.operands = vec![view];
+            }
+        }
+        let e = DxilModule::from_module(&b.m).unwrap_err();
+        assert!(e.to_string().contains("dx.viewIdState"), "{e}");
         assert_eq!(d.compiler.as_deref(), Some("dxc 1.8"));
         assert!(d.resources.is_empty());
     }
