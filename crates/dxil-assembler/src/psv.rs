@@ -88,7 +88,7 @@ fn element(
 ) -> Result<PsvSignatureElement> {
     let allocated = e.is_allocated();
     Ok(PsvSignatureElement {
-        semantic_name: tables.element_name(e.semantic_kind, &e.name),
+        semantic_name: tables.element_name(e.semantic_kind, &e.name)?,
         semantic_indexes: tables.semantic_indices(&e.semantic_indices),
         rows: byte(e.rows, "signature element rows")?,
         start_row: if allocated {
@@ -267,7 +267,7 @@ pub(crate) fn write_psv(
     psv.output_elements = elements(&sigs.outputs)?;
     psv.patch_const_or_prim_elements = elements(&sigs.patch_constant_or_primitive)?;
     if version >= 3 {
-        psv.runtime_info.entry_function_name = Some(tables.string(&entry.name));
+        psv.runtime_info.entry_function_name = Some(tables.string(&entry.name)?);
     }
     let (strings, indices) = tables.finish();
     psv.string_table = strings.into();

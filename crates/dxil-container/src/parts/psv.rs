@@ -1051,20 +1051,24 @@ impl PsvTablesBuilder {
     }
 
     /// The name offset for an element: appended for a non-empty arbitrary semantic, 0 otherwise.
-    pub fn element_name(&mut self, kind: SemanticKind, name: &str) -> u32 {
+    pub fn element_name(&mut self, kind: SemanticKind, name: &str) -> Result<u32> {
         if kind == SemanticKind::Arbitrary && !name.is_empty() {
             self.string(name)
         } else {
-            0
+            Ok(0)
         }
     }
 
-    /// Appends a string (the v3 entry function name) and returns its offset.
-    pub fn string(&mut self, s: &str) -> u32 {
-        let offset = self.strings.len() as u32;
+    /// Appends a string (the v3 entry function name) and returns its offset. A string with a
+    /// NUL is refused: it would read back cut at the NUL.
+    pub fn string(&mut self, s: &str) -> Result<u32> {
+        if s.as_bytes().contains(&0) {
+            return Err(invalid(format!("string {s:?} contains NUL")));
+        }
+        let offset = len_u32(self.strings.len(), PART, "string table")?;
         self.strings.extend_from_slice(s.as_bytes());
         self.strings.push(0);
-        offset
+        Ok(offset)
     }
 
     /// The offset of `indices` in the index table, appending them unless they already occur.
@@ -1228,7 +1232,7 @@ mod tests {
     fn element(tables: &mut PsvTablesBuilder, name: &str, rows: u8) -> PsvSignatureElement {
         let indices: Vec<u32> = (0..u32::from(rows)).collect();
         PsvSignatureElement {
-            semantic_name: tables.element_name(SemanticKind::Arbitrary, name),
+            semantic_name: tables.element_name(SemanticKind::Arbitrary, name).unwrap(),
             semantic_indexes: tables.semantic_indices(&indices),
             rows,
             start_row: 0,
@@ -1248,7 +1252,7 @@ mod tests {
         let mut tables = PsvTablesBuilder::new();
         let input = element(&mut tables, "POSITION", 1);
         let output = element(&mut tables, "TEXCOORD", 2);
-        let entry = (version >= 3).then(|| tables.string("main"));
+        let entry = (version >= 3).then(|| tables.string("main").unwrap());
         let (strings, indices) = tables.finish();
         let v1 = (version >= 1).then_some(RuntimeInfo1 {
             shader_stage: ShaderKind::Vertex,
@@ -1363,9 +1367,19 @@ mod tests {
         assert_eq!(t.semantic_indices(&[1, 2]), 1);
         assert_eq!(t.semantic_indices(&[2, 3]), 3);
         assert_eq!(t.semantic_indices(&[]), 5);
-        assert_eq!(t.element_name(SemanticKind::Position, "SV_Position"), 0);
-        assert_eq!(t.element_name(SemanticKind::Arbitrary, "A"), 1);
-        assert_eq!(t.element_name(SemanticKind::Arbitrary, "A"), 3);
+        assert_eq!(t.element_name(SemanticKind::Position, "SV_Position"), Ok(0));
+        assert_eq!(t.element_name(SemanticKind::Arbitrary, "A"), Ok(1));
+        assert_eq!(t.element_name(SemanticKind::Arbitrary, "A"), Ok(3));
+    }
+
+    #[test]
+    fn strings_with_nul_are_refused() {
+        // Written as is, "A\0B" would read back as "A".
+        let mut t = PsvTablesBuilder::new();
+        let e = t.element_name(SemanticKind::Arbitrary, "A\0B").unwrap_err();
+        assert_eq!((e.kind(), e.part()), (ErrorKind::Invalid, Some(PART)));
+        assert!(t.string("main\0").is_err());
+        assert_eq!(t.finish().0, [0]);
     }
 
     #[test]

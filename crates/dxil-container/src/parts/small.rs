@@ -230,6 +230,15 @@ impl<'a> DebugName<'a> {
                 format!("debug name of {} bytes exceeds 65535", self.name.len()),
             )
         })?;
+        // Readers take the name as a C string: one with a NUL would read back cut short.
+        if self.name.as_bytes().contains(&0) {
+            return Err(Error::new(
+                ErrorKind::Invalid,
+                0,
+                Some(FourCC::ILDN),
+                format!("debug name {:?} contains NUL", self.name),
+            ));
+        }
         let mut out = Vec::with_capacity(self.name.len() + 8);
         out.put_u16(self.flags);
         out.put_u16(len);
@@ -297,6 +306,20 @@ impl<'a> CompilerVersion<'a> {
 
     /// The payload as DXC's `DxilVersionWriter` writes it.
     pub fn write(&self) -> Result<Vec<u8>> {
+        // The list is two NUL-terminated strings; a NUL inside one would make a third.
+        for (what, s) in [
+            ("commit hash", self.commit_sha),
+            ("custom version string", self.custom_version),
+        ] {
+            if s.as_bytes().contains(&0) {
+                return Err(Error::new(
+                    ErrorKind::Invalid,
+                    0,
+                    Some(FourCC::VERS),
+                    format!("{what} {s:?} contains NUL"),
+                ));
+            }
+        }
         let list = self.commit_sha.len() + self.custom_version.len() + 2;
         let list_size = crate::read::len_u32(list, FourCC::VERS, "version string list")?;
         let mut out = Vec::with_capacity(16 + list + 3);
@@ -383,6 +406,16 @@ mod tests {
         }
         assert!(DebugName::parse(&[0, 0, 5, 0, b'a'], 0).is_err());
         assert!(DebugName::parse(&[0, 0, 1, 0, b'a', b'b'], 0).is_err());
+        let e = DebugName {
+            flags: 0,
+            name: "a\0b",
+        }
+        .write()
+        .unwrap_err();
+        assert_eq!(
+            (e.kind(), e.part()),
+            (ErrorKind::Invalid, Some(FourCC::ILDN))
+        );
     }
 
     #[test]
@@ -402,5 +435,22 @@ mod tests {
         let mut bad = bytes.clone();
         bad[12] = 30;
         assert!(CompilerVersion::parse(&bad, 0).is_err());
+        // A NUL inside a string used to write a list that does not read back.
+        for v in [
+            CompilerVersion {
+                commit_sha: "9a\0e",
+                ..v
+            },
+            CompilerVersion {
+                custom_version: "1.9\0",
+                ..v
+            },
+        ] {
+            let e = v.write().unwrap_err();
+            assert_eq!(
+                (e.kind(), e.part()),
+                (ErrorKind::Invalid, Some(FourCC::VERS))
+            );
+        }
     }
 }
