@@ -5,6 +5,7 @@
 //! derives it on the chosen device (the same call the run makes, so shader and bindings agree). `--spirv` runs a
 //! given module instead.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -69,6 +70,11 @@ fn overrides_of(names: &[String]) -> Result<LayoutOverrides, String> {
     Ok(o)
 }
 
+/// Prints to standard output; a closed pipe (`dxil run ... | head`) is not an error worth a panic.
+fn say(text: std::fmt::Arguments<'_>) {
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
+}
+
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::from(2)
@@ -92,14 +98,14 @@ pub fn run(a: Args) -> ExitCode {
     };
     if let Some(format) = a.explain {
         if case.version() == 1 {
-            println!(
+            say(format_args!(
                 "version-1 case: no root signature; default binding model (set = space, binding = b 0 / t 100 / u 200 / s 300 + register)"
-            );
+            ));
         } else {
             match rt.derive_layout(&case, &overrides) {
                 Ok(derived) => match format {
-                    ExplainFormat::Text => print!("{}", derived.explain()),
-                    ExplainFormat::Json => println!("{}", derived.to_json()),
+                    ExplainFormat::Text => say(format_args!("{}", derived.explain().trim_end())),
+                    ExplainFormat::Json => say(format_args!("{}", derived.to_json())),
                 },
                 Err(e) => return fail(e),
             }
@@ -134,13 +140,13 @@ pub fn run(a: Args) -> ExitCode {
     match rt.run(&case, &module, &options) {
         Ok(report) => {
             for m in &report.mismatches {
-                println!("{m}");
+                say(format_args!("{m}"));
             }
             let code = report.exit_code();
             if code == 0 {
-                println!("pass: {}", a.case.display());
+                say(format_args!("pass: {}", a.case.display()));
             } else {
-                println!("FAIL: {}", a.case.display());
+                say(format_args!("FAIL: {}", a.case.display()));
             }
             ExitCode::from(code as u8)
         }
