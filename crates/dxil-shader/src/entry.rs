@@ -386,13 +386,16 @@ fn read_properties(md: Md<'_>, n: Node<'_>) -> Result<EntryProperties> {
             tag::ENTRY_ROOT_SIG => {
                 let s = sub(&n, v, "root signature")?;
                 let bytes = s.required(0, "bytes")?;
-                p.root_signature = Some(byte_array(md, bytes).ok_or_else(|| {
+                let rs = byte_array(md, bytes).ok_or_else(|| {
                     s.error(
                         ErrorKind::Malformed,
                         "bytes",
                         "expected an i8 array constant of at most 1 MiB",
                     )
-                })?);
+                })?;
+                // Many entries may share one root signature node; each copy is charged.
+                md.charge(rs.len(), "root signature", bytes)?;
+                p.root_signature = Some(rs);
             }
             tag::NODE_LAUNCH_TYPE => {
                 node.launch_type = Some(NodeLaunchType::from_raw(n.scalar_u32(v, "launch type")?))

@@ -17,6 +17,9 @@ pub enum ErrorKind {
     /// An item is well-formed but its value breaks a DXIL rule (unknown shader stage, a tag
     /// without a value, an entry count that the shader model does not allow).
     Invalid,
+    /// Decoding would cost far more than the metadata's size (a node shared by very many
+    /// references); refused rather than amplified.
+    Limit,
 }
 
 /// A problem in the DXIL metadata of a module, with the metadata node and field it was found in.

@@ -2,20 +2,75 @@
 //! node and field.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use dxil_module::{ConstData, MdData, MdId, Module, TypeData, TypeId, Value};
 
 use crate::error::{Error, ErrorKind, Result};
 
+/// Work allowed per unit of metadata (node, operand, string byte), and a floor for small
+/// modules. Metadata is a DAG: a list may name one node thousands of times, and decoding copies
+/// (strings, root signature bytes) per reference, so without a budget a small module could
+/// decode into a view quadratically larger than itself. Real modules decode each node about once.
+const BUDGET_PER_UNIT: u64 = 16;
+const BUDGET_FLOOR: u64 = 1 << 22;
+
 /// Read-only helpers over a module's metadata and constants.
 #[derive(Clone, Copy)]
 pub(crate) struct Md<'m> {
     pub(crate) module: &'m Module,
+    /// What decoding may still cost (see [`Md::budget_for`]); `None` is unlimited.
+    budget: Option<&'m Cell<u64>>,
 }
 
 impl<'m> Md<'m> {
+    /// Unbudgeted access, for tests of single decoders.
+    #[cfg(test)]
     pub(crate) fn new(module: &'m Module) -> Md<'m> {
-        Md { module }
+        Md {
+            module,
+            budget: None,
+        }
+    }
+
+    /// Access whose node visits and copies are charged to `budget`.
+    pub(crate) fn budgeted(module: &'m Module, budget: &'m Cell<u64>) -> Md<'m> {
+        Md {
+            module,
+            budget: Some(budget),
+        }
+    }
+
+    /// The budget for decoding `module`: proportional to the size of its metadata.
+    pub(crate) fn budget_for(module: &Module) -> u64 {
+        let m = &module.metadata;
+        let units = [m.items.len(), m.bytes.len(), m.operands.len(), m.raw.len()]
+            .iter()
+            .fold(0u64, |a, &n| a.saturating_add(n as u64));
+        units
+            .saturating_mul(BUDGET_PER_UNIT)
+            .saturating_add(BUDGET_FLOOR)
+    }
+
+    /// Charges `units` of work done for `node`; fails once the budget is spent.
+    pub(crate) fn charge(self, units: usize, context: &'static str, node: MdId) -> Result<()> {
+        let Some(budget) = self.budget else {
+            return Ok(());
+        };
+        match budget.get().checked_sub(units as u64 + 1) {
+            Some(left) => {
+                budget.set(left);
+                Ok(())
+            }
+            None => Err(Error::new(
+                ErrorKind::Limit,
+                context,
+                Some(node),
+                None,
+                "decoding the metadata costs far more than its size (nodes shared by too many \
+                 references)",
+            )),
+        }
     }
 
     /// Raw operands of a node (0 = null, else id + 1), `None` if `id` is not a node.
@@ -29,12 +84,15 @@ impl<'m> Md<'m> {
     /// A node, or an error naming `context` when `id` is something else.
     pub(crate) fn node(self, id: MdId, context: &'static str) -> Result<Node<'m>> {
         match self.node_ops(id) {
-            Some(ops) => Ok(Node {
-                md: self,
-                id,
-                ops,
-                context,
-            }),
+            Some(ops) => {
+                self.charge(ops.len(), context, id)?;
+                Ok(Node {
+                    md: self,
+                    id,
+                    ops,
+                    context,
+                })
+            }
             None => Err(Error::new(
                 ErrorKind::Malformed,
                 context,
@@ -252,6 +310,7 @@ impl<'m> Node<'m> {
             .md
             .string(id)
             .ok_or_else(|| self.error(ErrorKind::Malformed, field, "expected a string"))?;
+        self.md.charge(bytes.len(), self.context, id)?;
         Ok(String::from_utf8_lossy(bytes).into_owned())
     }
 
@@ -265,12 +324,15 @@ impl<'m> Node<'m> {
         match self.op(i) {
             None => Ok(None),
             Some(id) => match self.md.node_ops(id) {
-                Some(ops) => Ok(Some(Node {
-                    md: self.md,
-                    id,
-                    ops,
-                    context,
-                })),
+                Some(ops) => {
+                    self.md.charge(ops.len(), context, id)?;
+                    Ok(Some(Node {
+                        md: self.md,
+                        id,
+                        ops,
+                        context,
+                    }))
+                }
                 None => Err(self.error(ErrorKind::Malformed, field, "expected a metadata node")),
             },
         }

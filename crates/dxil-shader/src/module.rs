@@ -156,7 +156,8 @@ impl DxilModule {
     /// non-library has other than one entry point, or when any record is malformed; the error
     /// names the metadata node and field. Unknown tags and enum values are kept, not rejected.
     pub fn from_module(module: &Module) -> Result<DxilModule> {
-        let md = Md::new(module);
+        let budget = std::cell::Cell::new(Md::budget_for(module));
+        let md = Md::budgeted(module, &budget);
         let shader_model = read_shader_model(md)?;
         let dxil_version = read_version(md, names::VERSION)?;
         let validator_version = read_version(md, names::VALIDATOR_VERSION)?;
@@ -566,5 +567,33 @@ mod tests {
         assert!(e.to_string().contains("dx.viewIdState"), "{e}");
         assert_eq!(d.compiler.as_deref(), Some("dxc 1.8"));
         assert!(d.resources.is_empty());
+    }
+
+    #[test]
+    fn shared_nodes_cannot_amplify_the_decoded_view() {
+        // One library entry with a 100 kB name, listed 2000 times: 200 MB of decoded names from
+        // a module of about 100 kB, were each reference decoded without a budget.
+        let mut b = Builder::new();
+        b.shader_model("lib", 6, 3);
+        let void = b.void();
+        let f = b.function("f", void, &[]);
+        let fmd = b.function_md(f);
+        let name = b.str(&"n".repeat(100_000));
+        let entry = b.node(&[Some(fmd), Some(name), None, None, None]);
+        b.named("dx.entryPoints", &[entry; 2000]);
+        let e = DxilModule::from_module(&b.m).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Limit, "{e}");
+        assert_eq!(e.node(), Some(name), "{e}");
+
+        // A handful of references is fine.
+        let mut b = Builder::new();
+        b.shader_model("lib", 6, 3);
+        let void = b.void();
+        let f = b.function("f", void, &[]);
+        let fmd = b.function_md(f);
+        let name = b.str(&"n".repeat(100_000));
+        let entry = b.node(&[Some(fmd), Some(name), None, None, None]);
+        b.named("dx.entryPoints", &[entry; 8]);
+        assert_eq!(DxilModule::from_module(&b.m).unwrap().entry_points.len(), 8);
     }
 }
