@@ -56,6 +56,10 @@
 //! Why here and not in `dxil-container`: generating the parts needs the typed DXIL metadata
 //! (`dxil-shader`), the bitcode writer (`dxil-module`) and the text parser (`dxil-text`), which
 //! the container crate does not depend on.
+//!
+//! Why hand-written: DXC's container writer is C++ inside the compiler and no crates.io crate
+//! derives the signature, PSV0 and feature-info parts from a module; the only way to get them
+//! from a crate would be to link DXC itself.
 #![forbid(unsafe_code)]
 
 mod error;
