@@ -137,7 +137,7 @@ pub fn validate_abbrev(ops: &[AbbrevOp]) -> Result<(), String> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Span {
+pub(crate) struct Span {
     start: usize,
     len: usize,
 }
@@ -180,12 +180,13 @@ pub(crate) struct BlockinfoTables {
 
 impl BlockinfoTables {
     fn new() -> Self {
-        // Sized for a DXC module: 16 BLOCKINFO abbreviations for 3 block ids.
+        // Empty until the first SETBID: a reader usually takes the tables of an identical
+        // block read before (see the reader's memo) and never fills these.
         BlockinfoTables {
             small: [None; SMALL_BLOCK_IDS],
             index: HashMap::new(),
-            lists: Vec::with_capacity(4),
-            ops: Vec::with_capacity(64),
+            lists: Vec::new(),
+            ops: Vec::new(),
         }
     }
 
@@ -210,18 +211,48 @@ impl Scope {
     };
 }
 
+/// Shared empty tables, so that a store costs no allocation until BLOCKINFO registers
+/// something (and usually not then either: see the reader's memo).
+fn empty_tables() -> Arc<BlockinfoTables> {
+    thread_local! {
+        static EMPTY: Arc<BlockinfoTables> = Arc::new(BlockinfoTables::new());
+    }
+    EMPTY.with(Arc::clone)
+}
+
 impl Default for AbbrevStore {
     fn default() -> Self {
         // Sized for a DXC module: a few local abbreviations per block.
-        AbbrevStore {
-            blockinfo: Arc::new(BlockinfoTables::new()),
-            local: Vec::with_capacity(16),
-            local_ops: Vec::with_capacity(64),
-        }
+        AbbrevStore::with_buffers(Vec::new(), Vec::new())
     }
 }
 
 impl AbbrevStore {
+    /// A store whose local abbreviations go into these (emptied) buffers.
+    pub fn with_buffers(mut local: Vec<Span>, mut local_ops: Vec<AbbrevOp>) -> Self {
+        local.clear();
+        local_ops.clear();
+        if local.capacity() == 0 {
+            // Sized for a DXC module: a few local abbreviations per block.
+            local.reserve(16);
+            local_ops.reserve(64);
+        }
+        AbbrevStore {
+            blockinfo: empty_tables(),
+            local,
+            local_ops,
+        }
+    }
+
+    /// Takes the local buffers (for reuse by a later store), leaving this store without
+    /// local abbreviations.
+    pub fn take_buffers(&mut self) -> (Vec<Span>, Vec<AbbrevOp>) {
+        (
+            std::mem::take(&mut self.local),
+            std::mem::take(&mut self.local_ops),
+        )
+    }
+
     /// Whether no BLOCKINFO block has registered anything yet.
     pub fn blockinfo_is_empty(&self) -> bool {
         self.blockinfo.lists.is_empty()

@@ -1,10 +1,10 @@
 //! The pull reader: a cursor over blocks, abbreviation definitions and records.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use crate::abbrev::{
-    AbbrevOp, AbbrevStore, BlockinfoTables, Scope, decode_char6, encoding, validate_abbrev,
+    AbbrevOp, AbbrevStore, BlockinfoTables, Scope, Span, decode_char6, encoding, validate_abbrev,
 };
 use crate::bits::BitCursor;
 use crate::error::{Error, ErrorKind, Result};
@@ -167,6 +167,32 @@ impl BlockinfoMemo {
 
 thread_local! {
     static BLOCKINFO_MEMO: RefCell<Option<BlockinfoMemo>> = const { RefCell::new(None) };
+    static BUFFERS: Cell<Buffers> = Cell::new(Buffers::default());
+}
+
+/// A reader's growable buffers, handed from a dropped reader to the next one on the thread,
+/// so that reading many streams does not allocate them again for each.
+#[derive(Default)]
+struct Buffers {
+    frames: Vec<Frame>,
+    local: Vec<Span>,
+    local_ops: Vec<AbbrevOp>,
+    scratch: Vec<u64>,
+}
+
+impl Buffers {
+    /// Buffers that grew beyond this many elements are not kept (hostile input can make them
+    /// large; the thread must not keep that memory).
+    const KEEP: usize = 1 << 12;
+
+    fn keep<T>(mut v: Vec<T>) -> Vec<T> {
+        v.clear();
+        if v.capacity() > Self::KEEP {
+            Vec::new()
+        } else {
+            v
+        }
+    }
 }
 
 /// A pull reader over one LLVM bitstream.
@@ -290,17 +316,23 @@ impl<'a> BitstreamReader<'a> {
         }
         let mut cur = BitCursor::new(bytes, base_bit);
         cur.seek(32);
+        let b = BUFFERS.try_with(Cell::take).unwrap_or_default();
+        let mut frames = b.frames;
+        frames.clear();
+        if frames.capacity() == 0 {
+            frames.reserve(8);
+        }
         Ok(BitstreamReader {
             cur,
-            frames: Vec::with_capacity(8),
+            frames,
             width: TOP_LEVEL_ABBREV_WIDTH,
             abbrev_limit: FIRST_APPLICATION_ABBREV,
             scope: Scope::TOP_LEVEL,
             in_blockinfo: false,
-            store: AbbrevStore::default(),
+            store: AbbrevStore::with_buffers(b.local, b.local_ops),
             pending: Pending::None,
             entry_start: 32,
-            scratch: Vec::new(),
+            scratch: b.scratch,
             failed: false,
         })
     }
@@ -308,6 +340,19 @@ impl<'a> BitstreamReader<'a> {
     /// Absolute bit position of the next unread bit.
     pub fn bit_position(&self) -> u64 {
         self.cur.abs(self.cur.pos())
+    }
+
+    /// Ends reading: the reader's buffers go to the next reader created on this thread, which
+    /// then does not allocate them (for callers that read many streams).
+    pub fn recycle(mut self) {
+        let (local, local_ops) = self.store.take_buffers();
+        let b = Buffers {
+            frames: Buffers::keep(std::mem::take(&mut self.frames)),
+            local: Buffers::keep(local),
+            local_ops: Buffers::keep(local_ops),
+            scratch: Buffers::keep(std::mem::take(&mut self.scratch)),
+        };
+        let _ = BUFFERS.try_with(|c| c.set(b));
     }
 
     /// Absolute bit offset of the last entry [`Self::next`] or [`Self::advance`] returned (its
@@ -696,14 +741,17 @@ impl<'a> BitstreamReader<'a> {
             .get((h.content / 8) as usize..(h.end / 8) as usize)
             .unwrap_or(&[]);
         let depth = self.frames.len();
-        let memo = BLOCKINFO_MEMO.with(|m| {
-            m.borrow()
-                .as_ref()
-                .filter(|m| {
-                    m.abbrev_width == h.abbrev_width && m.depth == depth && m.bytes == bytes
-                })
-                .map(|m| Arc::clone(&m.tables))
-        });
+        let memo = BLOCKINFO_MEMO
+            .try_with(|m| {
+                m.borrow()
+                    .as_ref()
+                    .filter(|m| {
+                        m.abbrev_width == h.abbrev_width && m.depth == depth && m.bytes == bytes
+                    })
+                    .map(|m| Arc::clone(&m.tables))
+            })
+            .ok()
+            .flatten();
         if let Some(tables) = memo {
             self.store.set_blockinfo_tables(tables);
             self.cur.seek(h.end);
@@ -717,7 +765,7 @@ impl<'a> BitstreamReader<'a> {
                 bytes: bytes.to_vec(),
                 tables: self.store.blockinfo_tables(),
             };
-            BLOCKINFO_MEMO.with(|m| *m.borrow_mut() = Some(memo));
+            let _ = BLOCKINFO_MEMO.try_with(|m| *m.borrow_mut() = Some(memo));
         }
         Ok(())
     }

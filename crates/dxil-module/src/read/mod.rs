@@ -12,6 +12,8 @@
 mod error;
 mod names;
 
+use std::cell::Cell;
+
 use dxil_bitstream::{BitstreamReader, Entry, Step};
 
 pub use error::{ReadError, ReadErrorKind, ReadLocation, Result};
@@ -48,19 +50,23 @@ pub mod block {
 /// offset of the bitcode in its enclosing file, so that error positions are absolute.
 pub fn read_module(bitcode: &[u8], base_offset: u64) -> Result<Module> {
     let bs = BitstreamReader::new(bitcode, base_offset)?;
+    let mut s = SCRATCH.try_with(Cell::take).unwrap_or_default();
     let mut r = Reader {
         bs,
-        ops: Vec::with_capacity(64),
+        ops: std::mem::take(&mut s.ops),
         m: Module::default(),
-        values: Vec::new(),
-        value_types: Vec::new(),
-        bodies: Vec::new(),
+        values: std::mem::take(&mut s.values),
+        value_types: std::mem::take(&mut s.value_types),
+        bodies: std::mem::take(&mut s.bodies),
         next_body: 0,
-        global_inits: Vec::new(),
+        global_inits: std::mem::take(&mut s.global_inits),
         struct_name: None,
         at_code: None,
-        ptr_types: Vec::new(),
-        vec_types: Vec::new(),
+        ptr_types: std::mem::take(&mut s.ptr_types),
+        vec_types: std::mem::take(&mut s.vec_types),
+        fn_values: std::mem::take(&mut s.fn_values),
+        fn_types: std::mem::take(&mut s.fn_types),
+        local_md: std::mem::take(&mut s.local_md),
         md_module_count: 0,
         void_ty: None,
         i1_ty: None,
@@ -68,8 +74,84 @@ pub fn read_module(bitcode: &[u8], base_offset: u64) -> Result<Module> {
         fn_words: 0,
         bits_total: bitcode.len() as u64 * 8,
     };
-    r.read_top()?;
-    Ok(r.m)
+    let result = r.read_top();
+    let Reader {
+        bs,
+        ops,
+        m,
+        values,
+        value_types,
+        bodies,
+        global_inits,
+        ptr_types,
+        vec_types,
+        fn_values,
+        fn_types,
+        local_md,
+        ..
+    } = r;
+    let s = Scratch {
+        ops,
+        values,
+        value_types,
+        bodies,
+        global_inits,
+        ptr_types,
+        vec_types,
+        fn_values,
+        fn_types,
+        local_md,
+    };
+    let _ = SCRATCH.try_with(|c| c.set(s.recycled()));
+    bs.recycle();
+    result.map(|()| m)
+}
+
+/// Buffers the reader needs only while it runs, kept per thread between calls: callers read
+/// many modules, and these would otherwise be allocated (and regrown) for each.
+#[derive(Default)]
+struct Scratch {
+    ops: Vec<u64>,
+    values: Vec<Value>,
+    value_types: Vec<TypeId>,
+    bodies: Vec<FuncId>,
+    global_inits: Vec<(GlobalId, u32)>,
+    ptr_types: Vec<(TypeId, u32, TypeId)>,
+    vec_types: Vec<(u32, TypeId, TypeId)>,
+    fn_values: Vec<Value>,
+    fn_types: Vec<TypeId>,
+    local_md: Vec<MdId>,
+}
+
+impl Scratch {
+    /// Buffers that grew beyond this many elements are dropped, not kept: one large module
+    /// must not pin its memory for the rest of the thread's life.
+    const KEEP: usize = 1 << 16;
+
+    /// Empties every buffer, keeping its allocation unless it is large.
+    fn recycled(mut self) -> Scratch {
+        fn reset<T>(v: &mut Vec<T>) {
+            v.clear();
+            if v.capacity() > Scratch::KEEP {
+                *v = Vec::new();
+            }
+        }
+        reset(&mut self.ops);
+        reset(&mut self.values);
+        reset(&mut self.value_types);
+        reset(&mut self.bodies);
+        reset(&mut self.global_inits);
+        reset(&mut self.ptr_types);
+        reset(&mut self.vec_types);
+        reset(&mut self.fn_values);
+        reset(&mut self.fn_types);
+        reset(&mut self.local_md);
+        self
+    }
+}
+
+thread_local! {
+    static SCRATCH: Cell<Scratch> = Cell::new(Scratch::default());
 }
 
 struct Reader<'a> {
@@ -89,6 +171,10 @@ struct Reader<'a> {
     ptr_types: Vec<(TypeId, u32, TypeId)>,
     /// (length, element) → vector type.
     vec_types: Vec<(u32, TypeId, TypeId)>,
+    /// Buffers of [`FnState`], kept between functions.
+    fn_values: Vec<Value>,
+    fn_types: Vec<TypeId>,
+    local_md: Vec<MdId>,
     md_module_count: usize,
     void_ty: Option<TypeId>,
     i1_ty: Option<TypeId>,
@@ -1365,42 +1451,56 @@ impl<'a> Reader<'a> {
     }
 
     fn read_function_inner(&mut self, func: FuncId) -> Result<()> {
+        let mut st = FnState {
+            values: std::mem::take(&mut self.fn_values),
+            types: std::mem::take(&mut self.fn_types),
+            body: Body::default(),
+            cur_block: 0,
+            declared_blocks: 0,
+            unresolved: false,
+            local_md: std::mem::take(&mut self.local_md),
+            last_loc: None,
+        };
+        st.values.clear();
+        st.types.clear();
+        st.local_md.clear();
+        let r = self.read_function_body(func, &mut st);
+        // The buffers go back for the next function, whatever happened.
+        self.fn_values = std::mem::take(&mut st.values);
+        self.fn_types = std::mem::take(&mut st.types);
+        self.local_md = std::mem::take(&mut st.local_md);
+        r
+    }
+
+    fn read_function_body(&mut self, func: FuncId, st: &mut FnState) -> Result<()> {
         let fty = self.m.functions[func.index()].ty;
         let params = match self.m.types.function_signature(fty) {
             Some((_, p, _)) => p,
             None => return Err(self.malformed("function without a function type")),
         };
-        let mut st = FnState {
-            values: Vec::with_capacity(params.len() + 64),
-            types: Vec::with_capacity(params.len() + 64),
-            body: Body::default(),
-            cur_block: 0,
-            declared_blocks: 0,
-            unresolved: false,
-            local_md: Vec::new(),
-            last_loc: None,
-        };
+        st.values.reserve(params.len() + 64);
+        st.types.reserve(params.len() + 64);
         for (i, &p) in params.iter().enumerate() {
-            Self::push_local(&mut st, Value::arg(i as u32), p, self)?;
+            Self::push_local(st, Value::arg(i as u32), p, self)?;
         }
         loop {
             match self.step()? {
                 Next::Block(block_id) => match block_id {
                     block::CONSTANTS => {
                         self.bs.enter_block()?;
-                        self.read_constants(Some(&mut st))?;
+                        self.read_constants(Some(st))?;
                     }
                     block::METADATA => {
                         self.bs.enter_block()?;
-                        self.read_metadata(Some(&mut st))?;
+                        self.read_metadata(Some(st))?;
                     }
                     block::METADATA_ATTACHMENT => {
                         self.bs.enter_block()?;
-                        self.read_attachments(&mut st)?;
+                        self.read_attachments(st)?;
                     }
                     block::VALUE_SYMTAB => {
                         self.bs.enter_block()?;
-                        self.read_function_vst(&mut st)?;
+                        self.read_function_vst(st)?;
                     }
                     block::USELIST => self.bs.skip_block()?,
                     other => {
@@ -1409,7 +1509,7 @@ impl<'a> Reader<'a> {
                 },
                 Next::Record(code) => {
                     let n = st.body.insts.len() as u32;
-                    self.function_record_dispatch(code, &mut st)
+                    self.function_record_dispatch(code, st)
                         .map_err(|e| e.with_instruction(n))?;
                 }
                 Next::Abbrev => {}
@@ -1428,7 +1528,7 @@ impl<'a> Reader<'a> {
                 st.declared_blocks, st.cur_block
             )));
         }
-        self.finish_function(&mut st)?;
+        self.finish_function(st)?;
         let body = std::mem::take(&mut st.body);
         self.m.functions[func.index()].body = Some(body);
         Ok(())
