@@ -783,27 +783,49 @@ impl<'a> Ctx<'a> {
         }
         let u32t = self.b.u32();
         let (idx, cidx) = self.value_u32(h.index)?;
-        // Binding handles carry the absolute register; heap handles the heap index itself.
-        let base = if heap { 0 } else { decl.lower };
-        let mut index = match cidx {
-            Some(c) => self.b.const_u32(c.wrapping_sub(base).wrapping_add(offset)),
+        let dynamic = cidx.is_none() || table_word.is_some();
+        let table = matches!(placement, Placement::AddressTable { .. });
+        // An index into data (the address table), not into descriptors: no descriptor-indexing capability and no
+        // NonUniform.
+        let nonuniform = h.nonuniform && dynamic && !table;
+        // The element index of a view is computed once per block: the root words and additions are shared by every
+        // access there.
+        let key = (
+            h.res << 8 | view as u32 | 0x10 | u32::from(nonuniform) << 3,
+            h.index.0,
+        );
+        let index = match self.f.desc_cache.get(&key) {
+            Some(&index) => index,
             None => {
-                let mut x = idx;
-                let k = offset.wrapping_sub(base);
-                if k != 0 {
-                    let kc = self.b.const_u32(k);
-                    x = self.op2(Op::IAdd, u32t, x, kc);
+                // Binding handles carry the absolute register; heap handles the heap index itself.
+                let base = if heap { 0 } else { decl.lower };
+                let mut index = match cidx {
+                    Some(c) => self.b.const_u32(c.wrapping_sub(base).wrapping_add(offset)),
+                    None => {
+                        let mut x = idx;
+                        let k = offset.wrapping_sub(base);
+                        if k != 0 {
+                            let kc = self.b.const_u32(k);
+                            x = self.op2(Op::IAdd, u32t, x, kc);
+                        }
+                        x
+                    }
+                };
+                if let Some(w) = table_word {
+                    let t = self.push_word(w)?;
+                    index = self.op2(Op::IAdd, u32t, t, index);
                 }
-                x
+                if dynamic && !table {
+                    self.dynamic_indexing_caps(view, &decl, nonuniform);
+                }
+                if nonuniform {
+                    self.nonuniform(index);
+                }
+                self.f.desc_cache.insert(key, index);
+                index
             }
         };
-        if let Some(w) = table_word {
-            let t = self.push_word(w)?;
-            index = self.op2(Op::IAdd, u32t, t, index);
-        }
-        let dynamic = cidx.is_none() || table_word.is_some();
-        if let Placement::AddressTable { .. } = placement {
-            // An index into data, not into descriptors: no descriptor-indexing capability, no NonUniform.
+        if table {
             return Ok(Desc {
                 var,
                 index: Some(index),
@@ -812,13 +834,6 @@ impl<'a> Ctx<'a> {
                 storage,
                 window: None,
             });
-        }
-        let nonuniform = h.nonuniform && dynamic;
-        if dynamic {
-            self.dynamic_indexing_caps(view, &decl, nonuniform);
-        }
-        if nonuniform {
-            self.nonuniform(index);
         }
         let window = match offsets {
             Some(entry) => Some(self.view_window(h, view, entry, index)?),
