@@ -448,7 +448,9 @@ impl<'a> BitstreamReader<'a> {
 
     /// Like [`Self::next`], but a record is decoded at once into `ops` (cleared first), as
     /// [`Self::read_record`] would: the one call per record that readers of whole streams want.
-    #[inline]
+    /// Inlined into the caller's loop (the decoding itself is out of line), so that the
+    /// [`Step`] never goes through memory.
+    #[inline(always)]
     pub fn advance(&mut self, ops: &mut Vec<u64>) -> Result<Step<'a>> {
         self.check_live()?;
         match self.advance_inner(ops) {
@@ -478,7 +480,8 @@ impl<'a> BitstreamReader<'a> {
             return Err(self.undefined_abbrev(id, start));
         }
         ops.clear();
-        let (code, blob) = self.read_record_body(id, start, ops)?;
+        let mut blob = None;
+        let code = self.read_record_body(id, start, ops, &mut blob)?;
         Ok(Step::Record(Record {
             code,
             abbrev_id: id,
@@ -518,8 +521,9 @@ impl<'a> BitstreamReader<'a> {
         };
         self.pending = Pending::None;
         ops.clear();
-        match self.read_record_body(abbrev_id, start, ops) {
-            Ok((code, blob)) => Ok(Record {
+        let mut blob = None;
+        match self.read_record_body(abbrev_id, start, ops, &mut blob) {
+            Ok(code) => Ok(Record {
                 code,
                 abbrev_id,
                 bit_offset: self.cur.abs(start),
@@ -874,15 +878,18 @@ impl<'a> BitstreamReader<'a> {
         })
     }
 
+    /// Decodes a record's code and operands; a blob operand goes to `blob`. The decoders
+    /// return just the code, so that it comes back in a register.
     #[inline(always)]
     fn read_record_body(
         &mut self,
         abbrev_id: u32,
         start: u64,
         ops: &mut Vec<u64>,
-    ) -> Result<(u32, Option<Blob<'a>>)> {
-        let (code, blob) = if abbrev_id == UNABBREV_RECORD {
-            (read_unabbreviated(&mut self.cur, ops)?, None)
+        blob: &mut Option<Blob<'a>>,
+    ) -> Result<u32> {
+        let code = if abbrev_id == UNABBREV_RECORD {
+            read_unabbreviated(&mut self.cur, ops)?
         } else {
             let Some(abbrev) = self
                 .store
@@ -890,12 +897,12 @@ impl<'a> BitstreamReader<'a> {
             else {
                 return Err(self.vanished(start));
             };
-            read_abbreviated(&mut self.cur, abbrev, ops)?
+            read_abbreviated(&mut self.cur, abbrev, ops, blob)?
         };
         if self.in_blockinfo {
             self.blockinfo_record(code, ops, start)?;
         }
-        Ok((code, blob))
+        Ok(code)
     }
 
     #[cold]
@@ -912,7 +919,7 @@ impl<'a> BitstreamReader<'a> {
             // BLOCKINFO records have side effects; decode them even when skipped.
             let mut ops = std::mem::take(&mut self.scratch);
             ops.clear();
-            let r = self.read_record_body(abbrev_id, start, &mut ops);
+            let r = self.read_record_body(abbrev_id, start, &mut ops, &mut None);
             self.scratch = ops;
             return r.map(|_| ());
         }
@@ -1036,7 +1043,9 @@ fn read_abbrev_definition(cur: &mut BitCursor<'_>, out: &mut Vec<AbbrevOp>) -> R
     Ok(())
 }
 
-#[inline(always)]
+/// Out of line, so that [`BitstreamReader::advance`] stays small enough to inline into its
+/// callers' loops; the code comes back in a register.
+#[inline(never)]
 fn read_unabbreviated(cur: &mut BitCursor<'_>, ops: &mut Vec<u64>) -> Result<u32> {
     let (code, n) = match cur.read_two_small_vbr6() {
         Some(pair) => pair,
@@ -1080,7 +1089,8 @@ fn read_abbreviated<'a>(
     cur: &mut BitCursor<'a>,
     abbrev: &[AbbrevOp],
     ops: &mut Vec<u64>,
-) -> Result<(u32, Option<Blob<'a>>)> {
+    blob: &mut Option<Blob<'a>>,
+) -> Result<u32> {
     let Some((&code_op, rest)) = abbrev.split_first() else {
         return Err(cur.malformed(cur.pos(), "internal: empty abbreviation"));
     };
@@ -1089,7 +1099,6 @@ fn read_abbreviated<'a>(
     let Ok(code) = u32::try_from(code) else {
         return Err(cur.malformed(code_pos, format!("record code {code} exceeds 32 bits")));
     };
-    let mut blob = None;
     let mut it = rest.iter();
     while let Some(&op) = it.next() {
         match op {
@@ -1097,11 +1106,11 @@ fn read_abbreviated<'a>(
                 let elt = it.next().copied().unwrap_or(AbbrevOp::Array);
                 read_array(cur, elt, ops)?;
             }
-            AbbrevOp::Blob => blob = Some(read_blob(cur)?),
+            AbbrevOp::Blob => *blob = Some(read_blob(cur)?),
             _ => ops.push(read_scalar(cur, op)?),
         }
     }
-    Ok((code, blob))
+    Ok(code)
 }
 
 fn read_array(cur: &mut BitCursor<'_>, elt: AbbrevOp, ops: &mut Vec<u64>) -> Result<()> {
