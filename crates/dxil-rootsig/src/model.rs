@@ -271,7 +271,7 @@ d3d_enum! {
 }
 
 impl Filter {
-    /// Whether this is a comparison filter (reduction bits [8:7] == 1), which makes
+    /// Whether this is a comparison filter (reduction bits 8..7 == 1), which makes
     /// `ComparisonFunc` meaningful.
     pub const fn is_comparison(self) -> bool {
         (self.to_u32() >> 7) & 3 == 1

@@ -30,8 +30,10 @@
 //!   buffers, static samplers, and per pass a root block (push constants, or a uniform buffer
 //!   when spilled) and root descriptors; passes are separated by barriers.
 //! - [`binding`]: the binding contract a translated shader must follow to run under that layout
-//!   ([`BindingContract`], a plain-data function of the layout), and the `--explain` text and
-//!   JSON ([`DerivedLayout::explain`], [`DerivedLayout::to_json`]).
+//!   ([`BindingContract`], a plain-data function of the layout, defined in
+//!   `dxil_rootsig::contract` so that the translator's root-signature binding model reads the
+//!   same definition, re-exported here), and the `--explain` text and JSON
+//!   ([`DerivedLayout::explain`], [`DerivedLayout::to_json`]).
 //! - [`expect`]: comparisons (u32, i32, f32 with a ULP tolerance, bytes of a file).
 //! - [`differential`]: the version-1 case of the corpus differential check (every declared buffer
 //!   64 KiB of small random words) and [`differential::diff_reports`] to compare two runs.
