@@ -258,9 +258,6 @@ fn recursive_types(m: &Module) -> Vec<bool> {
     const ACTIVE: u8 = 1;
     const DONE: u8 = 2;
     let n = m.types.len();
-    let mut state = vec![NEW; n];
-    let mut bad = vec![false; n];
-    let mut stack: Vec<(usize, usize)> = Vec::new();
     let child = |t: usize, i: usize| -> Option<usize> {
         let c = match m.types.data(TypeId(t as u32)) {
             TypeData::Pointer { pointee, .. } if i == 0 => *pointee,
@@ -279,6 +276,31 @@ fn recursive_types(m: &Module) -> Vec<bool> {
         };
         Some(c.index())
     };
+    // A cycle needs an edge to a type at the same or a later index (otherwise the indices
+    // order the graph); named structs end every path. DXC's tables have no such edge, and
+    // then nothing is recursive (an empty table reads as all `false`).
+    let named = |c: usize| {
+        matches!(
+            m.types.data(TypeId(c as u32)),
+            TypeData::Struct { name: Some(_), .. }
+        )
+    };
+    let may_cycle = (0..n).any(|t| {
+        let mut i = 0;
+        while let Some(c) = child(t, i) {
+            if c >= t && c < n && !named(c) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    });
+    if !may_cycle {
+        return Vec::new();
+    }
+    let mut state = vec![NEW; n];
+    let mut bad = vec![false; n];
+    let mut stack: Vec<(usize, usize)> = Vec::new();
     for root in 0..n {
         if state[root] != NEW {
             continue;
@@ -348,15 +370,29 @@ pub(crate) fn find_struct_types(m: &Module, kinds: &Kinds<'_>) -> Vec<TypeId> {
         let Some(body) = &func.body else { continue };
         let mut cursor = 0usize;
         for (i, inst) in body.insts.iter().enumerate() {
-            f.ty(inst.ty);
-            for_each_operand_in_llvm_order(&inst.kind, &body.pool, |v| {
-                if !matches!(v.get(), ValueRef::Inst(_) | ValueRef::Arg(_)) {
-                    f.value(v);
+            // This loop visits every instruction of modules whose resource structs appear only
+            // in metadata (most DXIL): what was seen already is skipped inline.
+            if !f.seen_type.get(inst.ty.index()).copied().unwrap_or(true) {
+                f.ty(inst.ty);
+            }
+            for_each_operand_in_llvm_order(&inst.kind, &body.pool, |v| match v.get() {
+                ValueRef::Const(c) if !f.seen_const.get(c.index()).copied().unwrap_or(true) => {
+                    f.value(v)
                 }
+                ValueRef::Metadata(_) => f.value(v),
+                // Arguments and instructions were met as instructions; globals and functions
+                // have no operands the walk follows.
+                _ => {}
             });
-            kinds.attachments_of(body, i as u32, &mut cursor, &mut att);
-            for &(_, node) in &att {
-                f.md(node);
+            if body
+                .attachments
+                .get(cursor)
+                .is_some_and(|a| a.inst.0 <= i as u32)
+            {
+                kinds.attachments_of(body, i as u32, &mut cursor, &mut att);
+                for &(_, node) in &att {
+                    f.md(node);
+                }
             }
             if f.remaining == 0 {
                 return f.structs;
@@ -366,6 +402,9 @@ pub(crate) fn find_struct_types(m: &Module, kinds: &Kinds<'_>) -> Vec<TypeId> {
     for nmd in &m.metadata.named {
         for &op in &nmd.operands {
             f.md(op);
+            if f.remaining == 0 {
+                return f.structs;
+            }
         }
     }
     f.structs
@@ -503,6 +542,11 @@ impl Finder<'_> {
 
     fn run(&mut self) {
         while let Some(top) = self.frames.last_mut() {
+            if self.remaining == 0 {
+                // Every identified struct has been met: nothing later changes the result.
+                self.frames.clear();
+                return;
+            }
             match top {
                 Frame::Const(c, next) => {
                     let i = *next;
