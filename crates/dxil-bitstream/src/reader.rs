@@ -500,6 +500,18 @@ impl<'a> BitstreamReader<'a> {
         self.push_frame(h).map_err(|e| self.fail(e))
     }
 
+    /// The contents of the block whose [`Entry::SubBlock`] was just returned (whole words,
+    /// from after its length word up to and including END_BLOCK's padding), for callers that
+    /// recognise blocks they have read before. `None` when no sub-block is pending.
+    pub fn pending_block_bytes(&self) -> Option<&'a [u8]> {
+        let Pending::Block(h) = self.pending else {
+            return None;
+        };
+        self.cur
+            .data()
+            .get((h.content / 8) as usize..(h.end / 8) as usize)
+    }
+
     /// Skips the block whose [`Entry::SubBlock`] was just returned, using its length word.
     /// A BLOCKINFO block is read instead, so that its abbreviations still apply.
     pub fn skip_block(&mut self) -> Result<()> {

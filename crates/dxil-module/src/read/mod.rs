@@ -12,7 +12,7 @@
 mod error;
 mod names;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use dxil_bitstream::{BitstreamReader, Entry, Step};
 
@@ -71,6 +71,7 @@ pub fn read_module(bitcode: &[u8], base_offset: u64) -> Result<Module> {
         void_ty: None,
         i1_ty: None,
         block_words: 0,
+        block_width: 0,
         fn_words: 0,
         bits_total: bitcode.len() as u64 * 8,
     };
@@ -152,6 +153,22 @@ impl Scratch {
 
 thread_local! {
     static SCRATCH: Cell<Scratch> = Cell::new(Scratch::default());
+    static KINDS_MEMO: RefCell<Option<KindsMemo>> = const { RefCell::new(None) };
+}
+
+/// The last module-level METADATA block on this thread that held nothing but kind records
+/// (its bytes and abbreviation width) and the kinds it registered. What such a block
+/// registers depends only on those, when BLOCKINFO defines no abbreviations for METADATA
+/// blocks, which is checked before the memo is used.
+struct KindsMemo {
+    width: u32,
+    bytes: Vec<u8>,
+    kinds: Vec<MdKind>,
+}
+
+impl KindsMemo {
+    /// Larger blocks are not kept (DXC's is under 1 KiB).
+    const MAX_BYTES: usize = 4096;
 }
 
 struct Reader<'a> {
@@ -180,6 +197,8 @@ struct Reader<'a> {
     i1_ty: Option<TypeId>,
     /// Length in words of the sub-block last announced by `next`.
     block_words: u32,
+    /// Abbreviation width of that sub-block.
+    block_width: u32,
     fn_words: u32,
     bits_total: u64,
 }
@@ -319,9 +338,11 @@ impl<'a> Reader<'a> {
                     Entry::SubBlock {
                         block_id,
                         length_words,
+                        abbrev_width,
                         ..
                     } => {
                         self.block_words = length_words;
+                        self.block_width = abbrev_width;
                         Next::Block(block_id)
                     }
                     Entry::DefineAbbrev { .. } => Next::Abbrev,
@@ -406,18 +427,7 @@ impl<'a> Reader<'a> {
                         self.read_constants(None)?;
                         self.resolve_global_inits()?;
                     }
-                    block::METADATA => {
-                        // Sized from the block length: bounded by the input, and it saves the
-                        // repeated growth that dominated reading small modules.
-                        let words = self.block_words as usize;
-                        let md = &mut self.m.metadata;
-                        md.items.reserve(words / 3);
-                        md.operands.reserve(words);
-                        md.bytes.reserve(words * 2);
-                        self.bs.enter_block()?;
-                        self.read_metadata(None)?;
-                        self.md_module_count = self.m.metadata.items.len();
-                    }
+                    block::METADATA => self.read_module_metadata()?,
                     block::VALUE_SYMTAB => {
                         self.bs.enter_block()?;
                         self.read_module_vst()?;
@@ -1365,6 +1375,57 @@ impl<'a> Reader<'a> {
         }
         if pending_name.is_some() {
             return Err(self.malformed("METADATA_NAME at the end of the block"));
+        }
+        Ok(())
+    }
+
+    /// A module-level METADATA block. DXC writes the same block of kind records into every
+    /// module: one identical to the last such block on this thread takes its kinds instead of
+    /// decoding them again (see [`KindsMemo`]).
+    fn read_module_metadata(&mut self) -> Result<()> {
+        let bytes = self.bs.pending_block_bytes().unwrap_or(&[]);
+        let width = self.block_width;
+        // Abbreviations registered by BLOCKINFO would take part in the decoding: no memo then.
+        let memo_ok = self.m.metadata.kinds.is_empty()
+            && self.bs.blockinfo_abbrev(block::METADATA, 4).is_none();
+        if memo_ok {
+            let known = KINDS_MEMO
+                .try_with(|m| {
+                    m.borrow()
+                        .as_ref()
+                        .filter(|m| m.width == width && m.bytes == bytes)
+                        .map(|m| m.kinds.clone())
+                })
+                .ok()
+                .flatten();
+            if let Some(kinds) = known {
+                self.m.metadata.kinds = kinds;
+                return Ok(self.bs.skip_block()?);
+            }
+        }
+        // Sized from the block length: bounded by the input, and it saves the repeated growth
+        // that dominated reading small modules.
+        let words = self.block_words as usize;
+        let md = &mut self.m.metadata;
+        let before = (md.items.len(), md.named.len());
+        md.items.reserve(words / 3);
+        md.operands.reserve(words);
+        md.bytes.reserve(words * 2);
+        self.bs.enter_block()?;
+        self.read_metadata(None)?;
+        self.md_module_count = self.m.metadata.items.len();
+        let md = &self.m.metadata;
+        if memo_ok
+            && (md.items.len(), md.named.len()) == before
+            && !md.kinds.is_empty()
+            && bytes.len() <= KindsMemo::MAX_BYTES
+        {
+            let memo = KindsMemo {
+                width,
+                bytes: bytes.to_vec(),
+                kinds: md.kinds.clone(),
+            };
+            let _ = KINDS_MEMO.try_with(|m| *m.borrow_mut() = Some(memo));
         }
         Ok(())
     }

@@ -1,0 +1,88 @@
+//! The reader keeps per-thread state between modules (buffers, and what it decoded of blocks
+//! every DXC module repeats: BLOCKINFO, the metadata kind table). A module must read the same
+//! whatever was read before it on the thread: every corpus module, read after the others on
+//! one thread, equals the module read on a fresh thread.
+
+use std::path::PathBuf;
+
+fn corpus_bitcodes() -> Vec<(PathBuf, Vec<u8>, u64)> {
+    let dir = std::env::var_os("DXIL_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+        });
+    if !dir.is_dir() {
+        if std::env::var_os("CI").is_some() {
+            panic!("corpus not found at {} (set DXIL_CORPUS)", dir.display());
+        }
+        eprintln!("SKIPPED: corpus not found at {}", dir.display());
+        return Vec::new();
+    }
+    let mut files = Vec::new();
+    let mut stack = vec![dir];
+    while let Some(d) = stack.pop() {
+        for p in std::fs::read_dir(&d).unwrap().flatten().map(|e| e.path()) {
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "dxil") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        let Ok(c) = dxil_container::Container::parse(&bytes) else {
+            continue;
+        };
+        let Some(Ok(p)) = c.program() else { continue };
+        let (bc, at) = (
+            p.bitcode.to_vec(),
+            p.bitcode_byte_offset_in_container as u64,
+        );
+        out.push((f, bc, at));
+    }
+    out
+}
+
+/// The whole module as text: `Module` has no `PartialEq`, its parts derive `Debug`.
+fn fingerprint(bc: &[u8], at: u64) -> String {
+    match dxil_module::read_module(bc, at) {
+        Ok(m) => format!("{m:?}"),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+#[test]
+fn modules_read_the_same_after_other_modules() {
+    let all = corpus_bitcodes();
+    if all.is_empty() {
+        return;
+    }
+    // Every 7th module on fresh threads (cold), all of them in turn on this one (warm),
+    // interleaved with damaged copies that fail part way and must not leave bad state behind.
+    let step = if cfg!(debug_assertions) { 29 } else { 7 };
+    let mut checked = 0;
+    for (i, (path, bc, at)) in all.iter().enumerate() {
+        if i % 3 == 0 {
+            let cut = &bc[..bc.len() * 2 / 3 / 4 * 4];
+            let _ = dxil_module::read_module(cut, *at);
+        }
+        let warm = fingerprint(bc, *at);
+        if i % step == 0 {
+            let (bc2, at2) = (bc.clone(), *at);
+            let cold = std::thread::spawn(move || fingerprint(&bc2, at2))
+                .join()
+                .unwrap();
+            assert!(
+                warm == cold,
+                "{} reads differently after other modules",
+                path.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+    eprintln!("{checked} modules compared cold and warm");
+}
