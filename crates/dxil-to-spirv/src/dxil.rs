@@ -271,6 +271,12 @@ pub struct EntryInfo {
     pub fp32_denorm: Option<DenormMode>,
     /// `[WaveSize(n)]` / `[WaveSize(min, max, preferred)]`: (min, max, preferred; 0 = no preference).
     pub wave_size: Option<(u32, u32, u32)>,
+    /// Input signature elements (graphics stages), in `inputSigId` order as DXC writes them.
+    pub inputs: Vec<dxil_shader::SignatureElement>,
+    /// Output signature elements (graphics stages).
+    pub outputs: Vec<dxil_shader::SignatureElement>,
+    /// Geometry shaders: input primitive, `maxvertexcount`, streams, output topology, instance count.
+    pub gs_state: Option<dxil_shader::GsState>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -328,6 +334,9 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
         resources,
         fp32_denorm: denorm_mode(m, function),
         wave_size: props.wave_size.map(|w| (w.min, w.max, w.preferred)),
+        inputs: entry.signatures.inputs.clone(),
+        outputs: entry.signatures.outputs.clone(),
+        gs_state: props.gs_state,
     })
 }
 

@@ -471,6 +471,10 @@ impl<'a> Ctx<'a> {
 
     pub(super) fn guard_cond(&mut self, body: &Body, i: u32, k: u8) -> Result<u32, Error> {
         let (op, _ty, a) = self.call_args(body, i)?;
+        if op == 82 {
+            // Discard(cond): demote where the condition holds.
+            return self.arg_id(a, 1);
+        }
         let h = self.handle_of_arg(a, 1)?;
         self.check_writable(op, &h)?;
         let kind = self.decl(&h).kind;
@@ -526,6 +530,10 @@ impl<'a> Ctx<'a> {
     /// The guarded action `k` of instruction `i`.
     pub(super) fn guard_body(&mut self, body: &Body, i: u32, k: u8) -> Result<(), Error> {
         let (op, ty, a) = self.call_args(body, i)?;
+        if op == 82 {
+            self.demote_invocation();
+            return Ok(());
+        }
         let h = self.handle_of_arg(a, 1)?;
         self.check_writable(op, &h)?;
         let kind = self.decl(&h).kind;

@@ -148,6 +148,8 @@ impl<'a> Ctx<'a> {
             }
             // WaveMatch, WaveMultiPrefixOp, WaveMultiPrefixBitCount
             165..=167 => Shape::Loop,
+            // Discard(cond): the demote runs in a branch unless the condition is constant.
+            82 if self.const_int(self.arg(a, 1)?).is_none() => Shape::Guard(1),
             _ => Shape::Plain,
         })
     }
@@ -161,7 +163,20 @@ impl<'a> Ctx<'a> {
         a: Args<'_>,
     ) -> Result<Val, Error> {
         let id = |x: u32| Ok(Val::Id(x));
+        if let Some(r) = self.stage_op(op, ty, a) {
+            return r;
+        }
         match op {
+            // Discard with a constant condition (otherwise it is guarded).
+            82 => {
+                if self.f.shape[i as usize] != Shape::Plain {
+                    return Err(self.invalid("guarded discard lowered outside its blocks"));
+                }
+                if self.arg_const(a, 1)? != 0 {
+                    self.demote_invocation();
+                }
+                Ok(Val::None)
+            }
             // Handles are resolved up front (see `collect_handles`).
             57 | 216..=218 => Ok(self.f.vals[i as usize]),
             160 => Err(self.unsupported("createHandleForLib (library shaders)")),

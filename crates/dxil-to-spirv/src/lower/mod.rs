@@ -12,6 +12,7 @@ mod inst;
 mod math;
 mod rayquery;
 mod res;
+mod stage;
 #[cfg(test)]
 mod tests;
 mod texture;
@@ -99,7 +100,10 @@ impl Translator {
     /// Translates `module`'s entry point (see [`crate::translate`]).
     pub fn translate(&mut self, module: &Module, options: &Options) -> Result<Translation, Error> {
         let entry = dxil::read_entry(module, options.entry_point.as_deref())?;
-        if entry.stage != Stage::Compute {
+        if !matches!(
+            entry.stage,
+            Stage::Compute | Stage::Vertex | Stage::Pixel | Stage::Geometry
+        ) {
             return Err(Error::Stage {
                 stage: entry.stage.name(),
             });
@@ -123,6 +127,7 @@ impl Translator {
             ptrs: std::mem::take(&mut self.spare.ptrs),
             agg: std::mem::take(&mut self.spare.agg),
             builtins: Vec::new(),
+            io: stage::Interface::default(),
             bindings: Vec::new(),
             push_block: 0,
             side_buffers: Vec::new(),
@@ -181,6 +186,8 @@ pub(crate) struct Ctx<'a> {
     /// Component ids of aggregate values.
     pub agg: Vec<u32>,
     builtins: Vec<(u32, u32)>,
+    /// The interface of a graphics entry point.
+    pub(crate) io: stage::Interface,
     pub bindings: Vec<crate::Binding>,
     /// Root block variable: push constants or the spilled uniform buffer (0 = none).
     pub push_block: u32,
@@ -219,33 +226,51 @@ impl<'a> Ctx<'a> {
             .collect();
 
         self.b.capability(Capability::Shader);
+        let compute = self.entry.stage == Stage::Compute;
+        if !compute {
+            self.declare_interface()?;
+        }
         let func_id = self.entry.function;
         let main = self.b.id();
         self.lower_function(func_id, main)?;
 
-        // Entry point and execution modes. From SPIR-V 1.4 the interface lists every global the entry point uses.
+        // Entry point and execution modes. From SPIR-V 1.4 the interface lists every global the entry point uses;
+        // before, only the `Input`/`Output` variables.
         let interface: Vec<u32> = if self.b.version >= 0x0001_0400 {
             self.b.interface.clone()
         } else {
-            self.builtins.iter().map(|&(_, v)| v).collect()
+            let mut v: Vec<u32> = self.builtins.iter().map(|&(_, v)| v).collect();
+            v.extend_from_slice(&self.io.vars);
+            v
+        };
+        let model = match self.entry.stage {
+            Stage::Vertex => ExecutionModel::Vertex,
+            Stage::Pixel => ExecutionModel::Fragment,
+            Stage::Geometry => ExecutionModel::Geometry,
+            _ => ExecutionModel::GLCompute,
         };
         let name = self.entry.name.clone();
         let mut ep = std::mem::take(&mut self.b.entry_points);
         spv::emit_with_string(
             &mut ep,
             Op::EntryPoint,
-            &[ExecutionModel::GLCompute as u32, main],
+            &[model as u32, main],
             &name,
             &interface,
         );
         self.b.entry_points = ep;
-        let [x, y, z] = self.entry.num_threads;
-        spv::emit(
-            &mut self.b.exec_modes,
-            Op::ExecutionMode,
-            &[main, ExecutionMode::LocalSize as u32, x, y, z],
-        );
-        if (self.uses_derivatives || self.uses_quads)
+        if compute {
+            let [x, y, z] = self.entry.num_threads;
+            spv::emit(
+                &mut self.b.exec_modes,
+                Op::ExecutionMode,
+                &[main, ExecutionMode::LocalSize as u32, x, y, z],
+            );
+        } else {
+            self.stage_modes(main)?;
+        }
+        if compute
+            && (self.uses_derivatives || self.uses_quads)
             && let Some(mode) = self.quad_mode()
         {
             let cap = if mode == ExecutionMode::DerivativeGroupQuadsNV {
@@ -288,7 +313,15 @@ impl<'a> Ctx<'a> {
     /// How D3D forms quads in this compute shader: 2×2 thread blocks when x and y are even and y > 1, else 4
     /// consecutive threads; `None` when the group cannot be cut into quads (then derivatives are 0 and implicit-LOD
     /// sampling uses level 0, as no quad neighbours exist).
+    ///
+    /// Pixel shaders have quads of their own (reported as `DerivativeGroupQuadsNV`, which is then not emitted);
+    /// vertex and geometry shaders have none.
     pub fn quad_mode(&self) -> Option<ExecutionMode> {
+        match self.entry.stage {
+            Stage::Compute => {}
+            Stage::Pixel => return Some(ExecutionMode::DerivativeGroupQuadsNV),
+            _ => return None,
+        }
         let [x, y, z] = self.entry.num_threads;
         if y > 1 && x.is_multiple_of(2) && y.is_multiple_of(2) {
             Some(ExecutionMode::DerivativeGroupQuadsNV)

@@ -60,6 +60,11 @@ pub struct Shader {
 
 /// Every `cs_6_*` entry of the corpus manifests that has a container.
 pub fn compute_shaders(corpus: &Path) -> Vec<Shader> {
+    shaders_of(corpus, &["cs_6_"])
+}
+
+/// Every entry of the corpus manifests whose profile starts with one of `prefixes` and that has a container.
+pub fn shaders_of(corpus: &Path, prefixes: &[&str]) -> Vec<Shader> {
     let mut out = Vec::new();
     for suite in ["dxil-spirv", "vkd3d-proton", "vkd3d-proton-prebuilt"] {
         let manifest = corpus.join(suite).join("manifest.jsonl");
@@ -71,7 +76,7 @@ pub fn compute_shaders(corpus: &Path) -> Vec<Shader> {
                 continue;
             };
             let profile = v["profile"].as_str().unwrap_or("").to_string();
-            if !profile.starts_with("cs_6_") || v.get("error").is_some() {
+            if !prefixes.iter().any(|p| profile.starts_with(p)) || v.get("error").is_some() {
                 continue;
             }
             let name = v["name"].as_str().unwrap_or("").to_string();
