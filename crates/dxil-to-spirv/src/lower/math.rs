@@ -89,7 +89,15 @@ impl<'a> Ctx<'a> {
                     85 => Op::DPdxFine,
                     _ => Op::DPdyFine,
                 };
-                self.op1(o, t, x)
+                if let Scalar::Float(16) = s {
+                    // Derivative instructions take 32-bit floats only.
+                    let t32 = self.scalar_ty(Scalar::Float(32), lanes);
+                    let w = self.op1(Op::FConvert, t32, x);
+                    let d = self.op1(o, t32, w);
+                    self.op1(Op::FConvert, t, d)
+                } else {
+                    self.op1(o, t, x)
+                }
             }
             _ => return Err(self.unsupported(Self::op_name(op))),
         })

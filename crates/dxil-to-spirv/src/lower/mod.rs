@@ -497,6 +497,10 @@ impl<'a> Ctx<'a> {
         let pty = self.b.ptr(StorageClass::Input, ty);
         let var = self.b.global_var(pty, StorageClass::Input, None);
         self.b.decorate(var, Decoration::BuiltIn, &[bi as u32]);
+        if self.entry.stage == Stage::Pixel {
+            // Vulkan wants every integer fragment input flat, built-ins included.
+            self.b.decorate(var, Decoration::Flat, &[]);
+        }
         if matches!(
             bi,
             BuiltIn::SubgroupSize | BuiltIn::SubgroupLocalInvocationId

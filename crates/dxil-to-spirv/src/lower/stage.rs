@@ -134,11 +134,15 @@ pub(crate) fn system_value(
         (Stage::Pixel, false, K::InnerCoverage) => BuiltIn::FullyCoveredEXT,
         (Stage::Geometry, false, K::GSInstanceID) => BuiltIn::InvocationId,
         (_, _, K::ViewID) => BuiltIn::ViewIndex,
-        (_, _, K::Barycentrics) => {
-            return Err("SV_Barycentrics (needs fragment shader barycentrics)");
-        }
-        (_, _, K::ShadingRate) => return Err("SV_ShadingRate (needs fragment shading rate)"),
+        // The perspective-correct built-in; `declare_elements` picks the other for `noperspective`.
+        (Stage::Pixel, false, K::Barycentrics) => BuiltIn::BaryCoordKHR,
+        // D3D12_SHADING_RATE is (log2 width << 2) | log2 height, which is Vulkan's encoding too.
+        (Stage::Pixel, false, K::ShadingRate) => BuiltIn::ShadingRateKHR,
+        (Stage::Vertex | Stage::Geometry, true, K::ShadingRate) => BuiltIn::PrimitiveShadingRateKHR,
         (_, _, K::CullPrimitive) => return Err("SV_CullPrimitive (mesh shaders)"),
+        (Stage::Geometry, false, K::RenderTargetArrayIndex | K::ViewPortArrayIndex) => {
+            return Err("Vulkan geometry shaders cannot read Layer or ViewportIndex");
+        }
         _ => return Err("this system value in this stage"),
     }))
 }
@@ -250,8 +254,44 @@ impl<'a> Ctx<'a> {
             )));
         }
         let mut distance_var = [0u32; 2];
+        // Geometry streams other than 0 are not rasterized: their elements are plain locations after those of
+        // the streams before them (each stream numbers its registers from 0).
+        let stream_of = |e: &SignatureElement| {
+            if stage == Stage::Geometry && output {
+                e.output_stream.unwrap_or(0).min(3) as usize
+            } else {
+                0
+            }
+        };
+        let mut stream_base = [0u32; 4];
+        for e in elems {
+            let s = stream_of(e);
+            if s + 1 < 4 && e.start_row >= 0 {
+                let end = e.start_row as u32 + e.rows.max(1);
+                stream_base[s + 1] = stream_base[s + 1].max(end);
+            }
+        }
+        for s in 1..4 {
+            stream_base[s] += stream_base[s - 1];
+        }
         for (i, e) in elems.iter().enumerate() {
-            let bi = system_value(stage, output, e.semantic_kind).map_err(|why| {
+            if stage == Stage::Geometry
+                && !output
+                && matches!(
+                    e.semantic_kind,
+                    SemanticKind::PrimitiveID | SemanticKind::GSInstanceID
+                )
+            {
+                // Read through `PrimitiveID()` / `GSInstanceID()`, not `loadInput`.
+                continue;
+            }
+            let stream = stream_of(e);
+            let bi = if stream > 0 {
+                Ok(None)
+            } else {
+                system_value(stage, output, e.semantic_kind)
+            };
+            let bi = bi.map_err(|why| {
                 unsupported(format!(
                     "system value `{}` ({why}) in the {} shader {dir}s",
                     e.name,
@@ -297,7 +337,11 @@ impl<'a> Ctx<'a> {
                     slot_class = Class::UInt;
                     let u = self.b.u32();
                     let t = self.b.ty(TypeKey::Array(u, 1));
-                    self.io_var(sc, t, Some(BuiltIn::SampleMask))
+                    let v = self.io_var(sc, t, Some(BuiltIn::SampleMask));
+                    if !output {
+                        self.io.builtins.push((BuiltIn::SampleMask, v));
+                    }
+                    v
                 }
                 Some(b) => {
                     if rows > 1 {
@@ -307,6 +351,17 @@ impl<'a> Ctx<'a> {
                             stage.name()
                         )));
                     }
+                    let b = if b == BuiltIn::BaryCoordKHR
+                        && matches!(
+                            e.interpolation_mode,
+                            InterpolationMode::LinearNoperspective
+                                | InterpolationMode::LinearNoperspectiveCentroid
+                                | InterpolationMode::LinearNoperspectiveSample
+                        ) {
+                        BuiltIn::BaryCoordNoPerspKHR
+                    } else {
+                        b
+                    };
                     let (t, c, w) = self.builtin_type(b);
                     slot_class = c;
                     width = w;
@@ -317,6 +372,10 @@ impl<'a> Ctx<'a> {
                     };
                     let var = self.io_var(sc, t, Some(b));
                     self.builtin_caps(b, output)?;
+                    if !output && !per_vertex {
+                        // Stage operations reading the same built-in share the variable.
+                        self.io.builtins.push((b, var));
+                    }
                     match b {
                         BuiltIn::FragCoord => map = Map::FragCoord,
                         BuiltIn::VertexIndex | BuiltIn::InstanceIndex => {
@@ -325,8 +384,7 @@ impl<'a> Ctx<'a> {
                             } else {
                                 BuiltIn::BaseInstance
                             };
-                            self.b.capability(Capability::DrawParameters);
-                            let bv = self.io_var(sc, t, Some(base));
+                            let bv = self.stage_builtin(base)?;
                             map = Map::MinusBase(bv);
                         }
                         BuiltIn::FragDepth => {
@@ -371,7 +429,7 @@ impl<'a> Ctx<'a> {
                             .copied()
                             .unwrap_or(e.start_row as u32)
                     } else {
-                        e.start_row as u32
+                        e.start_row as u32 + stream_base[stream]
                     };
                     self.b.decorate(var, Decoration::Location, &[location]);
                     if e.start_col > 0 {
@@ -413,6 +471,7 @@ impl<'a> Ctx<'a> {
                             | BuiltIn::Layer
                             | BuiltIn::ViewportIndex
                             | BuiltIn::ViewIndex
+                            | BuiltIn::ShadingRateKHR
                     )
                 )
             {
@@ -456,6 +515,10 @@ impl<'a> Ctx<'a> {
                 let f = self.b.f32();
                 (self.b.vec(f, 4), Class::Float, 4)
             }
+            BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR => {
+                let f = self.b.f32();
+                (self.b.vec(f, 3), Class::Float, 3)
+            }
             BuiltIn::FragDepth => (self.b.f32(), Class::Float, 1),
             BuiltIn::FrontFacing | BuiltIn::FullyCoveredEXT => (self.b.bool(), Class::Bool, 1),
             BuiltIn::FragStencilRefEXT => (self.b.ty(TypeKey::SInt(32)), Class::SInt, 1),
@@ -485,6 +548,17 @@ impl<'a> Ctx<'a> {
                 self.b.extension("SPV_EXT_fragment_fully_covered");
             }
             BuiltIn::ViewIndex => self.b.capability(Capability::MultiView),
+            BuiltIn::BaseVertex | BuiltIn::BaseInstance => {
+                self.b.capability(Capability::DrawParameters)
+            }
+            BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR => {
+                self.b.capability(Capability::FragmentBarycentricKHR);
+                self.b.extension("SPV_KHR_fragment_shader_barycentric");
+            }
+            BuiltIn::ShadingRateKHR | BuiltIn::PrimitiveShadingRateKHR => {
+                self.b.capability(Capability::FragmentShadingRateKHR);
+                self.b.extension("SPV_KHR_fragment_shading_rate");
+            }
             BuiltIn::InvocationId => self.b.capability(Capability::Geometry),
             _ => {}
         }
@@ -807,6 +881,9 @@ impl<'a> Ctx<'a> {
             97..=99 if stage == Stage::Geometry => self.gs_stream(op, a),
             100 if stage == Stage::Geometry => self.load_stage_builtin(BuiltIn::InvocationId, ty),
             108 if stage == Stage::Geometry => self.load_stage_builtin(BuiltIn::PrimitiveId, ty),
+            // SM 6.8 `StartVertexLocation()` / `StartInstanceLocation()`: the draw's base vertex / instance.
+            256 if stage == Stage::Vertex => self.load_stage_builtin(BuiltIn::BaseVertex, ty),
+            257 if stage == Stage::Vertex => self.load_stage_builtin(BuiltIn::BaseInstance, ty),
             138 if matches!(stage, Stage::Vertex | Stage::Pixel | Stage::Geometry) => {
                 self.load_stage_builtin(BuiltIn::ViewIndex, ty)
             }
