@@ -1,9 +1,9 @@
 //! Translation under root signatures ([`RootSignatureBindings`]) over the corpus, checked with `spirv-val`.
 //!
-//! 1. Every corpus container that carries an RTS0 part: compute shaders translate with their own root signature
-//!    (on every layout variant below) and pass `spirv-val`; standalone root signature blobs (no shader) get a
-//!    layout and a binding model; shaders of other stages are listed as exceptions (the translator handles compute
-//!    shaders only).
+//! 1. Every corpus container that carries an RTS0 part: compute, vertex, pixel and geometry shaders translate with
+//!    their own root signature (on every layout variant below) and pass `spirv-val`; standalone root signature
+//!    blobs (no shader) get a layout and a binding model. The corpus has no container of another stage with a
+//!    root signature; one would be listed and fail the test.
 //! 2. Every compute shader of the corpus translates under root signatures made from its own resource
 //!    declarations — everything in descriptor tables; single buffers as root descriptors and single samplers as
 //!    static samplers; small constant buffers as root constants — on each layout variant (per-type or mutable heap
@@ -26,7 +26,7 @@ use dxil_rootsig::{
     parse_hlsl,
 };
 use dxil_to_spirv::dxil::{ResourceClass, ResourceDecl, ResourceKind};
-use dxil_to_spirv::{Options, RootSignatureBindings, Translator};
+use dxil_to_spirv::{Options, RootSignatureBindings, Stage, Translator};
 use support::*;
 
 /// The layout variants: (name, device limits, options).
@@ -140,8 +140,9 @@ fn every_container_with_a_root_signature_translates_with_it() {
         return;
     }
     let mut tr = Translator::new();
-    let (mut standalone, mut compute, mut runs, mut passed) = (0, 0, 0, 0);
+    let (mut standalone, mut compute, mut runs, mut passed) = (0, 0, 0usize, 0usize);
     let mut other_stages: Vec<String> = Vec::new();
+    let mut graphics: Vec<String> = Vec::new();
     let mut local: Vec<String> = Vec::new();
     let mut failures = Vec::new();
     for path in all_containers(&corpus) {
@@ -182,17 +183,23 @@ fn every_container_with_a_root_signature_translates_with_it() {
         };
         let entry = dxil_to_spirv::dxil::read_entry(&module, None)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        if entry.stage != dxil_to_spirv::Stage::Compute {
-            // Not translated, but its root signature must still give a model.
-            for (v, limits, options) in variants() {
-                if let Err(e) = RootSignatureBindings::from_root_signature(&rs, &limits, &options) {
-                    failures.push(format!("{name} [{v}]: {e}"));
+        match entry.stage {
+            Stage::Compute => compute += 1,
+            Stage::Vertex | Stage::Pixel | Stage::Geometry => graphics.push(name.clone()),
+            other => {
+                // Not translated (hull, domain, mesh, amplification), but its root signature must still give
+                // a model.
+                for (v, limits, options) in variants() {
+                    if let Err(e) =
+                        RootSignatureBindings::from_root_signature(&rs, &limits, &options)
+                    {
+                        failures.push(format!("{name} [{v}]: {e}"));
+                    }
                 }
+                other_stages.push(format!("{name} ({})", other.name()));
+                continue;
             }
-            other_stages.push(format!("{name} ({})", entry.stage.name()));
-            continue;
         }
-        compute += 1;
         for (v, limits, options) in variants() {
             runs += 1;
             let model = RootSignatureBindings::from_root_signature(&rs, &limits, &options)
@@ -205,21 +212,36 @@ fn every_container_with_a_root_signature_translates_with_it() {
     }
     eprintln!(
         "containers with RTS0: {standalone} standalone root signatures ({} local: shader records, no pipeline \
-         layout), {compute} compute shaders ({runs} translations on {} layout variants, {passed} pass spirv-val), \
-         {} shaders of other stages not translated (the translator handles compute shaders only):",
+         layout), {compute} compute and {} vertex/pixel/geometry shaders ({runs} translations on {} layout \
+         variants, {passed} pass spirv-val), {} shaders of stages the translator does not handle:",
         local.len(),
+        graphics.len(),
         variants().len(),
         other_stages.len()
     );
+    for s in &graphics {
+        eprintln!("  graphics: {s}");
+    }
     for s in &other_stages {
-        eprintln!("  {s}");
+        eprintln!("  not translated: {s}");
     }
     for f in &failures {
         eprintln!("FAIL {f}");
     }
+    assert_eq!(runs, passed, "every translation must pass spirv-val");
     assert!(
         compute > 0,
         "no compute shader with a root signature in the corpus"
+    );
+    // The vertex, pixel and geometry shaders of vkd3d-proton's root signature and null root signature tests.
+    assert!(
+        graphics.len() >= 8,
+        "expected the 8 vertex/pixel/geometry containers with a root signature, found {}",
+        graphics.len()
+    );
+    assert!(
+        other_stages.is_empty(),
+        "containers of untranslated stages: {other_stages:?}"
     );
     assert!(failures.is_empty(), "{} failures", failures.len());
 }
