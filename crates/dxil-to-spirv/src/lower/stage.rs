@@ -1044,3 +1044,108 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_values_map_to_the_stage_built_ins() {
+        use SemanticKind as K;
+        let sv = |stage, output, kind| system_value(stage, output, kind);
+        assert_eq!(sv(Stage::Vertex, false, K::Arbitrary), Ok(None));
+        assert_eq!(
+            sv(Stage::Vertex, false, K::VertexID),
+            Ok(Some(BuiltIn::VertexIndex))
+        );
+        assert_eq!(
+            sv(Stage::Vertex, false, K::InstanceID),
+            Ok(Some(BuiltIn::InstanceIndex))
+        );
+        assert_eq!(
+            sv(Stage::Vertex, true, K::Position),
+            Ok(Some(BuiltIn::Position))
+        );
+        assert_eq!(
+            sv(Stage::Geometry, false, K::Position),
+            Ok(Some(BuiltIn::Position))
+        );
+        assert_eq!(
+            sv(Stage::Pixel, false, K::Position),
+            Ok(Some(BuiltIn::FragCoord))
+        );
+        assert_eq!(
+            sv(Stage::Pixel, false, K::IsFrontFace),
+            Ok(Some(BuiltIn::FrontFacing))
+        );
+        assert_eq!(sv(Stage::Pixel, true, K::Target), Ok(None));
+        for k in [K::Depth, K::DepthLessEqual, K::DepthGreaterEqual] {
+            assert_eq!(sv(Stage::Pixel, true, k), Ok(Some(BuiltIn::FragDepth)));
+        }
+        assert_eq!(
+            sv(Stage::Pixel, true, K::Coverage),
+            Ok(Some(BuiltIn::SampleMask))
+        );
+        assert_eq!(
+            sv(Stage::Vertex, true, K::ClipDistance),
+            Ok(Some(BuiltIn::ClipDistance))
+        );
+        assert_eq!(
+            sv(Stage::Pixel, false, K::CullDistance),
+            Ok(Some(BuiltIn::CullDistance))
+        );
+        assert_eq!(
+            sv(Stage::Vertex, true, K::RenderTargetArrayIndex),
+            Ok(Some(BuiltIn::Layer))
+        );
+        assert_eq!(
+            sv(Stage::Geometry, true, K::PrimitiveID),
+            Ok(Some(BuiltIn::PrimitiveId))
+        );
+        // Inputs that are outputs elsewhere, and stages' own values in the wrong stage, are errors.
+        assert!(sv(Stage::Geometry, false, K::RenderTargetArrayIndex).is_err());
+        assert!(sv(Stage::Vertex, false, K::Depth).is_err());
+        assert!(sv(Stage::Pixel, false, K::Target).is_err());
+        assert!(sv(Stage::Vertex, true, K::CullPrimitive).is_err());
+    }
+
+    #[test]
+    fn interpolation_modes_become_decorations() {
+        use InterpolationMode as I;
+        assert_eq!(interpolation(I::Linear), &[] as &[Decoration]);
+        assert_eq!(interpolation(I::Undefined), &[] as &[Decoration]);
+        assert_eq!(interpolation(I::Constant), &[Decoration::Flat]);
+        assert_eq!(interpolation(I::LinearCentroid), &[Decoration::Centroid]);
+        assert_eq!(
+            interpolation(I::LinearNoperspective),
+            &[Decoration::NoPerspective]
+        );
+        assert_eq!(
+            interpolation(I::LinearNoperspectiveCentroid),
+            &[Decoration::NoPerspective, Decoration::Centroid]
+        );
+        assert_eq!(interpolation(I::LinearSample), &[Decoration::Sample]);
+        assert_eq!(
+            interpolation(I::LinearNoperspectiveSample),
+            &[Decoration::NoPerspective, Decoration::Sample]
+        );
+    }
+
+    #[test]
+    fn geometry_input_primitives_have_their_vertex_counts() {
+        assert_eq!(primitive_vertices(InputPrimitive::Point), Some(1));
+        assert_eq!(primitive_vertices(InputPrimitive::Line), Some(2));
+        assert_eq!(primitive_vertices(InputPrimitive::Triangle), Some(3));
+        assert_eq!(
+            primitive_vertices(InputPrimitive::LineWithAdjacency),
+            Some(4)
+        );
+        assert_eq!(
+            primitive_vertices(InputPrimitive::TriangleWithAdjacency),
+            Some(6)
+        );
+        assert_eq!(primitive_vertices(InputPrimitive::Undefined), None);
+        // Control-point patches (8..=39) are hull-shader inputs, not geometry primitives here.
+        assert_eq!(primitive_vertices(InputPrimitive::from_raw(10)), None);
+    }
+}
