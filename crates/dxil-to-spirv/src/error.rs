@@ -33,7 +33,9 @@ pub enum Error {
     Module(String),
     #[error("metadata: {0}")]
     Metadata(String),
-    #[error("{stage} shaders are not supported yet (only compute)")]
+    #[error(
+        "{stage} shaders are not supported yet (compute, vertex, pixel and geometry shaders are)"
+    )]
     Stage { stage: &'static str },
     /// An operation the translator does not implement.
     #[error("unsupported {what} at {at}")]

@@ -1,9 +1,10 @@
-//! DXIL → SPIR-V translation (compute shaders).
+//! DXIL → SPIR-V translation (compute, vertex, pixel and geometry shaders).
 //!
 //! [`translate`] takes a DXIL module (read with `dxil_module::read_module`) and returns a Vulkan SPIR-V module
-//! plus everything a runtime needs to run it without reflection: the entry point, the thread-group size and the
-//! descriptor bindings it expects ([`Translation`]). [`translate_container`] does the same from container bytes;
-//! [`Translator`] keeps its buffers between calls for batch use; [`disassemble`] prints the words as text.
+//! plus everything a runtime needs to run it without reflection: the entry point, the stage, the thread-group
+//! size and the descriptor bindings it expects ([`Translation`]). [`translate_container`] does the same from
+//! container bytes; [`Translator`] keeps its buffers between calls for batch use; [`disassemble`] prints the words
+//! as text.
 //!
 //! # Pieces
 //! * [`cfg`](mod@cfg): turns each function's reducible CFG into SPIR-V structured control flow.
@@ -21,6 +22,63 @@
 //!   Vulkan 1.2), static samplers, SM 6.6 heap indexing, view windows from the offset buffer, UAV counters through
 //!   the counter address table, a root block spilled into a uniform buffer).
 //! * `spv`: a direct SPIR-V word emitter with interned types and constants.
+//! * `lower::stage`: the graphics stages (below).
+//!
+//! # Graphics stages
+//! Vertex (`Vertex`), pixel (`Fragment`) and geometry (`Geometry`) entry points take their interface from the entry
+//! point's signatures (`dxil_shader::DxilModule`): every signature element is one `Input`/`Output` variable,
+//! declared whether or not the shader touches it, so that the interfaces of stages translated here match.
+//! * A user element is at `Location` = its start row, `Component` = its start column (none when 0); a vector of
+//!   its columns, an array over its rows when it has several (a dynamic row index in `loadInput`/`storeOutput`
+//!   indexes it). `SV_Target` n is `Location` n. 32-bit float, signed and unsigned elements keep their class;
+//!   16-bit elements are 32-bit in the interface and converted at each access; 64-bit elements are unsupported.
+//! * Pixel shader inputs: `nointerpolation` → `Flat` (also every integer input, as Vulkan requires), `centroid`
+//!   → `Centroid`, `noperspective` → `NoPerspective`, `sample` → `Sample`. Pull-model `EvaluateAttributeSnapped`
+//!   / `AtSample` / `Centroid` → `InterpolateAtOffset` (the 4-bit signed offsets in 1/16 pixel) / `AtSample` /
+//!   `AtCentroid`.
+//! * Geometry shader inputs are arrays over the input primitive's vertices (`loadInput`'s vertex operand).
+//!
+//! | System value | Stage, direction | SPIR-V |
+//! |---|---|---|
+//! | `SV_Position` | VS/GS output, GS input | `Position` |
+//! | `SV_Position` | PS input | `FragCoord`; `.w` read as `1 / FragCoord.w` (D3D gives clip-space w) |
+//! | `SV_VertexID`, `SV_InstanceID` | VS input | `VertexIndex − BaseVertex`, `InstanceIndex − BaseInstance`: D3D counts from the draw's first vertex / instance, Vulkan includes the base (`DrawParameters`) |
+//! | `StartVertexLocation()`, `StartInstanceLocation()` (SM 6.8) | VS | `BaseVertex`, `BaseInstance` |
+//! | `SV_ClipDistance`, `SV_CullDistance` | VS/GS output, GS/PS input | one `ClipDistance` / `CullDistance` float array per kind, elements concatenated in semantic-index order (at most 8 in all) |
+//! | `SV_RenderTargetArrayIndex`, `SV_ViewportArrayIndex` | VS/GS output, PS input | `Layer`, `ViewportIndex` (VS: `SPV_EXT_shader_viewport_index_layer`) |
+//! | `SV_PrimitiveID` | GS output, PS input; GS `PrimitiveID()` | `PrimitiveId` |
+//! | `SV_GSInstanceID` | GS | `InvocationId` |
+//! | `SV_IsFrontFace` | PS input | `FrontFacing`, read as `0xFFFFFFFF` / 0 |
+//! | `SV_SampleIndex` | PS | `SampleId` |
+//! | `SV_Coverage` | PS input (`Coverage()`), output | `SampleMask[0]` |
+//! | `SV_InnerCoverage` | PS | `FullyCoveredEXT` (`SPV_EXT_fragment_fully_covered`) |
+//! | `SV_Depth`, `SV_DepthLessEqual`, `SV_DepthGreaterEqual` | PS output | `FragDepth` with `DepthReplacing` (and `DepthLess` / `DepthGreater`) |
+//! | `SV_StencilRef` | PS output | `FragStencilRefEXT`, `StencilRefReplacingEXT` |
+//! | `SV_Barycentrics` | PS input | `BaryCoordKHR`, `BaryCoordNoPerspKHR` for `noperspective` (`SPV_KHR_fragment_shader_barycentric`) |
+//! | `SV_ShadingRate` | VS/GS output, PS input | `PrimitiveShadingRateKHR`, `ShadingRateKHR` (D3D12's encoding is Vulkan's) |
+//! | `SV_ViewID` | all three | `ViewIndex` |
+//!
+//! Pixel shaders run with `OriginUpperLeft`, and `EarlyFragmentTests` when the shader flags force early depth and
+//! stencil. `discard` is `OpDemoteToHelperInvocation` (SPIR-V 1.6, or `SPV_EXT_demote_to_helper_invocation`
+//! before): a discarded D3D pixel goes on as a helper, so the derivatives of its quad stay defined, which
+//! `OpKill` would not keep; `IsHelperLane()` is then `OpIsHelperInvocationEXT`. Pixel shaders have quads of their
+//! own (derivatives, implicit-LOD sampling, quad operations); vertex and geometry shaders have none (derivatives 0,
+//! sampling at level 0). Geometry shaders get the input primitive (`InputPoints` … `InputTrianglesAdjacency`),
+//! `OutputVertices` = `maxvertexcount`, `Invocations` = `[instance(n)]` and the output topology (a list topology is
+//! the matching strip: D3D output streams are strips); `EmitStream` / `CutStream` are `OpEmitVertex` /
+//! `OpEndPrimitive`, or the stream forms with `GeometryStreams` when a stream other than 0 is active. Elements of
+//! streams other than 0 are not rasterized: they are plain locations numbered after the rows of the streams
+//! before them (system values included). Resources, UAV writes from any stage and both binding models work as in
+//! compute shaders.
+//!
+//! Not supported in these stages (errors naming the element or operation): 64-bit signature elements, system
+//! values with several rows other than clip/cull distances, more than 8 clip and cull distances, `Layer` /
+//! `ViewportIndex` as geometry shader inputs (Vulkan cannot read them there), control-point patch inputs to
+//! geometry shaders, `GetAttributeAtVertex` (needs per-vertex inputs), `GetRenderTargetSampleCount` /
+//! `GetRenderTargetSamplePosition` (no Vulkan equivalent in the shader), sampler feedback. Dual-source blending
+//! (`SV_Target0`/`1` as the two sources of attachment 0, decided by the blend state, not the shader) gets
+//! `Location` 0 and 1, not `Index` 1. Hull, domain, mesh and amplification shaders fail with
+//! [`Error::Stage`] naming the stage.
 //!
 //! # D3D12 semantics kept where SPIR-V differs
 //! | Rule | Where D3D specifies it | How |
@@ -58,9 +116,9 @@
 //! nothing; an unbounded register array that no table range holds binds a single root descriptor or static
 //! sampler, which every index then reads (as native drivers do).
 //!
-//! Not supported yet (reported as errors): stages other than compute, library (`lib_6_x`) entry points,
-//! raw and structured views stored as texel buffers (root-signature layouts for devices whose storage-buffer offset
-//! alignment exceeds 16), acceleration structures under a root signature, work-graph nodes, SM 6.9 hit
+//! Not supported yet (reported as errors): hull, domain, mesh and amplification stages, library (`lib_6_x`)
+//! entry points, raw and structured views stored as texel buffers (root-signature layouts for devices whose
+//! storage-buffer offset alignment exceeds 16), acceleration structures under a root signature, work-graph nodes, SM 6.9 hit
 //! objects and the SM 6.10 linear-algebra operations, `Nand` read-modify-writes on groupshared memory, handles
 //! chosen through `phi`/`select`, pointer arithmetic on dynamic indices.
 //!

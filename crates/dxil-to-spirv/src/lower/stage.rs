@@ -216,10 +216,12 @@ impl<'a> Ctx<'a> {
         };
         let per_vertex = stage == Stage::Geometry && !output;
         let dir = if output { "output" } else { "input" };
+        // Signature elements are not instructions: the location names the entry function only.
+        let entry_name = self.entry.name.clone();
         let unsupported = |what: String| Error::Unsupported {
             what,
             at: crate::error::Location {
-                function: String::new(),
+                function: entry_name.clone(),
                 block: 0,
                 inst: 0,
             },
@@ -371,7 +373,7 @@ impl<'a> Ctx<'a> {
                         t
                     };
                     let var = self.io_var(sc, t, Some(b));
-                    self.builtin_caps(b, output)?;
+                    self.builtin_caps(b)?;
                     if !output && !per_vertex {
                         // Stage operations reading the same built-in share the variable.
                         self.io.builtins.push((b, var));
@@ -527,7 +529,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Capabilities and extensions a built-in needs in this stage.
-    fn builtin_caps(&mut self, b: BuiltIn, output: bool) -> Result<(), Error> {
+    fn builtin_caps(&mut self, b: BuiltIn) -> Result<(), Error> {
         let stage = self.entry.stage;
         match b {
             BuiltIn::Layer | BuiltIn::ViewportIndex if stage == Stage::Vertex => {
@@ -562,7 +564,6 @@ impl<'a> Ctx<'a> {
             BuiltIn::InvocationId => self.b.capability(Capability::Geometry),
             _ => {}
         }
-        let _ = output;
         Ok(())
     }
 
@@ -577,7 +578,7 @@ impl<'a> Ctx<'a> {
             _ => self.b.u32(),
         };
         let var = self.io_var(StorageClass::Input, ty, Some(b));
-        self.builtin_caps(b, false)?;
+        self.builtin_caps(b)?;
         if self.entry.stage == Stage::Pixel && ty != self.b.bool() {
             self.b.decorate(var, Decoration::Flat, &[]);
         }
@@ -672,7 +673,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Converts a component read from the interface to the LLVM type `ty`.
-    fn from_interface(&mut self, x: u32, class: Class, ty: TypeId) -> Result<u32, Error> {
+    fn read_converted(&mut self, x: u32, class: Class, ty: TypeId) -> Result<u32, Error> {
         let t = self.ty(ty)?;
         Ok(match (class, self.m.types.data(ty)) {
             (Class::Float, TypeData::Float) => x,
@@ -719,7 +720,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Converts an LLVM value of type `ty` to the interface's class.
-    fn to_interface(&mut self, x: u32, ty: TypeId, class: Class) -> Result<u32, Error> {
+    fn write_converted(&mut self, x: u32, ty: TypeId, class: Class) -> Result<u32, Error> {
         let f = self.b.f32();
         let u = self.b.u32();
         let s = self.b.ty(TypeKey::SInt(32));
@@ -779,7 +780,7 @@ impl<'a> Ctx<'a> {
             }
             _ => {}
         }
-        self.from_interface(x, s.class, ty).map(Val::Id)
+        self.read_converted(x, s.class, ty).map(Val::Id)
     }
 
     /// `storeOutput(outputSigId, rowIndex, colIndex, value)`.
@@ -794,7 +795,7 @@ impl<'a> Ctx<'a> {
         let vt = self.arg_ty(a, 4)?;
         let x = self.arg_id(a, 4)?;
         let (p, _) = self.slot_ptr(&s, s.var, None, row, row_const, col)?;
-        let v = self.to_interface(x, vt, s.class)?;
+        let v = self.write_converted(x, vt, s.class)?;
         self.store(p, v);
         Ok(Val::None)
     }
@@ -849,7 +850,7 @@ impl<'a> Ctx<'a> {
                 self.glsl(scalar, GLOp::InterpolateAtOffset, &[p, off])
             }
         };
-        self.from_interface(x, Class::Float, ty).map(Val::Id)
+        self.read_converted(x, Class::Float, ty).map(Val::Id)
     }
 
     /// Stage operations other than input and output: `Some` when `op` is one.
@@ -870,7 +871,7 @@ impl<'a> Ctx<'a> {
                 self.stage_builtin(BuiltIn::FullyCoveredEXT).and_then(|v| {
                     let bt = self.b.bool();
                     let x = self.load(bt, v);
-                    self.from_interface(x, Class::Bool, ty).map(|x| {
+                    self.read_converted(x, Class::Bool, ty).map(|x| {
                         // InnerCoverage is 1 when covered, not all ones.
                         let u = self.b.u32();
                         let one = self.b.const_u32(1);
@@ -912,7 +913,7 @@ impl<'a> Ctx<'a> {
         let v = self.stage_builtin(b)?;
         let u = self.b.u32();
         let x = self.load(u, v);
-        self.from_interface(x, Class::UInt, ty).map(Val::Id)
+        self.read_converted(x, Class::UInt, ty).map(Val::Id)
     }
 
     /// `Coverage()`: the input sample mask.
