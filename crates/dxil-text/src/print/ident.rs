@@ -54,16 +54,48 @@ pub(crate) fn write_name<W: Write + ?Sized>(out: &mut W, sigil: &str, name: &str
     if is_simple_name(name) {
         return out.write_str(name);
     }
-    let bytes = name.as_bytes();
     out.write_char('"')?;
-    write_escaped(out, bytes)?;
+    write_escaped_str(out, name)?;
     out.write_char('"')
+}
+
+/// [`write_escaped`] for text already known to be UTF-8: printable runs are written as slices
+/// of it, without checking them again.
+fn write_escaped_str<W: Write + ?Sized>(out: &mut W, text: &str) -> fmt::Result {
+    let mut start = 0;
+    for (i, &c) in text.as_bytes().iter().enumerate() {
+        if is_print(c) && c != b'\\' && c != b'"' {
+            continue;
+        }
+        // `i` is at an ASCII byte or inside a multi-byte character, whose bytes are all
+        // escaped; either way `start..i` ends at a character boundary or is empty.
+        out.write_str(text.get(start..i).unwrap_or(""))?;
+        out.write_char('\\')?;
+        out.write_char(HEX_UPPER[(c >> 4) as usize] as char)?;
+        out.write_char(HEX_UPPER[(c & 15) as usize] as char)?;
+        start = i + 1;
+    }
+    out.write_str(text.get(start..).unwrap_or(""))
+}
+
+/// A character of a metadata name after the first: a letter, a digit or one of `-$._`.
+#[inline]
+fn is_md_char(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'-' | b'$' | b'.' | b'_')
 }
 
 /// Writes a metadata name (named metadata, attachment kinds) without its `!`: the first character
 /// may be a letter or one of `-$._`, the others may also be digits; anything else is `\XX`.
 pub(crate) fn write_metadata_identifier<W: Write + ?Sized>(out: &mut W, name: &str) -> fmt::Result {
     let bytes = name.as_bytes();
+    // Almost every name needs no escape: one check, one write.
+    if bytes
+        .first()
+        .is_some_and(|&c| !c.is_ascii_digit() && is_md_char(c))
+        && bytes.iter().all(|&c| is_md_char(c))
+    {
+        return out.write_str(name);
+    }
     let Some((&first, rest)) = bytes.split_first() else {
         return out.write_str("<empty name> ");
     };

@@ -44,7 +44,12 @@ impl<'m> Kinds<'m> {
         let mut by_file_id = Vec::with_capacity(md.kinds.len());
         for k in &md.kinds {
             let name: &'m str = k.name.as_ref();
-            let ctx = match FIXED_KINDS.iter().position(|f| *f == name) {
+            // Files list the fixed kinds first, under their context ids: check that one first.
+            let fixed_at_id = FIXED_KINDS.get(k.id as usize) == Some(&name);
+            let ctx = match fixed_at_id
+                .then_some(k.id as usize)
+                .or_else(|| FIXED_KINDS.iter().position(|f| *f == name))
+            {
                 Some(i) => i,
                 None => match custom.iter().position(|c| *c == name) {
                     Some(i) => FIXED_KINDS.len() + i,
@@ -180,6 +185,12 @@ impl MdSlots {
             }
         }
         let mut att = Vec::new();
+        // Whether each function is an `llvm.*` intrinsic, decided once rather than per call.
+        let intrinsic: Vec<bool> = m
+            .functions
+            .iter()
+            .map(|g| g.name.starts_with("llvm."))
+            .collect();
         for f in &m.functions {
             let Some(body) = &f.body else { continue };
             if body.blocks.is_empty() {
@@ -193,7 +204,7 @@ impl MdSlots {
             for (i, inst) in body.insts.iter().enumerate() {
                 if let InstKind::Call { callee, args, .. } = &inst.kind
                     && let ValueRef::Function(fid) = callee.get()
-                    && m.function(fid).is_some_and(|g| g.name.starts_with("llvm."))
+                    && intrinsic.get(fid.index()) == Some(&true)
                 {
                     for v in body.values(*args) {
                         if let ValueRef::Metadata(n) = v.get() {
@@ -201,9 +212,16 @@ impl MdSlots {
                         }
                     }
                 }
-                kinds.attachments_of(body, i as u32, &mut cursor, &mut att);
-                for &(_, n) in &att {
-                    s.create(md, n);
+                // Most instructions have no attachments: skip the lookup for them.
+                if body
+                    .attachments
+                    .get(cursor)
+                    .is_some_and(|a| a.inst.0 <= i as u32)
+                {
+                    kinds.attachments_of(body, i as u32, &mut cursor, &mut att);
+                    for &(_, n) in &att {
+                        s.create(md, n);
+                    }
                 }
             }
         }
