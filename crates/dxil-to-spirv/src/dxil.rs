@@ -333,7 +333,10 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
         flags: props.shader_flags.map_or(0, |f| f.0),
         resources,
         fp32_denorm: denorm_mode(m, function),
-        wave_size: props.wave_size.map(|w| (w.min, w.max, w.preferred)),
+        // `[WaveSize(n)]` stores max 0 ("no range"): the required range is then n..=n.
+        wave_size: props
+            .wave_size
+            .map(|w| (w.min, if w.max == 0 { w.min } else { w.max }, w.preferred)),
         inputs: entry.signatures.inputs.clone(),
         outputs: entry.signatures.outputs.clone(),
         gs_state: props.gs_state,

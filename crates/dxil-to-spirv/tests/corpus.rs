@@ -49,6 +49,22 @@ fn every_compute_shader_translates_and_validates() {
                     match result {
                         Ok(tr_out) => {
                             translated.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            // A pipeline needs a non-empty subgroup-size range of powers of two
+                            // (`[WaveSize(n)]` alone stores no maximum).
+                            if let Some(w) = tr_out.wave_size {
+                                let sizes = 4..=128u32;
+                                if !(sizes.contains(&w.min)
+                                    && sizes.contains(&w.max)
+                                    && w.min <= w.max
+                                    && w.min.is_power_of_two()
+                                    && w.max.is_power_of_two())
+                                {
+                                    failures
+                                        .lock()
+                                        .unwrap()
+                                        .push(format!("{}: wave size range {w:?}", sh.name));
+                                }
+                            }
                             if validate
                                 && let Err(e) = spirv_val(
                                     &tr_out.words,
