@@ -286,6 +286,7 @@ impl<'a> Reader<'a> {
         self.err(ReadErrorKind::Unsupported, msg)
     }
 
+    #[inline]
     fn op(&self, i: usize) -> Result<u64> {
         match self.ops.get(i) {
             Some(v) => Ok(*v),
@@ -302,6 +303,7 @@ impl<'a> Reader<'a> {
         u32::try_from(v).map_err(|_| self.malformed(format!("operand {i} ({v}) exceeds 32 bits")))
     }
 
+    #[inline]
     fn type_id(&self, v: u64) -> Result<TypeId> {
         if v < self.m.types.len() as u64 {
             Ok(TypeId(v as u32))
@@ -313,6 +315,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn op_type(&self, i: usize) -> Result<TypeId> {
         let v = self.op(i)?;
         self.type_id(v)
@@ -1051,6 +1054,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn lookup_value(&self, n: u32, f: Option<&FnState>) -> Option<Value> {
         let m = self.values.len();
         let n = n as usize;
@@ -1061,6 +1065,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn lookup_type(&self, n: u32, f: Option<&FnState>) -> Option<TypeId> {
         let m = self.value_types.len();
         let n = n as usize;
@@ -1302,16 +1307,19 @@ impl<'a> Reader<'a> {
                             self.note_local_md(f.as_deref_mut(), id);
                         }
                         3 | 5 => {
-                            let start = self.m.metadata.operands.len() as u32;
-                            for i in 0..self.ops.len() {
-                                let o = self.ops[i];
-                                let enc = if o == 0 {
-                                    0
-                                } else {
-                                    self.md_ref(o - 1, None)?.0 + 1
-                                };
-                                self.m.metadata.operands.push(enc);
+                            // Operands are stored as read (0 = null, else id + 1) once every
+                            // id is known to be in range, as `md_ref` would check it.
+                            let limit = u64::from(MAX_VALUE_INDEX).min(self.bits_total);
+                            if let Some(&o) = self.ops.iter().find(|&&o| o != 0 && o - 1 > limit) {
+                                return Err(
+                                    self.malformed(format!("metadata id {} out of range", o - 1))
+                                );
                             }
+                            let start = self.m.metadata.operands.len() as u32;
+                            self.m
+                                .metadata
+                                .operands
+                                .extend(self.ops.iter().map(|&o| o as u32));
                             let id = self.m.metadata.push(MdData::Node {
                                 distinct: code == 5,
                                 operands: PoolRange {
@@ -1727,6 +1735,7 @@ impl<'a> Reader<'a> {
 
     // ---------------------------------------------------------------- instructions
 
+    #[inline]
     fn next_value_number(&self, st: &FnState) -> u32 {
         (self.values.len() + st.values.len()) as u32
     }
@@ -1757,6 +1766,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A relative operand whose type comes from context.
+    #[inline]
     fn value_plain(&self, st: &mut FnState, slot: &mut usize) -> Result<Value> {
         let rel = self.op(*slot)? as u32;
         *slot += 1;
@@ -1765,6 +1775,7 @@ impl<'a> Reader<'a> {
         self.resolve_number(st, n)
     }
 
+    #[inline]
     fn resolve_number(&self, st: &mut FnState, n: u32) -> Result<Value> {
         if n > MAX_VALUE_INDEX {
             return Err(self.malformed(format!("value id {n} out of range")));
