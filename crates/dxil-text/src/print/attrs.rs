@@ -19,7 +19,7 @@ pub(crate) enum Attr<'m> {
 }
 
 /// Bitcode attribute kind code → (`AttrKind` position, spelling, is an integer attribute).
-fn kind_info(code: u32) -> Option<(u8, &'static str, bool)> {
+const fn kind_info(code: u32) -> Option<(u8, &'static str, bool)> {
     Some(match code {
         1 => (1, "align", true),
         2 => (2, "alwaysinline", false),
@@ -71,11 +71,22 @@ fn kind_info(code: u32) -> Option<(u8, &'static str, bool)> {
 }
 
 /// Spelling of an enum or integer attribute by its `AttrKind` position.
+/// Attribute names by sort order, built from [`kind_info`] at compile time: printing an
+/// attribute is a lookup, not a search.
+const NAME_BY_ORDER: [&str; 256] = {
+    let mut names = ["<unknown attribute>"; 256];
+    let mut code = 1;
+    while code <= 45 {
+        if let Some((order, name, _)) = kind_info(code) {
+            names[order as usize] = name;
+        }
+        code += 1;
+    }
+    names
+};
+
 fn name_of(order: u8) -> &'static str {
-    (1..=45)
-        .filter_map(kind_info)
-        .find(|k| k.0 == order)
-        .map_or("<unknown attribute>", |k| k.1)
+    NAME_BY_ORDER[order as usize]
 }
 
 fn class(a: &Attr<'_>) -> u8 {
