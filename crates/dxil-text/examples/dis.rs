@@ -53,23 +53,51 @@ struct Split {
 fn dis_file(
     input: &Path,
     output: &Path,
-    text: &mut String,
+    buf: &mut Buffers,
     split: &mut Split,
 ) -> Result<usize, String> {
     let t0 = Instant::now();
-    let bytes = std::fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let len = read_file(input, &mut buf.input).map_err(|e| format!("{}: {e}", input.display()))?;
     let t1 = Instant::now();
-    let (bc, off) = bitcode(&bytes)?;
+    let (bc, off) = bitcode(buf.input.get(..len).unwrap_or_default())?;
     let m = dxil_module::read_module(bc, off).map_err(|e| e.to_string())?;
     let t2 = Instant::now();
-    text.clear();
-    dxil_text::print_module(&m, text).map_err(|e| e.to_string())?;
+    buf.text.clear();
+    dxil_text::print_module(&m, &mut buf.text).map_err(|e| e.to_string())?;
     let t3 = Instant::now();
-    std::fs::write(output, text.as_bytes()).map_err(|e| format!("{}: {e}", output.display()))?;
-    split.io += t1 - t0 + t3.elapsed();
-    split.read += t2 - t1;
+    drop(m);
+    let t4 = Instant::now();
+    std::fs::write(output, buf.text.as_bytes())
+        .map_err(|e| format!("{}: {e}", output.display()))?;
+    split.io += t1 - t0 + t4.elapsed();
+    split.read += t2 - t1 + (t4 - t3);
     split.print += t3 - t2;
-    Ok(text.len())
+    Ok(buf.text.len())
+}
+
+/// Buffers [`dis_file`] reuses from file to file.
+#[derive(Default)]
+struct Buffers {
+    input: Vec<u8>,
+    text: String,
+}
+
+/// Reads a whole file into the start of `buf` and returns its length: open, read to the end,
+/// close, without asking for the file's size first. `buf` only grows, so it is zeroed once.
+fn read_file(path: &Path, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path)?;
+    let mut filled = 0;
+    loop {
+        if buf.len() == filled {
+            buf.resize((filled * 2).max(64 * 1024), 0);
+        }
+        let n = f.read(buf.get_mut(filled..).unwrap_or_default())?;
+        if n == 0 {
+            return Ok(filled);
+        }
+        filled += n;
+    }
 }
 
 /// CPU seconds (user + system) of this process and of its waited-for children, from
@@ -170,7 +198,7 @@ fn compare(dirs: &[String]) {
         }
         faster
     };
-    let mut text = String::new();
+    let mut buf = Buffers::default();
     let mut out_bytes = 0;
     let mut splits = [Split::default(); 2];
     let clear_outputs = || {
@@ -198,7 +226,7 @@ fn compare(dirs: &[String]) {
         let (wall, own, _) = measure(|| {
             out_bytes = 0;
             for (i, bc) in bcs.iter().enumerate() {
-                out_bytes += dis_file(bc, &ll(i, "bc"), &mut text, &mut split).expect("dis");
+                out_bytes += dis_file(bc, &ll(i, "bc"), &mut buf, &mut split).expect("dis");
             }
         });
         if keep(&mut best, 1, wall, own) {
@@ -207,7 +235,7 @@ fn compare(dirs: &[String]) {
         let mut split = Split::default();
         let (wall, own, _) = measure(|| {
             for (i, c) in containers.iter().enumerate() {
-                dis_file(c, &ll(i, "dxil"), &mut text, &mut split).expect("dis");
+                dis_file(c, &ll(i, "dxil"), &mut buf, &mut split).expect("dis");
             }
         });
         if keep(&mut best, 2, wall, own) {
@@ -306,12 +334,12 @@ fn main() {
         return;
     }
     if args.len() == 3 && args[1] == "-o" {
-        let mut text = String::new();
+        let mut buf = Buffers::default();
         let mut split = Split::default();
         if let Err(e) = dis_file(
             Path::new(&args[0]),
             Path::new(&args[2]),
-            &mut text,
+            &mut buf,
             &mut split,
         ) {
             eprintln!("{e}");
