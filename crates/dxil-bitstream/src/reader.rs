@@ -146,9 +146,10 @@ struct Frame {
     blockinfo_target: Option<(u32, usize)>,
 }
 
-/// The last BLOCKINFO block this thread skipped as the first of its stream, and the
-/// abbreviations it registered. Every module DXC writes starts with the same BLOCKINFO block,
-/// so a reader of many modules decodes it once; the tables are shared, not copied (a later
+/// The last few distinct BLOCKINFO blocks this thread skipped as the first of their stream,
+/// and the abbreviations they registered. DXC writes one of a few BLOCKINFO blocks (the
+/// constants' type field width follows the size of the type table), so a reader of many
+/// modules decodes each once; the tables are shared, not copied (a later
 /// change in either reader copies them first). What a first BLOCKINFO block registers depends
 /// only on its bits, its abbreviation width and its nesting depth (the depth limit applies to
 /// blocks nested in it), which are the key.
@@ -163,10 +164,12 @@ impl BlockinfoMemo {
     /// Larger blocks are not kept (DXC's is about 150 bytes): the memo must not hold on to
     /// large inputs.
     const MAX_BYTES: usize = 4096;
+    /// Blocks remembered, most recently used first.
+    const ENTRIES: usize = 8;
 }
 
 thread_local! {
-    static BLOCKINFO_MEMO: RefCell<Option<BlockinfoMemo>> = const { RefCell::new(None) };
+    static BLOCKINFO_MEMO: RefCell<Vec<BlockinfoMemo>> = const { RefCell::new(Vec::new()) };
     static BUFFERS: Cell<Buffers> = Cell::new(Buffers::default());
 }
 
@@ -759,12 +762,13 @@ impl<'a> BitstreamReader<'a> {
         let depth = self.frames.len();
         let memo = BLOCKINFO_MEMO
             .try_with(|m| {
-                m.borrow()
-                    .as_ref()
-                    .filter(|m| {
-                        m.abbrev_width == h.abbrev_width && m.depth == depth && m.bytes == bytes
-                    })
-                    .map(|m| Arc::clone(&m.tables))
+                let mut m = m.borrow_mut();
+                let i = m.iter().position(|m| {
+                    m.abbrev_width == h.abbrev_width && m.depth == depth && m.bytes == bytes
+                })?;
+                // Most recently used first.
+                m.get_mut(..=i)?.rotate_right(1);
+                m.first().map(|m| Arc::clone(&m.tables))
             })
             .ok()
             .flatten();
@@ -781,7 +785,11 @@ impl<'a> BitstreamReader<'a> {
                 bytes: bytes.to_vec(),
                 tables: self.store.blockinfo_tables(),
             };
-            let _ = BLOCKINFO_MEMO.try_with(|m| *m.borrow_mut() = Some(memo));
+            let _ = BLOCKINFO_MEMO.try_with(|m| {
+                let mut m = m.borrow_mut();
+                m.truncate(BlockinfoMemo::ENTRIES - 1);
+                m.insert(0, memo);
+            });
         }
         Ok(())
     }

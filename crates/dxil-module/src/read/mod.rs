@@ -153,11 +153,12 @@ impl Scratch {
 
 thread_local! {
     static SCRATCH: Cell<Scratch> = Cell::new(Scratch::default());
-    static KINDS_MEMO: RefCell<Option<KindsMemo>> = const { RefCell::new(None) };
+    static KINDS_MEMO: RefCell<Vec<KindsMemo>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The last module-level METADATA block on this thread that held nothing but kind records
-/// (its bytes and abbreviation width) and the kinds it registered. What such a block
+/// The last few distinct module-level METADATA blocks on this thread that held nothing but
+/// kind records (their bytes and abbreviation width) and the kinds they registered (DXC
+/// versions differ in the kinds they register). What such a block
 /// registers depends only on those, when BLOCKINFO defines no abbreviations for METADATA
 /// blocks, which is checked before the memo is used.
 struct KindsMemo {
@@ -169,6 +170,8 @@ struct KindsMemo {
 impl KindsMemo {
     /// Larger blocks are not kept (DXC's is under 1 KiB).
     const MAX_BYTES: usize = 4096;
+    /// Blocks remembered, most recently used first.
+    const ENTRIES: usize = 4;
 }
 
 struct Reader<'a> {
@@ -1399,10 +1402,13 @@ impl<'a> Reader<'a> {
         if memo_ok {
             let known = KINDS_MEMO
                 .try_with(|m| {
-                    m.borrow()
-                        .as_ref()
-                        .filter(|m| m.width == width && m.bytes == bytes)
-                        .map(|m| m.kinds.clone())
+                    let mut m = m.borrow_mut();
+                    let i = m
+                        .iter()
+                        .position(|m| m.width == width && m.bytes == bytes)?;
+                    // Most recently used first.
+                    m.get_mut(..=i)?.rotate_right(1);
+                    m.first().map(|m| m.kinds.clone())
                 })
                 .ok()
                 .flatten();
@@ -1433,7 +1439,11 @@ impl<'a> Reader<'a> {
                 bytes: bytes.to_vec(),
                 kinds: md.kinds.clone(),
             };
-            let _ = KINDS_MEMO.try_with(|m| *m.borrow_mut() = Some(memo));
+            let _ = KINDS_MEMO.try_with(|m| {
+                let mut m = m.borrow_mut();
+                m.truncate(KindsMemo::ENTRIES - 1);
+                m.insert(0, memo);
+            });
         }
         Ok(())
     }
