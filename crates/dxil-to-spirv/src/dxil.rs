@@ -277,6 +277,9 @@ pub struct EntryInfo {
     pub outputs: Vec<dxil_shader::SignatureElement>,
     /// Geometry shaders: input primitive, `maxvertexcount`, streams, output topology, instance count.
     pub gs_state: Option<dxil_shader::GsState>,
+    /// The module's `dx.op` callee table, kept from the metadata view: building it classifies every function
+    /// name, which costs about a tenth of a small shader's translation, so it is built once.
+    pub dx_ops: dxil_shader::DxOpTable,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -340,6 +343,7 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
         inputs: entry.signatures.inputs.clone(),
         outputs: entry.signatures.outputs.clone(),
         gs_state: props.gs_state,
+        dx_ops: dm.dx_ops().clone(),
     })
 }
 
