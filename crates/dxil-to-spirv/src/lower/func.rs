@@ -385,13 +385,30 @@ impl<'a> Ctx<'a> {
         let Some(d) = body.insts.get(i as usize) else {
             return;
         };
-        if let InstKind::Phi { .. } = d.kind {
-            return;
-        }
         let mut work = std::mem::take(&mut self.f.work);
         work.clear();
-        d.kind.for_each_value(&body.pool, |v| work.push(v));
-        self.drain_uses(body, vb, &mut work);
+        // Only instruction results can need a check (constants, globals and functions never do), so only they go
+        // on the work list; `dx.op` calls, the commonest instruction, are walked without the generic visitor.
+        match &d.kind {
+            InstKind::Phi { .. } => {
+                self.f.work = work;
+                return;
+            }
+            InstKind::Call { args, .. } => work.extend(
+                args.get(&body.pool)
+                    .iter()
+                    .map(|&v| Value(v))
+                    .filter(|v| v.as_inst().is_some()),
+            ),
+            kind => kind.for_each_value(&body.pool, |v| {
+                if v.as_inst().is_some() {
+                    work.push(v);
+                }
+            }),
+        }
+        if !work.is_empty() {
+            self.drain_uses(body, vb, &mut work);
+        }
         self.f.work = work;
     }
 
