@@ -407,11 +407,9 @@ impl Structurizer {
         self.constructs.clear();
         self.mps.clear();
         self.traffic.clear();
-        self.traffic_map.clear();
-        // Clearing a hash table costs its capacity: don't let one huge function slow down all later small ones.
-        if self.traffic_map.capacity() > 1 << 14 {
-            self.traffic_map.shrink_to(1 << 10);
-        }
+        // Clearing a hash table costs its capacity, even when empty: don't let one huge function slow down all
+        // later small ones.
+        crate::spv::clear_map(&mut self.traffic_map);
         self.ctx.clear();
         self.work.clear();
         self.blocks.clear();

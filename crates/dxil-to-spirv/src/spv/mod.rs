@@ -160,6 +160,9 @@ pub struct Builder {
     scalars: [u32; 11],
     /// `u32` constants 0..256.
     small_u32: [u32; 256],
+    /// Direct-mapped cache of pointer types, (storage class, pointee, id) by a hash of the first two: every access
+    /// chain asks for one, and a compare here is several times cheaper than a hash-map probe.
+    ptr_cache: [(u32, u32, u32); PTR_CACHE],
     /// Emit `OpName`s.
     pub names: bool,
     /// `PhysicalStorageBuffer64` addressing (buffer device addresses) instead of `Logical`.
@@ -189,9 +192,13 @@ impl Default for Builder {
             physical_addressing: false,
             scalars: [0; 11],
             small_u32: [0; 256],
+            ptr_cache: [(0, 0, 0); PTR_CACHE],
         }
     }
 }
+
+/// Slots of `Builder::ptr_cache` (a power of two).
+const PTR_CACHE: usize = 64;
 
 /// Appends one instruction to `buf`.
 #[inline]
@@ -262,6 +269,7 @@ impl Builder {
         self.physical_addressing = false;
         self.scalars = [0; 11];
         self.small_u32 = [0; 256];
+        self.ptr_cache = [(0, 0, 0); PTR_CACHE];
     }
 
     #[inline]
@@ -440,7 +448,15 @@ impl Builder {
         self.ty(TypeKey::Vector(elem, n))
     }
     pub fn ptr(&mut self, sc: StorageClass, pointee: u32) -> u32 {
-        self.ty(TypeKey::Pointer(sc as u32, pointee))
+        let sc = sc as u32;
+        let slot = (pointee.wrapping_mul(8).wrapping_add(sc) as usize) & (PTR_CACHE - 1);
+        let (csc, cp, cid) = self.ptr_cache[slot];
+        if cid != 0 && csc == sc && cp == pointee {
+            return cid;
+        }
+        let id = self.ty(TypeKey::Pointer(sc, pointee));
+        self.ptr_cache[slot] = (sc, pointee, id);
+        id
     }
 
     /// A new struct type (never interned), with optional `Block` and member offsets.
