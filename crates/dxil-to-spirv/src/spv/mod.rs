@@ -5,6 +5,7 @@
 //! small `Copy` keys; nothing here allocates per instruction beyond the growth of the section buffers.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::hash::{BuildHasher, Hasher};
 
 use spirv::{Capability, Decoration, Op, StorageClass};
@@ -356,10 +357,16 @@ impl Builder {
     }
 
     fn ty_slow(&mut self, key: TypeKey) -> u32 {
-        if let Some(&id) = self.types.get(&key) {
-            return id;
-        }
-        let id = self.id();
+        // One hash and probe for both the lookup and the insertion. The id is recorded before the instruction is
+        // written: making a type never asks for itself.
+        let id = match self.types.entry(key) {
+            Entry::Occupied(e) => return *e.get(),
+            Entry::Vacant(e) => {
+                let id = self.next_id;
+                self.next_id += 1;
+                *e.insert(id)
+            }
+        };
         let g = &mut self.globals;
         match key {
             TypeKey::Void => emit(g, Op::TypeVoid, &[id]),
@@ -417,7 +424,6 @@ impl Builder {
             }
             TypeKey::RayQuery => emit(g, Op::TypeRayQueryKHR, &[id]),
         }
-        self.types.insert(key, id);
         id
     }
 
@@ -481,10 +487,14 @@ impl Builder {
         } else {
             bits & ((1u64 << width) - 1)
         };
-        if let Some(&id) = self.scalar_consts.get(&(ty, bits)) {
-            return id;
-        }
-        let id = self.id();
+        let id = match self.scalar_consts.entry((ty, bits)) {
+            Entry::Occupied(e) => return *e.get(),
+            Entry::Vacant(e) => {
+                let id = self.next_id;
+                self.next_id += 1;
+                *e.insert(id)
+            }
+        };
         if width > 32 {
             emit(
                 &mut self.globals,
@@ -494,7 +504,6 @@ impl Builder {
         } else {
             emit(&mut self.globals, Op::Constant, &[ty, id, bits as u32]);
         }
-        self.scalar_consts.insert((ty, bits), id);
         id
     }
 
