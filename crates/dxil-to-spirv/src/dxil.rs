@@ -277,9 +277,10 @@ pub struct EntryInfo {
     pub outputs: Vec<dxil_shader::SignatureElement>,
     /// Geometry shaders: input primitive, `maxvertexcount`, streams, output topology, instance count.
     pub gs_state: Option<dxil_shader::GsState>,
-    /// The module's `dx.op` callee table, kept from the metadata view: building it classifies every function
-    /// name, which costs about a tenth of a small shader's translation, so it is built once.
-    pub dx_ops: dxil_shader::DxOpTable,
+    /// The metadata view itself, kept for its `dx.op` callee table ([`dxil_shader::DxilModule::dx_ops`]): building
+    /// that table classifies every function name, which costs about a tenth of a small shader's translation, so it
+    /// is built once.
+    pub dxil: dxil_shader::DxilModule,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -327,23 +328,31 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
             resources.push(resource_decl(m, r)?);
         }
     }
+    let num_threads = props.num_threads.unwrap_or([1, 1, 1]);
+    let flags = props.shader_flags.map_or(0, |f| f.0);
+    // `[WaveSize(n)]` stores max 0 ("no range"): the required range is then n..=n.
+    let wave_size = props
+        .wave_size
+        .map(|w| (w.min, if w.max == 0 { w.min } else { w.max }, w.preferred));
+    let name = entry.name.clone();
+    let inputs = entry.signatures.inputs.clone();
+    let outputs = entry.signatures.outputs.clone();
+    let gs_state = props.gs_state;
+    let shader_model = (dm.shader_model.major, dm.shader_model.minor);
     Ok(EntryInfo {
         function,
-        name: entry.name.clone(),
+        name,
         stage,
-        shader_model: (dm.shader_model.major, dm.shader_model.minor),
-        num_threads: props.num_threads.unwrap_or([1, 1, 1]),
-        flags: props.shader_flags.map_or(0, |f| f.0),
+        shader_model,
+        num_threads,
+        flags,
         resources,
         fp32_denorm: denorm_mode(m, function),
-        // `[WaveSize(n)]` stores max 0 ("no range"): the required range is then n..=n.
-        wave_size: props
-            .wave_size
-            .map(|w| (w.min, if w.max == 0 { w.min } else { w.max }, w.preferred)),
-        inputs: entry.signatures.inputs.clone(),
-        outputs: entry.signatures.outputs.clone(),
-        gs_state: props.gs_state,
-        dx_ops: dm.dx_ops().clone(),
+        wave_size,
+        inputs,
+        outputs,
+        gs_state,
+        dxil: dm,
     })
 }
 

@@ -103,6 +103,8 @@ pub struct FnState {
     pub rq_allocs: Vec<(u32, u32)>,
     pub rq_var: u32,
     work: Vec<Value>,
+    succ_buf: Vec<dxil_module::BlockId>,
+    pending_buf: Vec<(u32, u32)>,
 }
 
 impl<'a> Ctx<'a> {
@@ -119,7 +121,8 @@ impl<'a> Ctx<'a> {
             .body
             .as_ref()
             .ok_or_else(|| Error::Metadata(format!("entry @{} has no body", func.name)))?;
-        self.fname = func.name.clone();
+        self.fname.clear();
+        self.fname.push_str(&func.name);
         let n = body.insts.len();
         let f = &mut self.f;
         f.body.clear();
@@ -960,12 +963,37 @@ impl<'a> Ctx<'a> {
         bb: dxil_module::BlockId,
         v: u32,
     ) -> Result<(), Error> {
-        let mut succs = Vec::new();
+        // Buffers kept in the function state (this runs once per block).
+        let mut succs = std::mem::take(&mut self.f.succ_buf);
         body.successors(bb, &mut succs);
         succs.sort_unstable();
         succs.dedup();
-        let mut pending: Vec<(u32, u32)> = Vec::new();
-        for sb in succs {
+        let mut pending = std::mem::take(&mut self.f.pending_buf);
+        pending.clear();
+        let r = self.phi_sources_into(body, s, bb, v, &succs, &mut pending);
+        if r.is_ok() {
+            // Read every incoming value before storing any (phis may read each other).
+            for &(i, id) in &pending {
+                if let Some(var) = self.demoted_var(i, 0) {
+                    self.store(var, id);
+                }
+            }
+        }
+        self.f.succ_buf = succs;
+        self.f.pending_buf = pending;
+        r
+    }
+
+    fn phi_sources_into(
+        &mut self,
+        body: &Body,
+        s: &Structured<'_>,
+        bb: dxil_module::BlockId,
+        v: u32,
+        succs: &[dxil_module::BlockId],
+        pending: &mut Vec<(u32, u32)>,
+    ) -> Result<(), Error> {
+        for &sb in succs {
             let Some(&fv) = self.f.first_vb.get(sb.index()) else {
                 continue;
             };
@@ -988,12 +1016,6 @@ impl<'a> Ctx<'a> {
                 } else {
                     pending.push((i, id));
                 }
-            }
-        }
-        // Read every incoming value before storing any (phis may read each other).
-        for (i, id) in pending {
-            if let Some(var) = self.demoted_var(i, 0) {
-                self.store(var, id);
             }
         }
         Ok(())

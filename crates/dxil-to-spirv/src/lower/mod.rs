@@ -90,6 +90,10 @@ struct Spare {
     handles: Vec<HandleInfo>,
     ptrs: Vec<PtrInfo>,
     agg: Vec<u32>,
+    res: Vec<ResEntry>,
+    builtins: Vec<(u32, u32)>,
+    side_buffers: Vec<(u32, u32, u32)>,
+    fname: String,
 }
 
 impl Translator {
@@ -122,16 +126,16 @@ impl Translator {
             type_ids: std::mem::take(&mut self.spare.type_ids),
             const_ids: std::mem::take(&mut self.spare.const_ids),
             global_vals: std::mem::take(&mut self.spare.global_vals),
-            res: Vec::new(),
+            res: std::mem::take(&mut self.spare.res),
             handles: std::mem::take(&mut self.spare.handles),
             ptrs: std::mem::take(&mut self.spare.ptrs),
             agg: std::mem::take(&mut self.spare.agg),
-            builtins: Vec::new(),
+            builtins: std::mem::take(&mut self.spare.builtins),
             io: stage::Interface::default(),
             bindings: Vec::new(),
             push_block: 0,
-            side_buffers: Vec::new(),
-            fname: String::new(),
+            side_buffers: std::mem::take(&mut self.spare.side_buffers),
+            fname: std::mem::take(&mut self.spare.fname),
             at_block: 0,
             at_inst: 0,
             uses_derivatives: false,
@@ -150,6 +154,10 @@ impl Translator {
             handles: std::mem::take(&mut cx.handles),
             ptrs: std::mem::take(&mut cx.ptrs),
             agg: std::mem::take(&mut cx.agg),
+            res: std::mem::take(&mut cx.res),
+            builtins: std::mem::take(&mut cx.builtins),
+            side_buffers: std::mem::take(&mut cx.side_buffers),
+            fname: std::mem::take(&mut cx.fname),
         };
         let translation = match result {
             Ok(()) => {
@@ -218,12 +226,15 @@ impl<'a> Ctx<'a> {
         self.handles.clear();
         self.ptrs.clear();
         self.agg.clear();
-        self.res = self
-            .entry
-            .resources
-            .iter()
-            .map(|d| ResEntry::declared(d.clone()))
-            .collect();
+        self.res.clear();
+        self.res.extend(
+            self.entry
+                .resources
+                .iter()
+                .map(|d| ResEntry::declared(d.clone())),
+        );
+        self.builtins.clear();
+        self.side_buffers.clear();
 
         self.b.capability(Capability::Shader);
         let compute = self.entry.stage == Stage::Compute;
@@ -237,7 +248,7 @@ impl<'a> Ctx<'a> {
         // Entry point and execution modes. From SPIR-V 1.4 the interface lists every global the entry point uses;
         // before, only the `Input`/`Output` variables.
         let interface: Vec<u32> = if self.b.version >= 0x0001_0400 {
-            self.b.interface.clone()
+            std::mem::take(&mut self.b.interface)
         } else {
             let mut v: Vec<u32> = self.builtins.iter().map(|&(_, v)| v).collect();
             v.extend_from_slice(&self.io.vars);
@@ -249,7 +260,8 @@ impl<'a> Ctx<'a> {
             Stage::Geometry => ExecutionModel::Geometry,
             _ => ExecutionModel::GLCompute,
         };
-        let name = self.entry.name.clone();
+        // Taken and put back rather than cloned: both are read while the builder is written.
+        let name = std::mem::take(&mut self.entry.name);
         let mut ep = std::mem::take(&mut self.b.entry_points);
         spv::emit_with_string(
             &mut ep,
@@ -259,6 +271,10 @@ impl<'a> Ctx<'a> {
             &interface,
         );
         self.b.entry_points = ep;
+        self.entry.name = name;
+        if self.b.version >= 0x0001_0400 {
+            self.b.interface = interface;
+        }
         if compute {
             let [x, y, z] = self.entry.num_threads;
             spv::emit(
@@ -306,7 +322,7 @@ impl<'a> Ctx<'a> {
                 &[main, em as u32, 32],
             );
         }
-        self.b.name(main, &name);
+        self.b.name(main, &self.entry.name);
         Ok(())
     }
 

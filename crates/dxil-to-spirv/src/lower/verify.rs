@@ -217,7 +217,7 @@ impl<'a> Ctx<'a> {
         let func = self
             .func_of(self.entry.function)
             .ok_or_else(|| self.invalid("no entry function"))?;
-        let table = &self.entry.dx_ops;
+        let table = self.entry.dxil.dx_ops();
         let Some(body) = func.body.as_ref() else {
             return Ok(());
         };
