@@ -627,6 +627,24 @@ impl Structurizer {
         self.is_follow.clear();
         self.is_follow.extend_from_slice(&self.is_merge);
         self.find_exit_targets();
+        if self.is_header.iter().all(|&h| !h) {
+            // No loops, so no loop exits: every block hangs under its immediate dominator and nothing more
+            // becomes a follower.
+            for &c in &self.dt.rpo {
+                if let Some(d) = self.dt.idom_of(c) {
+                    self.tparent[c as usize] = d;
+                }
+            }
+        } else {
+            self.place_exits_of_loops();
+        }
+        self.promote_continuations();
+        self.tree_children();
+    }
+
+    /// The loop-exit part of [`Structurizer::place_loop_exits`].
+    fn place_exits_of_loops(&mut self) {
+        let n = self.dt.pre.len();
         // Which exits of each loop must follow it: the ones with several predecessors, or whose code leads on to
         // several places. If there are none, the exit with the largest code follows it (it is the loop's natural
         // merge); the other exits stay inline, each ending in one branch that the loop's merge forwards without
@@ -707,8 +725,11 @@ impl Structurizer {
                 self.is_follow[c as usize] = true;
             }
         }
-        self.promote_continuations();
-        // Children lists in reverse postorder.
+    }
+
+    /// Children lists of the placement tree, in reverse postorder.
+    fn tree_children(&mut self) {
+        let n = self.dt.pre.len();
         self.counts_scratch.clear();
         self.counts_scratch.resize(n + 1, 0);
         for &c in &self.dt.rpo {
