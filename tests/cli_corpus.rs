@@ -12,42 +12,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("CI needs the corpus at {}", dir.display());
-    }
-    eprintln!("SKIPPED: no corpus at {}", dir.display());
-    None
-}
-
-/// Every `X.dxil` that comes with DXC's listing `X.ll`, sorted.
-fn containers(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "dxil") && p.with_extension("ll").is_file()
-            {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 /// Runs `f` over `items` on two threads; results keep the items' order.
 fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -103,8 +69,10 @@ fn module_text(listing: &str) -> Vec<String> {
 
 #[test]
 fn dis_matches_dxc_listings() {
-    let Some(root) = corpus() else { return };
-    let files = containers(&root);
+    let Some(root) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::containers_with_listing(&root);
     assert!(!files.is_empty(), "no containers under {}", root.display());
     let results = par_map(&files, |p| -> Result<(), String> {
         let ours = dxil(&["dis", p.to_str().unwrap()])?;
@@ -385,8 +353,10 @@ fn info_resources(info: &serde_json::Value) -> Vec<Record> {
 
 #[test]
 fn info_json_resources_match_listings() {
-    let Some(root) = corpus() else { return };
-    let files = containers(&root);
+    let Some(root) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::containers_with_listing(&root);
     assert!(!files.is_empty(), "no containers under {}", root.display());
     let results = par_map(&files, |p| -> Result<usize, String> {
         let text = dxil(&["info", "--json", p.to_str().unwrap()])?;

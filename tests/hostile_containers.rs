@@ -15,38 +15,11 @@ use std::time::Instant;
 
 use dxil_container::Container;
 
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("CI needs the corpus at {}", dir.display());
-    }
-    eprintln!("SKIPPED: no corpus at {}", dir.display());
-    None
-}
-
 /// 50 containers spread over the corpus (sorted by path, every n-th), each at most 12 KiB so
 /// that truncating at every byte stays quick.
 fn sample(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "dxil")
-                && std::fs::metadata(&p).unwrap().len() <= 12 * 1024
-            {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let mut files = dxil_corpus::containers(root);
+    files.retain(|p| std::fs::metadata(p).unwrap().len() <= 12 * 1024);
     let step = (files.len() / 50).max(1);
     files
         .into_iter()
@@ -181,7 +154,9 @@ fn xorshift(x: &mut u64) -> u64 {
 
 #[test]
 fn truncated_containers_are_located_errors() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = dxil_corpus::corpus_dir() else {
+        return;
+    };
     let sample = sample(&root);
     assert_eq!(
         sample.len(),
@@ -213,7 +188,9 @@ fn truncated_containers_are_located_errors() {
 
 #[test]
 fn bit_flipped_containers_read_or_fail_located() {
-    let Some(root) = corpus() else { return };
+    let Some(root) = dxil_corpus::corpus_dir() else {
+        return;
+    };
     let sample = sample(&root);
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
     let (mut read, mut failed) = (0usize, 0usize);

@@ -15,46 +15,10 @@
 //! with a message when it is missing, unless `CI` is set.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use dxil_assembler::{AssembleOptions, EXTRA_PARTS, build_container, build_parts};
 use dxil_container::{Container, DigestMode, DigestStatus, FourCC};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("corpus not found at {} (set DXIL_CORPUS)", dir.display());
-    } else {
-        eprintln!(
-            "SKIPPED: corpus not found at {} (set DXIL_CORPUS)",
-            dir.display()
-        );
-        None
-    }
-}
-
-/// Every `X.dxil` that has a DXC listing `X.ll` next to it, sorted.
-fn containers(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            containers(&p, out);
-        } else if p.extension().is_some_and(|e| e == "dxil") && p.with_extension("ll").is_file() {
-            out.push(p);
-        }
-    }
-}
 
 /// The parts compared one by one, in report order.
 const COMPARED: [FourCC; 6] = [
@@ -298,9 +262,10 @@ fn pct(n: usize, d: usize) -> f64 {
 
 #[test]
 fn assembled_corpus_matches_dxc() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    containers(&dir, &mut files);
+    let Some(dir) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::containers_with_listing(&dir);
     assert!(!files.is_empty(), "no containers under {}", dir.display());
     let start = Instant::now();
     let mut t = Tally::default();

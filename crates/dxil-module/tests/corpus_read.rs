@@ -1,44 +1,13 @@
 //! Reads the module of every container in the shared corpus.
 
-use std::path::PathBuf;
 use std::time::Instant;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("corpus not found at {} (set DXIL_CORPUS)", dir.display());
-    } else {
-        eprintln!("SKIPPED: corpus not found at {}", dir.display());
-        None
-    }
-}
-
-fn containers(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            containers(&p, out);
-        } else if p.extension().is_some_and(|e| e == "dxil") {
-            out.push(p);
-        }
-    }
-}
 
 #[test]
 fn every_corpus_module_reads() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    containers(&dir, &mut files);
+    let Some(dir) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::containers(&dir);
     let (mut ok, mut fail, mut no_dxil) = (0, 0, 0);
     let mut failures = Vec::new();
     let mut insts = 0usize;

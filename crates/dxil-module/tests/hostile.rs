@@ -5,36 +5,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 fn corpus_bitcodes(limit: usize, max_len: usize) -> Vec<(PathBuf, Vec<u8>, u64)> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-        });
-    if !dir.is_dir() {
-        if std::env::var_os("CI").is_some() {
-            panic!("corpus not found at {}", dir.display());
-        }
-        eprintln!("SKIPPED: corpus not found at {}", dir.display());
+    let Some(dir) = dxil_corpus::corpus_dir() else {
         return Vec::new();
-    }
-    let mut files = Vec::new();
-    let mut stack = vec![dir];
-    while let Some(d) = stack.pop() {
-        let mut entries: Vec<_> = std::fs::read_dir(&d)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "dxil") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    };
+    let files = dxil_corpus::containers(&dir);
     let mut out = Vec::new();
     // Spread the sample over the whole corpus.
     let step = (files.len() / (limit * 3)).max(1);

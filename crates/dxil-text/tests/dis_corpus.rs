@@ -1,44 +1,9 @@
 //! Prints the module of every container in the shared corpus and compares it with DXC's listing
 //! (`X.ll`), ignoring comment lines, blank lines and the width of runs of blanks.
 
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use dxil_container::{Container, FourCC};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("corpus not found at {} (set DXIL_CORPUS)", dir.display());
-    } else {
-        eprintln!(
-            "SKIPPED: corpus not found at {} (set DXIL_CORPUS)",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn containers(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            containers(&p, out);
-        } else if p.extension().is_some_and(|e| e == "dxil") && p.with_extension("ll").is_file() {
-            out.push(p);
-        }
-    }
-}
 
 /// The lines that must match: no comment lines, no blank lines, runs of blanks as one space.
 fn normalize(text: &str) -> Vec<String> {
@@ -86,9 +51,10 @@ fn listing(bytes: &[u8]) -> Result<String, String> {
 
 #[test]
 fn listings_match_dxc() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    containers(&dir, &mut files);
+    let Some(dir) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::containers_with_listing(&dir);
     assert!(
         !files.is_empty(),
         "no containers with listings under {}",
@@ -147,9 +113,10 @@ fn listings_match_dxc() {
 /// initializers) and prints them: the printer must not panic or loop on malformed models.
 #[test]
 fn corrupted_modules_print_without_panicking() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    containers(&dir, &mut files);
+    let Some(dir) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::containers_with_listing(&dir);
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut rng = move || {
         state ^= state << 13;

@@ -2,49 +2,10 @@
 //! module gives DXC's listing back; `print → parse → print` is the identity on our own output;
 //! and writing the parsed module gives DXC's bitcode for most containers.
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use dxil_container::Container;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("corpus not found at {} (set DXIL_CORPUS)", dir.display());
-    } else {
-        eprintln!(
-            "SKIPPED: corpus not found at {} (set DXIL_CORPUS)",
-            dir.display()
-        );
-        None
-    }
-}
-
-/// Every `X.ll` with its `X.dxil` (when there is one).
-fn listings(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            listings(&p, out);
-        } else if p.extension().is_some_and(|e| e == "ll") {
-            out.push(p);
-        }
-    }
-}
-
-fn name(dir: &Path, p: &Path) -> String {
-    p.strip_prefix(dir).unwrap_or(p).display().to_string()
-}
+use dxil_corpus::relative_name as name;
 
 /// Lines that carry the module: no comment or blank lines, runs of blanks as one space.
 fn normalize(text: &str) -> Vec<String> {
@@ -98,9 +59,10 @@ fn read_container(bytes: &[u8]) -> Result<(dxil_module::Module, Vec<u8>), String
 
 #[test]
 fn every_dxc_listing_parses_and_prints_back() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    listings(&dir, &mut files);
+    let Some(dir) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::listings(&dir);
     assert!(!files.is_empty(), "no listings under {}", dir.display());
     let mut parse_failures = Vec::new();
     let mut print_failures = Vec::new();
@@ -155,9 +117,10 @@ fn every_dxc_listing_parses_and_prints_back() {
 
 #[test]
 fn print_parse_print_is_the_identity() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    listings(&dir, &mut files);
+    let Some(dir) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::listings(&dir);
     let mut failures = Vec::new();
     let mut checked = 0;
     for f in &files {
@@ -238,9 +201,10 @@ fn used_kind(m: &dxil_module::Module, kind: u32) -> bool {
 /// (LLVM prints `fast` for any flag set that includes unsafe-algebra).
 #[test]
 fn written_modules_match_dxc_bitcode() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    listings(&dir, &mut files);
+    let Some(dir) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::listings(&dir);
     let (mut same, mut same_with_kinds, mut total) = (0usize, 0usize, 0usize);
     let mut failures = Vec::new();
     let mut kind_failures = Vec::new();

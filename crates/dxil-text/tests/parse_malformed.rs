@@ -3,42 +3,6 @@
 //! column inside the text that agree with its byte offset; what still parses must print, parse
 //! back to the same text and write without panicking.
 
-use std::path::{Path, PathBuf};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("corpus not found at {} (set DXIL_CORPUS)", dir.display());
-    } else {
-        eprintln!(
-            "SKIPPED: corpus not found at {} (set DXIL_CORPUS)",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn listings(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            listings(&p, out);
-        } else if p.extension().is_some_and(|e| e == "ll") {
-            out.push(p);
-        }
-    }
-}
-
 /// Line and column (1-based, columns in characters) of a byte offset.
 fn position(text: &str, offset: usize) -> (u32, u32) {
     let before = &text.as_bytes()[..offset.min(text.len())];
@@ -119,9 +83,10 @@ fn pieces(text: &str) -> Vec<(usize, usize)> {
 
 #[test]
 fn truncated_and_mutated_listings_fail_cleanly() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    listings(&dir, &mut files);
+    let Some(dir) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::listings(&dir);
     assert!(!files.is_empty());
     // `PARSE_MUTATION_ROUNDS` raises the effort for a longer local run.
     let rounds: usize = std::env::var("PARSE_MUTATION_ROUNDS")

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
 
 use dxil_bitstream::{BitstreamReader, Entry};
 use dxil_module::constants::ConstData;
@@ -13,50 +12,17 @@ use dxil_module::module::{Body, Function, LocalName};
 use dxil_module::types::TypeData;
 use dxil_module::{ConstId, MdId, Module, TypeId, Value, ValueRef};
 
-/// The corpus directory, or `None` (with a visible message) when it is missing outside CI.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-        });
-    if dir.is_dir() {
-        Some(dir)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("corpus not found at {} (set DXIL_CORPUS)", dir.display());
-    } else {
-        eprintln!("SKIPPED: corpus not found at {}", dir.display());
-        None
-    }
-}
-
-fn containers(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = rd.flatten().map(|e| e.path()).collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            containers(&p, out);
-        } else if p.extension().is_some_and(|e| e == "dxil") {
-            out.push(p);
-        }
-    }
-}
-
 /// `(relative name, DXIL-part bitcode)` of every corpus container that has a program.
 pub fn corpus_programs() -> Option<Vec<(String, Vec<u8>)>> {
-    let dir = corpus_dir()?;
-    let mut files = Vec::new();
-    containers(&dir, &mut files);
+    let dir = dxil_corpus::corpus_dir()?;
+    let files = dxil_corpus::containers(&dir);
     let mut out = Vec::new();
     for f in files {
         let bytes = std::fs::read(&f).unwrap();
         let c = dxil_container::Container::parse(&bytes).unwrap();
         let Some(p) = c.program() else { continue };
         let p = p.unwrap();
-        let name = f.strip_prefix(&dir).unwrap_or(&f).display().to_string();
+        let name = dxil_corpus::relative_name(&dir, &f);
         out.push((name, p.bitcode.to_vec()));
     }
     assert!(out.len() > 1800, "corpus has only {} programs", out.len());
