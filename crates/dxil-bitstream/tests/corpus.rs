@@ -3,45 +3,10 @@
 //! The corpus is `$DXIL_CORPUS` or `../shared/corpus` beside the repository; when it is
 //! missing these tests are skipped with a message, or fail if `CI` is set.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use dxil_bitstream::{BLOCKINFO_BLOCK_ID, BitstreamReader, Entry, builtin_abbrev, reencode};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "corpus not found at {} and CI is set",
-        dir.display()
-    );
-    eprintln!(
-        "SKIPPED: corpus not found at {} (set DXIL_CORPUS)",
-        dir.display()
-    );
-    None
-}
-
-fn find_dxil(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            find_dxil(&p, out);
-        } else if p.extension().is_some_and(|e| e == "dxil") {
-            out.push(p);
-        }
-    }
-}
 
 fn u32_at(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(*b.get(at..)?.first_chunk::<4>()?))
@@ -85,9 +50,8 @@ impl Sample {
 }
 
 fn load_corpus() -> Option<(Vec<Sample>, usize)> {
-    let dir = corpus_dir()?;
-    let mut paths = Vec::new();
-    find_dxil(&dir, &mut paths);
+    let dir = dxil_corpus::corpus_dir()?;
+    let paths = dxil_corpus::containers(&dir);
     assert!(!paths.is_empty(), "no .dxil files under {}", dir.display());
     let mut samples = Vec::new();
     let mut without_dxil = 0;

@@ -78,7 +78,7 @@ fn reserialize(
 
 #[test]
 fn digests_classify_as_the_manifest_says() {
-    let Some(root) = common::corpus_root() else {
+    let Some(root) = dxil_corpus::corpus_dir() else {
         return;
     };
     let entries = common::load(&root);
@@ -132,7 +132,7 @@ fn digests_classify_as_the_manifest_says() {
 
 #[test]
 fn every_part_round_trips_byte_for_byte() {
-    let Some(root) = common::corpus_root() else {
+    let Some(root) = dxil_corpus::corpus_dir() else {
         return;
     };
     let entries = common::load(&root);
@@ -234,7 +234,7 @@ impl Rng {
 
 #[test]
 fn truncations_and_bit_flips_end_in_errors_not_panics() {
-    let Some(root) = common::corpus_root() else {
+    let Some(root) = dxil_corpus::corpus_dir() else {
         return;
     };
     let entries = common::load(&root);
@@ -288,7 +288,7 @@ fn truncations_and_bit_flips_end_in_errors_not_panics() {
 
 #[test]
 fn json_names_enums_and_resolves_names() {
-    let Some(root) = common::corpus_root() else {
+    let Some(root) = dxil_corpus::corpus_dir() else {
         return;
     };
     let entries = common::load(&root);
@@ -326,7 +326,7 @@ fn json_names_enums_and_resolves_names() {
 /// assertion only guards against pathological slowness (a debug build is far slower).
 #[test]
 fn reading_is_cheap() {
-    let Some(root) = common::corpus_root() else {
+    let Some(root) = dxil_corpus::corpus_dir() else {
         return;
     };
     let entries = common::load(&root);

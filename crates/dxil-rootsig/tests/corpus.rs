@@ -8,40 +8,19 @@ use dxil_rootsig::{
     DeviceLimits, LayoutOptions, ParseOptions, RTS0, RootSignature, Version, find_part, layout,
     parse_hlsl, validate,
 };
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+/// The corpus, which must hold the `rootsig` folder of HLSL strings and blobs.
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("DXIL_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    };
+    let dir = dxil_corpus::default_corpus_dir();
     if dir.join("rootsig").is_dir() {
         return Some(dir);
     }
-    if std::env::var_os("CI").is_some() {
-        panic!("corpus not found at {} (CI is set)", dir.display());
-    }
-    eprintln!(
-        "SKIPPED: corpus not found at {} (set DXIL_CORPUS)",
+    dxil_corpus::skip_or_fail(format_args!(
+        "corpus not found at {} (set DXIL_CORPUS)",
         dir.display()
-    );
+    ));
     None
-}
-
-fn dxil_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            dxil_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "dxil") {
-            out.push(path);
-        }
-    }
 }
 
 /// Checks one RTS0 payload: byte-exact round trip, HLSL round trip, validation, layout.
@@ -64,8 +43,7 @@ fn check_payload(name: &str, payload: &[u8]) -> RootSignature {
 #[test]
 fn every_corpus_rts0_round_trips() {
     let Some(corpus) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    dxil_files(&corpus, &mut files);
+    let files = dxil_corpus::containers(&corpus);
     assert!(
         !files.is_empty(),
         "no .dxil files under {}",

@@ -902,44 +902,6 @@ mod tests {
     mod corpus {
         use super::super::*;
         use std::collections::{BTreeMap, BTreeSet, HashMap};
-        use std::path::{Path, PathBuf};
-
-        fn corpus_dir() -> Option<PathBuf> {
-            let dir = match std::env::var_os("DXIL_CORPUS") {
-                Some(dir) => PathBuf::from(dir),
-                None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-            };
-            if dir.is_dir() {
-                return Some(dir);
-            }
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "DXIL corpus not found at {} (set DXIL_CORPUS)",
-                dir.display()
-            );
-            eprintln!(
-                "SKIPPED: DXIL corpus not found at {} (set DXIL_CORPUS)",
-                dir.display()
-            );
-            None
-        }
-
-        fn listings(root: &Path) -> Vec<PathBuf> {
-            let mut files = Vec::new();
-            let mut pending = vec![root.to_path_buf()];
-            while let Some(dir) = pending.pop() {
-                for entry in std::fs::read_dir(&dir).unwrap() {
-                    let path = entry.unwrap().path();
-                    if path.is_dir() {
-                        pending.push(path);
-                    } else if path.extension().is_some_and(|e| e == "ll") {
-                        files.push(path);
-                    }
-                }
-            }
-            files.sort();
-            files
-        }
 
         /// Declarations that DXC changed since the prebuilt containers were compiled.
         const OLDER_DXC_ATTRIBUTES: &[(&str, &str)] = &[("waveGetLaneIndex", "nounwind readnone")];
@@ -999,8 +961,10 @@ mod tests {
 
         #[test]
         fn corpus_calls_and_declarations_match_table() {
-            let Some(root) = corpus_dir() else { return };
-            let files = listings(&root);
+            let Some(root) = dxil_corpus::corpus_dir() else {
+                return;
+            };
+            let files = dxil_corpus::listings(&root);
             assert!(!files.is_empty(), "no .ll files under {}", root.display());
 
             let mut failures: Vec<String> = Vec::new();

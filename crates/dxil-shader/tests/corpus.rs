@@ -8,7 +8,7 @@
 mod listing;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use dxil_module::{InstId, Module, TypeData};
@@ -19,43 +19,6 @@ use dxil_shader::{
     ShaderKind, SignatureElement,
 };
 use listing::{Listing, Op};
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("DXIL_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "DXIL corpus not found at {} (set DXIL_CORPUS)",
-        dir.display()
-    );
-    eprintln!(
-        "SKIPPED: DXIL corpus not found at {} (set DXIL_CORPUS)",
-        dir.display()
-    );
-    None
-}
-
-fn containers(root: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut pending = vec![root.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "dxil") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 #[derive(Default)]
 struct Tally {
@@ -98,8 +61,10 @@ impl Tally {
 
 #[test]
 fn corpus_metadata_matches_listings() {
-    let Some(root) = corpus_dir() else { return };
-    let files = containers(&root);
+    let Some(root) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::containers(&root);
     assert!(!files.is_empty(), "no containers under {}", root.display());
     let mut t = Tally::default();
     for path in &files {
@@ -633,7 +598,9 @@ fn compare_record(r: &Resource, their: &[Op], ll: &Listing, errs: &mut Vec<Strin
 fn resource_element_types_come_from_symbol_types() {
     // A module with one typed SRV whose (stripped) symbol is `[0 x %"class.Texture2D<...>"]*
     // undef`: the element type is the struct's first member.
-    let Some(root) = corpus_dir() else { return };
+    let Some(root) = dxil_corpus::corpus_dir() else {
+        return;
+    };
     let path = root.join("dxil-spirv/heap-robustness/misc.bindless.sm66.ssbo.comp.dxil");
     let Ok(bytes) = std::fs::read(&path) else {
         eprintln!("SKIPPED: {} not in corpus", path.display());
@@ -667,8 +634,10 @@ fn resource_element_types_come_from_symbol_types() {
 /// gets a mutated container past the bitcode reader, so the metadata layer is mutated here).
 #[test]
 fn mutated_metadata_never_panics() {
-    let Some(root) = corpus_dir() else { return };
-    let files = containers(&root);
+    let Some(root) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::containers(&root);
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
         rng ^= rng << 13;
