@@ -7,46 +7,9 @@
 
 use dxil_to_spirv::cfg::{BlockId, Cfg, Merge, Structurizer, Terminator};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 mod structurize_support;
 use structurize_support::*;
-
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("DXIL_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("corpus not found at {} (set DXIL_CORPUS)", dir.display());
-    }
-    eprintln!(
-        "SKIPPED: corpus not found at {} (set DXIL_CORPUS)",
-        dir.display()
-    );
-    None
-}
-
-fn listings(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "ll") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-}
 
 /// A function's terminators, with block names still unresolved.
 #[derive(Default)]
@@ -223,9 +186,10 @@ fn to_cfg(f: &RawFn, cfg: &mut Cfg) -> Result<(), String> {
 
 #[test]
 fn corpus_cfgs_structurize_and_validate() {
-    let Some(dir) = corpus_dir() else { return };
-    let mut files = Vec::new();
-    listings(&dir, &mut files);
+    let Some(dir) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let files = dxil_corpus::listings(&dir);
     assert!(!files.is_empty(), "no .ll listings under {}", dir.display());
     let validate = spv::available();
     let mut st = Structurizer::new();

@@ -4,37 +4,24 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// `$DXIL_CORPUS` or `../shared/corpus` beside the repository, from the workspace's test-support
+/// crate (a printed skip, or a failure under `CI`, when it is missing).
+pub fn corpus_dir() -> Option<PathBuf> {
+    dxil_corpus::corpus_dir()
+}
+
+/// Skips (with a visible message) or, under `CI`, fails; the rule of the test-support crate,
+/// taking `&str` so that the tests' `&format!(..)` calls stay as they are.
+pub fn skip_or_fail(what: &str) {
+    dxil_corpus::skip_or_fail(what);
+}
+
 pub fn ci() -> bool {
     std::env::var_os("CI").is_some()
 }
 
-/// Skips (with a visible message) or, under `CI`, fails.
-pub fn skip_or_fail(what: &str) {
-    if ci() {
-        panic!("{what} (required when CI is set)");
-    }
-    eprintln!("SKIPPED: {what}");
-}
-
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `$DXIL_CORPUS` or `../shared/corpus` beside the repository.
-pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("DXIL_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => repo_root().join("../shared/corpus"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        skip_or_fail(&format!(
-            "corpus not found at {} (set DXIL_CORPUS)",
-            dir.display()
-        ));
-        None
-    }
 }
 
 pub fn conformance_dir() -> Option<PathBuf> {
