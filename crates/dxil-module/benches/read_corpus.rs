@@ -5,37 +5,17 @@
 //! `../shared/corpus`). Each container is read `REPEAT` times and its fastest run counts, so the
 //! per-container figures are stable on a busy machine; the total is one plain pass.
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const REPEAT: usize = 5;
 
 fn main() {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-        });
-    let mut files = Vec::new();
-    let mut stack = vec![dir.clone()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "dxil") {
-                files.push(p);
-            }
-        }
-    }
+    let dir = dxil_corpus::default_corpus_dir();
+    let files = dxil_corpus::containers(&dir);
     if files.is_empty() {
         eprintln!("no corpus at {}; set DXIL_CORPUS", dir.display());
         return;
     }
-    files.sort();
     let data: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
     let total_bytes: usize = data.iter().map(|d| d.len()).sum();
 

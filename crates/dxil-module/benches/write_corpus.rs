@@ -23,27 +23,8 @@ fn best(f: &mut dyn FnMut()) -> Duration {
 }
 
 fn main() {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
-        });
-    let mut files = Vec::new();
-    let mut stack = vec![dir.clone()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "dxil") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let dir = dxil_corpus::default_corpus_dir();
+    let files = dxil_corpus::containers(&dir);
     let mut programs: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     for f in files {
         let bytes = std::fs::read(&f).unwrap();

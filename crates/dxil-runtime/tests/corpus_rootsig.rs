@@ -8,47 +8,16 @@
 // Test code: a failed unwrap is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use std::path::{Path, PathBuf};
-
 use dxil_rootsig::{DeviceLimits, LayoutOptions, RTS0, find_part};
 use dxil_runtime::case::Binding;
 use dxil_runtime::{Case, DerivedLayout, root_signature_of};
 
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("DXIL_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"));
-    if dir.is_dir() {
-        Some(dir)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("no corpus at {} (required when CI is set)", dir.display());
-    } else {
-        eprintln!("SKIPPED: no corpus at {}", dir.display());
-        None
-    }
-}
-
-fn containers(dir: &Path, out: &mut Vec<PathBuf>) {
-    // The corpus is a few folders deep; a work list keeps this free of recursion.
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|e| e == "dxil") {
-                out.push(path);
-            }
-        }
-    }
-}
-
 #[test]
 fn every_corpus_root_signature_gets_a_layout_and_contract() {
-    let Some(dir) = corpus() else { return };
-    let mut all = Vec::new();
-    containers(&dir, &mut all);
-    all.sort();
+    let Some(dir) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let all = dxil_corpus::containers(&dir);
     let (mut embedded, mut standalone) = (0, 0);
     for path in &all {
         let bytes = std::fs::read(path).unwrap();
