@@ -1197,14 +1197,21 @@ impl<'a> Ctx<'a> {
         let d = self.desc(&h, View::Counter)?;
         let u = self.b.u32();
         let p = self.ssbo_ptr(&d, u, None);
+        Ok(self.counter_atomic(p, inc))
+    }
+
+    /// The atomic of `BufferUpdateCounter` on the counter at pointer `p` (storage buffer or physical address):
+    /// increment returns the old value, decrement the new one.
+    fn counter_atomic(&mut self, p: u32, inc: i8) -> u32 {
+        let u = self.b.u32();
         let scope = self.b.const_u32(Scope::Device as u32);
         let sem = self.b.const_u32(0);
         let one = self.b.const_u32(1);
         if inc >= 0 {
-            Ok(self.opn(Op::AtomicIAdd, u, &[p, scope, sem, one]))
+            self.opn(Op::AtomicIAdd, u, &[p, scope, sem, one])
         } else {
             let old = self.opn(Op::AtomicISub, u, &[p, scope, sem, one]);
-            Ok(self.op2(Op::ISub, u, old, one))
+            self.op2(Op::ISub, u, old, one)
         }
     }
 
@@ -1237,15 +1244,7 @@ impl<'a> Ctx<'a> {
         let u = self.b.u32();
         let pt = self.b.ptr(StorageClass::PhysicalStorageBuffer, u);
         let p = self.op1(Op::Bitcast, pt, va);
-        let scope = self.b.const_u32(Scope::Device as u32);
-        let sem = self.b.const_u32(0);
-        let one = self.b.const_u32(1);
-        if inc >= 0 {
-            Ok(self.opn(Op::AtomicIAdd, u, &[p, scope, sem, one]))
-        } else {
-            let old = self.opn(Op::AtomicISub, u, &[p, scope, sem, one]);
-            Ok(self.op2(Op::ISub, u, old, one))
-        }
+        Ok(self.counter_atomic(p, inc))
     }
 
     /// `GetDimensions(handle, mip)` → `{width, height, depth/elements, mips/samples}`.
