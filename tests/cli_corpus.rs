@@ -13,39 +13,8 @@
 
 use std::collections::HashMap;
 use std::process::Command;
-use std::sync::Mutex;
 
-/// Runs `f` over `items` on two threads; results keep the items' order.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let i = {
-                        let mut n = next.lock().unwrap();
-                        let i = *n;
-                        *n += 1;
-                        i
-                    };
-                    if i >= items.len() {
-                        break;
-                    }
-                    let r = f(&items[i]);
-                    results.lock().unwrap()[i] = Some(r);
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .unwrap()
-        .into_iter()
-        .map(|r| r.unwrap())
-        .collect()
-}
+use rayon::prelude::*;
 
 fn dxil(args: &[&str]) -> Result<String, String> {
     let out = Command::new(env!("CARGO_BIN_EXE_dxil"))
@@ -74,25 +43,29 @@ fn dis_matches_dxc_listings() {
     };
     let files = dxil_corpus::containers_with_listing(&root);
     assert!(!files.is_empty(), "no containers under {}", root.display());
-    let results = par_map(&files, |p| -> Result<(), String> {
-        let ours = dxil(&["dis", p.to_str().unwrap()])?;
-        let theirs = std::fs::read_to_string(p.with_extension("ll")).map_err(|e| e.to_string())?;
-        let (a, b) = (module_text(&ours), module_text(&theirs));
-        if a == b {
-            return Ok(());
-        }
-        let line = a
-            .iter()
-            .zip(&b)
-            .position(|(x, y)| x != y)
-            .unwrap_or(a.len().min(b.len()));
-        Err(format!(
-            "first difference at module line {}:\n  ours:  {}\n  DXC's: {}",
-            line + 1,
-            a.get(line).map_or("(end)", |s| s.as_str()),
-            b.get(line).map_or("(end)", |s| s.as_str())
-        ))
-    });
+    let results: Vec<_> = files
+        .par_iter()
+        .map(|p| -> Result<(), String> {
+            let ours = dxil(&["dis", p.to_str().unwrap()])?;
+            let theirs =
+                std::fs::read_to_string(p.with_extension("ll")).map_err(|e| e.to_string())?;
+            let (a, b) = (module_text(&ours), module_text(&theirs));
+            if a == b {
+                return Ok(());
+            }
+            let line = a
+                .iter()
+                .zip(&b)
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.len().min(b.len()));
+            Err(format!(
+                "first difference at module line {}:\n  ours:  {}\n  DXC's: {}",
+                line + 1,
+                a.get(line).map_or("(end)", |s| s.as_str()),
+                b.get(line).map_or("(end)", |s| s.as_str())
+            ))
+        })
+        .collect();
     let mut failed = 0;
     for (p, r) in files.iter().zip(&results) {
         if let Err(e) = r {
@@ -358,22 +331,26 @@ fn info_json_resources_match_listings() {
     };
     let files = dxil_corpus::containers_with_listing(&root);
     assert!(!files.is_empty(), "no containers under {}", root.display());
-    let results = par_map(&files, |p| -> Result<usize, String> {
-        let text = dxil(&["info", "--json", p.to_str().unwrap()])?;
-        let info: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        if let Some(e) = info["module_error"].as_str() {
-            return Err(format!("module not read: {e}"));
-        }
-        let listing = std::fs::read_to_string(p.with_extension("ll")).map_err(|e| e.to_string())?;
-        let theirs = listing_resources(&listing);
-        let ours = info_resources(&info);
-        if ours != theirs {
-            return Err(format!(
-                "resources differ:\n  info:    {ours:?}\n  listing: {theirs:?}"
-            ));
-        }
-        Ok(ours.len())
-    });
+    let results: Vec<_> = files
+        .par_iter()
+        .map(|p| -> Result<usize, String> {
+            let text = dxil(&["info", "--json", p.to_str().unwrap()])?;
+            let info: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            if let Some(e) = info["module_error"].as_str() {
+                return Err(format!("module not read: {e}"));
+            }
+            let listing =
+                std::fs::read_to_string(p.with_extension("ll")).map_err(|e| e.to_string())?;
+            let theirs = listing_resources(&listing);
+            let ours = info_resources(&info);
+            if ours != theirs {
+                return Err(format!(
+                    "resources differ:\n  info:    {ours:?}\n  listing: {theirs:?}"
+                ));
+            }
+            Ok(ours.len())
+        })
+        .collect();
     let mut failed = 0;
     let mut resources = 0;
     for (p, r) in files.iter().zip(&results) {
