@@ -32,8 +32,8 @@ pub struct Args {
     /// Write every resource's final bytes to DIR/<bind>[_space<s>].bin.
     #[arg(long, value_name = "DIR")]
     dump: Option<PathBuf>,
-    /// Seconds a dispatch may take before the run ends with exit status 2.
-    #[arg(long, default_value_t = 10.0)]
+    /// Seconds a dispatch may take before the run ends with exit status 2 (a hang guard).
+    #[arg(long, default_value_t = dxil_runtime::DEFAULT_TIMEOUT.as_secs_f64())]
     timeout: f64,
     /// Use the Vulkan device whose name contains NAME.
     #[arg(long, value_name = "NAME")]

@@ -321,38 +321,3 @@ fn json_names_enums_and_resolves_names() {
     }
     assert!(seen > 100, "only {seen} containers with input elements");
 }
-
-/// Prints what reading costs (parse + decode every part, and the digest check separately); the
-/// assertion only guards against pathological slowness (a debug build is far slower).
-#[test]
-fn reading_is_cheap() {
-    let Some(root) = dxil_corpus::corpus_dir() else {
-        return;
-    };
-    let entries = common::load(&root);
-    let rounds = 5usize;
-    let start = std::time::Instant::now();
-    let mut parts = 0usize;
-    for _ in 0..rounds {
-        for entry in &entries {
-            let container = Container::parse(&entry.bytes).unwrap();
-            for part in container.parts() {
-                parts += usize::from(container.decode(part).is_ok());
-            }
-        }
-    }
-    let per_container = start.elapsed() / (rounds * entries.len()) as u32;
-    let start = std::time::Instant::now();
-    for entry in &entries {
-        std::hint::black_box(hash::container_digest(&entry.bytes));
-    }
-    let digest = start.elapsed() / entries.len() as u32;
-    let bytes: usize = entries.iter().map(|e| e.bytes.len()).sum();
-    println!(
-        "parse + decode all parts: {per_container:?} per container ({} parts); retail digest: \
-         {digest:?} per container (mean size {} bytes)",
-        parts / rounds,
-        bytes / entries.len()
-    );
-    assert!(per_container < std::time::Duration::from_millis(5));
-}

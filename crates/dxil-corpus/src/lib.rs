@@ -6,8 +6,15 @@
 //! - when it is missing a test skips with a printed `SKIPPED: ...` line, but fails when the
 //!   environment variable `CI` is set (a skipped check must never pass silently there);
 //! - file lists are sorted by path (component by component), so samples taken every n-th file
-//!   are the same from run to run and machine to machine.
+//!   are the same from run to run and machine to machine;
+//! - a corpus test states the exact outcome it expects for every input in a committed
+//!   expectations file ([`Expectations`]); `BLESS=1` rewrites the file, any other run fails on
+//!   the first input whose outcome changed, better or worse, and names each one.
 #![forbid(unsafe_code)]
+
+mod expect;
+
+pub use expect::{Expectations, bless_requested};
 
 use std::fmt::Display;
 use std::path::{Path, PathBuf};

@@ -50,7 +50,7 @@
 //! // `--spirv FILE` reads the words with `ShaderModule::from_bytes`; otherwise translate
 //! // `case.shader` (a DXIL container) with dxil-to-spirv.
 //! let module = ShaderModule { words: translate(&case.shader), entry: case.entry.clone().unwrap_or_default() };
-//! let options = RunOptions { timeout: std::time::Duration::from_secs(10), ..RunOptions::default() };
+//! let options = RunOptions::default();
 //! let code = match Runtime::new(None).and_then(|rt| rt.run(&case, &module, &options)) {
 //!     Ok(report) => {
 //!         for m in &report.mismatches { println!("{m}"); }
@@ -98,6 +98,7 @@ pub use binding::{BindingContract, DerivedLayout};
 pub use case::{Case, CaseError};
 pub use heap::root_signature_of;
 pub use report::{
-    LayoutOverrides, Output, RunError, RunOptions, RunReport, ShaderModule, Timings, exit_now,
+    DEFAULT_TIMEOUT, LayoutOverrides, Output, RunError, RunOptions, RunReport, ShaderModule,
+    Timings, exit_now,
 };
 pub use vulkan::{DeviceInfo, Runtime};

@@ -47,10 +47,16 @@ impl ShaderModule {
     }
 }
 
+/// The default dispatch time limit: a guard against shaders that never finish, not a performance
+/// bound. A cold lavapipe compiles and runs the largest conformance cases in about 13 s on an idle
+/// 2-core machine (the compile happens at the first dispatch), so the limit leaves a wide margin
+/// for loaded machines; `dxil run --timeout` lowers it.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
 /// Settings of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunOptions {
-    /// How long a dispatch may take before the run is abandoned (default 10 s).
+    /// How long a dispatch may take before the run is abandoned ([`DEFAULT_TIMEOUT`]).
     pub timeout: Duration,
     /// Where to write every resource's final bytes (`<bind>[_space<s>].bin`, or `<memory>.bin`).
     pub dump_dir: Option<PathBuf>,
@@ -61,7 +67,7 @@ pub struct RunOptions {
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
-            timeout: Duration::from_secs(10),
+            timeout: DEFAULT_TIMEOUT,
             dump_dir: None,
             layout: LayoutOverrides::default(),
         }

@@ -103,9 +103,8 @@ u32 = [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 13, 14, 15, 16, 1, 1]
 fn out_of_bounds_reads_are_zero_and_writes_are_dropped() {
     let runtime = match Runtime::new(std::env::var("DXIL_DEVICE").ok().as_deref()) {
         Ok(rt) => rt,
-        Err(e) if std::env::var_os("CI").is_some() => panic!("CI needs a Vulkan device: {e}"),
         Err(e) => {
-            eprintln!("SKIPPED: no Vulkan device ({e})");
+            dxil_corpus::skip_or_fail(format_args!("no Vulkan device ({e})"));
             return;
         }
     };
@@ -117,7 +116,7 @@ fn out_of_bounds_reads_are_zero_and_writes_are_dropped() {
     );
     if !info.has_feature("robust_buffer_access2") {
         // robustBufferAccess alone may return any in-bounds value for an out-of-bounds read.
-        eprintln!("SKIPPED: {} lacks robustBufferAccess2", info.name);
+        dxil_corpus::skip_or_fail(format_args!("{} lacks robustBufferAccess2", info.name));
         return;
     }
     let case = Case::parse(CASE, "oob.toml").unwrap();

@@ -624,8 +624,8 @@ pub fn validate(words: &[u32], vulkan: (u8, u8)) {
         std::thread::current().id()
     ));
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    if std::fs::write(&path, bytes).is_err() {
-        return;
+    if let Err(e) = std::fs::write(&path, bytes) {
+        panic!("{}: {e}", path.display());
     }
     let out = std::process::Command::new("spirv-val")
         .arg("--target-env")
@@ -633,12 +633,15 @@ pub fn validate(words: &[u32], vulkan: (u8, u8)) {
         .arg(&path)
         .output();
     let _ = std::fs::remove_file(&path);
-    if let Ok(o) = out {
-        assert!(
+    match out {
+        Ok(o) => assert!(
             o.status.success(),
             "spirv-val: {}{}",
             String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
-        );
+        ),
+        // Under CI every check must run; elsewhere a missing tool only loses this check.
+        Err(e) if std::env::var_os("CI").is_some() => panic!("cannot run spirv-val: {e}"),
+        Err(e) => eprintln!("SKIPPED: spirv-val: {e}"),
     }
 }

@@ -733,9 +733,15 @@ fn scale_large_generated_cfg() {
         blocks >= n * 9 / 10,
         "generator produced too many unreachable blocks"
     );
-    if !cfg!(debug_assertions) {
-        assert!(dt.as_millis() < 800, "too slow: {dt:?}");
-    }
+    // The work must stay linear in the size of the CFG. Time is only printed (it depends on the machine); the
+    // structurizer's own tables are the deterministic measure: a quadratic pass shows as tables that grow with
+    // n², e.g. a forwarded (construct, destination) pair for every block and every enclosing construct.
+    let (constructs, merge_points, traffic) = st.run(&cfg).unwrap().stats();
+    assert!(
+        constructs <= n && merge_points <= 2 * n && traffic <= 4 * n,
+        "structurizer tables grew past linear: {constructs} constructs, {merge_points} merge points, \
+         {traffic} forwarded pairs for {n} blocks"
+    );
     check_cfg(&mut st, &cfg, 4).unwrap();
 }
 
@@ -776,7 +782,10 @@ fn scale_chain_and_nested_loops() {
     check_cfg(&mut st, &cfg, 4).unwrap();
 }
 
+/// Prints the cost of structurizing generated functions of typical sizes (a profiling aid: it asserts nothing, so
+/// it does not run by default).
 #[test]
+#[ignore = "timing printout: cargo test --release --test structurize -- --ignored timing_typical_sizes"]
 fn timing_typical_sizes() {
     let mut st = Structurizer::new();
     let mut cfg = Cfg::new();
