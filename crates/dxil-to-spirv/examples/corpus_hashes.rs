@@ -31,6 +31,7 @@ fn kind(e: &Error) -> &'static str {
         Error::ControlFlow { .. } => "control-flow",
         Error::Binding(_) => "binding",
         Error::Limit(_) => "limit",
+        Error::UnknownOpcode { .. } => "unknown-opcode",
     }
 }
 
@@ -58,8 +59,7 @@ fn main() {
                 continue;
             };
             let profile = v["profile"].as_str().unwrap_or("");
-            if !stages.iter().any(|s| profile.starts_with(s.as_str())) || v.get("error").is_some()
-            {
+            if !stages.iter().any(|s| profile.starts_with(s.as_str())) || v.get("error").is_some() {
                 continue;
             }
             let name = format!("{suite}/{}", v["name"].as_str().unwrap_or(""));

@@ -40,6 +40,9 @@ pub enum Error {
     /// An operation the translator does not implement.
     #[error("unsupported {what} at {at}")]
     Unsupported { what: String, at: Location },
+    /// A `dx.op` call whose opcode is no DXIL operation.
+    #[error("unknown dx.op opcode {opcode} at {at}")]
+    UnknownOpcode { opcode: i64, at: Location },
     /// Input that breaks a DXIL rule the translation depends on.
     #[error("invalid input at {at}: {what}")]
     Invalid { what: String, at: Location },

@@ -8,6 +8,7 @@ use dxil_module::{
     BlockData, BlockId, Body, FuncId, Function, InstData, InstId, InstKind, MdData, MdId, Module,
     NamedMd, PoolRange, TypeData, TypeId, Value,
 };
+use dxil_shader::ops::OpCode;
 
 /// A buffer resource of the test module.
 #[derive(Clone, Copy, Debug)]
@@ -180,8 +181,8 @@ impl TestModule {
     }
 
     /// `call <ret> @dx.op.<name>(i32 opcode, args...)`.
-    pub fn dx_op(&mut self, name: &str, opcode: u32, ret: TypeId, args: &[Value]) -> Value {
-        let op = self.i32c(opcode as i64);
+    pub fn dx_op(&mut self, name: &str, opcode: OpCode, ret: TypeId, args: &[Value]) -> Value {
+        let op = self.i32c(opcode.as_u32() as i64);
         let mut params = vec![self.i32];
         for &a in args {
             // Instructions of the body under construction are not in the module yet.
@@ -314,7 +315,12 @@ impl TestModule {
         let f = self.int(i1, 0);
         let ht = self.handle_ty;
         Res {
-            handle: self.dx_op("createHandle", 57, ht, &[cls, rid, idx, f]),
+            handle: self.dx_op(
+                "createHandle",
+                OpCode::CreateHandle,
+                ht,
+                &[cls, rid, idx, f],
+            ),
         }
     }
 
@@ -322,7 +328,7 @@ impl TestModule {
     pub fn thread_id(&mut self, c: u32) -> Value {
         let i32 = self.i32;
         let cv = self.i32c(c as i64);
-        self.dx_op("threadId.i32", 93, i32, &[cv])
+        self.dx_op("threadId.i32", OpCode::ThreadId, i32, &[cv])
     }
 
     /// Component `k` of an aggregate.
@@ -353,7 +359,7 @@ impl TestModule {
         let suffix = type_suffix(&self.m, elem);
         self.dx_op(
             &format!("rawBufferLoad.{suffix}"),
-            139,
+            OpCode::RawBufferLoad,
             rt,
             &[r.handle, index, offset, m, al],
         )
@@ -376,7 +382,7 @@ impl TestModule {
         let suffix = type_suffix(&self.m, elem);
         self.dx_op(
             &format!("rawBufferStore.{suffix}"),
-            140,
+            OpCode::RawBufferStore,
             void,
             &[
                 r.handle, index, offset, vals[0], vals[1], vals[2], vals[3], m, al,

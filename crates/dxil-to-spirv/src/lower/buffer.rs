@@ -6,6 +6,7 @@
 //! blocks that `func` cuts around them, testing the same bounds.
 
 use dxil_module::{Body, InstKind, TypeId};
+use dxil_shader::ops::OpCode;
 use spirv::{Capability, Op, Scope, StorageClass};
 
 use super::res::{HandleInfo, View};
@@ -40,7 +41,11 @@ struct Unit {
 
 impl<'a> Ctx<'a> {
     /// Operands of a call instruction.
-    pub fn call_args<'b>(&self, body: &'b Body, i: u32) -> Result<(u32, TypeId, Args<'b>), Error> {
+    pub fn call_args<'b>(
+        &self,
+        body: &'b Body,
+        i: u32,
+    ) -> Result<(OpCode, TypeId, Args<'b>), Error> {
         let d = body
             .insts
             .get(i as usize)
@@ -50,7 +55,7 @@ impl<'a> Ctx<'a> {
         };
         let a = Args(args.get(&body.pool));
         let op = self
-            .dx_opcode(*callee, a)
+            .dx_opcode(*callee, a)?
             .ok_or_else(|| self.invalid("not a dx.op call"))?;
         Ok((op, d.ty, a))
     }
@@ -433,13 +438,13 @@ impl<'a> Ctx<'a> {
 
     /// The condition of guard `k` of instruction `i`.
     /// Stores, atomics and counters need a UAV of a kind the operation addresses.
-    fn check_writable(&self, op: u32, h: &HandleInfo) -> Result<(), Error> {
+    fn check_writable(&self, op: OpCode, h: &HandleInfo) -> Result<(), Error> {
         let d = self.decl(h);
         let ok = d.class == ResourceClass::Uav
             && match op {
-                140 | 304 => d.kind.is_raw_like(),
-                69 => d.kind.is_raw_like() || d.kind == ResourceKind::TypedBuffer,
-                78 | 79 => {
+                OpCode::RawBufferStore | OpCode::RawBufferVectorStore => d.kind.is_raw_like(),
+                OpCode::BufferStore => d.kind.is_raw_like() || d.kind == ResourceKind::TypedBuffer,
+                OpCode::AtomicBinOp | OpCode::AtomicCompareExchange => {
                     d.kind.is_raw_like()
                         || ((d.kind == ResourceKind::TypedBuffer
                             || (d.kind.is_texture()
@@ -458,7 +463,7 @@ impl<'a> Ctx<'a> {
         } else {
             Err(self.invalid(format!(
                 "{} on a {:?} {}",
-                Self::op_name(op),
+                op.name(),
                 d.kind,
                 if d.class == ResourceClass::Uav {
                     "UAV"
@@ -471,7 +476,7 @@ impl<'a> Ctx<'a> {
 
     pub(super) fn guard_cond(&mut self, body: &Body, i: u32, k: u8) -> Result<u32, Error> {
         let (op, _ty, a) = self.call_args(body, i)?;
-        if op == 82 {
+        if op == OpCode::Discard {
             // Discard(cond): demote where the condition holds.
             return self.arg_id(a, 1);
         }
@@ -479,7 +484,7 @@ impl<'a> Ctx<'a> {
         self.check_writable(op, &h)?;
         let kind = self.decl(&h).kind;
         match op {
-            140 | 69 if kind.is_raw_like() => {
+            OpCode::RawBufferStore | OpCode::BufferStore if kind.is_raw_like() => {
                 let vt = self.arg_ty(a, 4)?;
                 let es = self.esize(vt);
                 let mask = self.arg_const(a, 8).unwrap_or(15) as u32;
@@ -490,7 +495,7 @@ impl<'a> Ctx<'a> {
                 let un = self.unit_of(&ad, es, k as u32);
                 self.in_bounds(&ad, &un)
             }
-            304 => {
+            OpCode::RawBufferVectorStore => {
                 let vty = self.arg_ty(a, 4)?;
                 let et = self.m.types.scalar_of(vty);
                 let es = self.esize(et);
@@ -498,11 +503,11 @@ impl<'a> Ctx<'a> {
                 let un = self.unit_of(&ad, es, k as u32);
                 self.in_bounds(&ad, &un)
             }
-            69 => {
+            OpCode::BufferStore => {
                 let coord = self.arg_id(a, 2)?;
                 self.texel_in_bounds(&h, coord)
             }
-            78 | 79 => {
+            OpCode::AtomicBinOp | OpCode::AtomicCompareExchange => {
                 if let Some(var) = self.result_var(i) {
                     let et = self.elem_ty_of_atomic(body, i)?;
                     let z = self.const_scalar(Scalar::Int(et), 1, 0);
@@ -510,8 +515,8 @@ impl<'a> Ctx<'a> {
                 }
                 self.atomic_in_bounds(op, a, &h)
             }
-            67 | 225 => self.texture_store_cond(op, a),
-            70 => {
+            OpCode::TextureStore | OpCode::TextureStoreSample => self.texture_store_cond(op, a),
+            OpCode::BufferUpdateCounter => {
                 if let Some(var) = self.result_var(i) {
                     let z = self.b.const_u32(0);
                     self.store(var, z);
@@ -530,7 +535,7 @@ impl<'a> Ctx<'a> {
     /// The guarded action `k` of instruction `i`.
     pub(super) fn guard_body(&mut self, body: &Body, i: u32, k: u8) -> Result<(), Error> {
         let (op, ty, a) = self.call_args(body, i)?;
-        if op == 82 {
+        if op == OpCode::Discard {
             self.demote_invocation();
             return Ok(());
         }
@@ -538,24 +543,24 @@ impl<'a> Ctx<'a> {
         self.check_writable(op, &h)?;
         let kind = self.decl(&h).kind;
         match op {
-            140 | 69 if kind.is_raw_like() => {
+            OpCode::RawBufferStore | OpCode::BufferStore if kind.is_raw_like() => {
                 if kind_structured(kind) {
                     self.raw_store(a, None)
                 } else {
                     self.raw_store(a, Some(k as u32))
                 }
             }
-            304 => self.raw_vector_store(a, Some(k as u32)),
-            69 => self.typed_store(a),
-            78 | 79 => {
+            OpCode::RawBufferVectorStore => self.raw_vector_store(a, Some(k as u32)),
+            OpCode::BufferStore => self.typed_store(a),
+            OpCode::AtomicBinOp | OpCode::AtomicCompareExchange => {
                 let r = self.atomic(op, ty, a, &h)?;
                 if let (Some(var), Some(r)) = (self.result_var(i), r) {
                     self.store(var, r);
                 }
                 Ok(())
             }
-            67 | 225 => self.texture_store(op, a),
-            70 => {
+            OpCode::TextureStore | OpCode::TextureStoreSample => self.texture_store(op, a),
+            OpCode::BufferUpdateCounter => {
                 let r = self.counter_by_address_op(&h, a)?;
                 if let Some(var) = self.result_var(i) {
                     self.store(var, r);
@@ -573,14 +578,20 @@ impl<'a> Ctx<'a> {
         self.check_writable(op, &h)?;
         let kind = self.decl(&h).kind;
         match op {
-            140 | 69 if kind.is_raw_like() => self.raw_store(a, None).map(|_| Val::None),
-            304 => self.raw_vector_store(a, None).map(|_| Val::None),
-            69 => self.typed_store(a).map(|_| Val::None),
-            78 | 79 => Ok(match self.atomic(op, ty, a, &h)? {
-                Some(r) => Val::Id(r),
-                None => Val::None,
-            }),
-            67 | 225 => self.texture_store(op, a).map(|_| Val::None),
+            OpCode::RawBufferStore | OpCode::BufferStore if kind.is_raw_like() => {
+                self.raw_store(a, None).map(|_| Val::None)
+            }
+            OpCode::RawBufferVectorStore => self.raw_vector_store(a, None).map(|_| Val::None),
+            OpCode::BufferStore => self.typed_store(a).map(|_| Val::None),
+            OpCode::AtomicBinOp | OpCode::AtomicCompareExchange => {
+                Ok(match self.atomic(op, ty, a, &h)? {
+                    Some(r) => Val::Id(r),
+                    None => Val::None,
+                })
+            }
+            OpCode::TextureStore | OpCode::TextureStoreSample => {
+                self.texture_store(op, a).map(|_| Val::None)
+            }
             _ => Err(self.invalid("unexpected store")),
         }
     }
@@ -890,9 +901,9 @@ impl<'a> Ctx<'a> {
     // Atomics
 
     /// Bounds of an atomic: raw/structured word, typed-buffer texel or texture coordinate.
-    fn atomic_in_bounds(&mut self, op: u32, a: Args<'_>, h: &HandleInfo) -> Result<u32, Error> {
+    fn atomic_in_bounds(&mut self, op: OpCode, a: Args<'_>, h: &HandleInfo) -> Result<u32, Error> {
         let kind = self.decl(h).kind;
-        let off = if op == 78 { 3 } else { 2 };
+        let off = if op == OpCode::AtomicBinOp { 3 } else { 2 };
         if kind.is_raw_like() {
             let t = self.atomic_value_ty(op, a)?;
             let ad = self.raw_addr(a, off, off + 1)?;
@@ -903,8 +914,8 @@ impl<'a> Ctx<'a> {
         self.coord_in_bounds(h, coord, None)
     }
 
-    fn atomic_value_ty(&self, op: u32, a: Args<'_>) -> Result<TypeId, Error> {
-        self.arg_ty(a, if op == 78 { 6 } else { 5 })
+    fn atomic_value_ty(&self, op: OpCode, a: Args<'_>) -> Result<TypeId, Error> {
+        self.arg_ty(a, if op == OpCode::AtomicBinOp { 6 } else { 5 })
     }
 
     fn atomic_unit(&mut self, ad: &RawAddr, t: TypeId) -> (Unit, u32) {
@@ -929,13 +940,13 @@ impl<'a> Ctx<'a> {
     /// `AtomicBinOp(handle, op, o0, o1, o2, value)` / `AtomicCompareExchange(handle, o0, o1, o2, cmp, value)`.
     fn atomic(
         &mut self,
-        op: u32,
+        op: OpCode,
         ty: TypeId,
         a: Args<'_>,
         h: &HandleInfo,
     ) -> Result<Option<u32>, Error> {
         let decl = self.decl(h).clone();
-        let off = if op == 78 { 3 } else { 2 };
+        let off = if op == OpCode::AtomicBinOp { 3 } else { 2 };
         let vt = self.atomic_value_ty(op, a)?;
         let w = self.m.types.scalar_bits(vt);
         if self.m.types.int_width(vt).is_none() || !matches!(w, 32 | 64) {
@@ -968,7 +979,7 @@ impl<'a> Ctx<'a> {
         };
         let scope = self.b.const_u32(Scope::Device as u32);
         let sem = self.b.const_u32(0);
-        let result = if op == 78 {
+        let result = if op == OpCode::AtomicBinOp {
             let aop = self.arg_const(a, 2)?;
             let v = self.arg_id(a, 6)?;
             let v = self.texel_value_or_same(v, vt, elem_t)?;

@@ -55,13 +55,6 @@ impl<'a> Ctx<'a> {
             .ok_or_else(|| self.invalid(format!("operand {k} has no type")))
     }
 
-    pub fn op_name(op: u32) -> String {
-        match OpCode::from_u32(op) {
-            Some(o) => o.name().to_string(),
-            None => format!("dx.op {op}"),
-        }
-    }
-
     /// Makes an aggregate value from component ids.
     pub fn make_agg(&mut self, parts: &[u32]) -> Val {
         let start = self.agg.len() as u32;
@@ -79,18 +72,18 @@ impl<'a> Ctx<'a> {
             return Ok(Shape::Plain);
         };
         let a = Args(args.get(&body.pool));
-        let Some(op) = self.dx_opcode(*callee, a) else {
+        let Some(op) = self.dx_opcode(*callee, a)? else {
             return Ok(Shape::Plain);
         };
         let checks = self.opts.bounds_checks;
         Ok(match op {
             // RawBufferStore, BufferStore, RawBufferVectorStore
-            140 | 69 | 304 => {
+            OpCode::RawBufferStore | OpCode::BufferStore | OpCode::RawBufferVectorStore => {
                 let h = self.handle_of_arg(a, 1)?;
                 let kind = self.decl(&h).kind;
                 if !checks {
                     Shape::Plain
-                } else if kind == ResourceKind::RawBuffer && op != 304 {
+                } else if kind == ResourceKind::RawBuffer && op != OpCode::RawBufferVectorStore {
                     // The mask is operand 8 of RawBufferStore and of BufferStore.
                     let mask = self.arg_const(a, 8).unwrap_or(15) as u32 & 0xF;
                     let n = 32 - mask.leading_zeros();
@@ -104,12 +97,12 @@ impl<'a> Ctx<'a> {
                 }
             }
             // AtomicBinOp, AtomicCompareExchange
-            78 | 79 => {
+            OpCode::AtomicBinOp | OpCode::AtomicCompareExchange => {
                 let h = self.handle_of_arg(a, 1)?;
                 let kind = self.decl(&h).kind;
                 if !kind.is_raw_like() {
                     self.note_typed_use(&h, false, true);
-                    let vt = self.arg_ty(a, if op == 78 { 6 } else { 5 })?;
+                    let vt = self.arg_ty(a, if op == OpCode::AtomicBinOp { 6 } else { 5 })?;
                     if self.m.types.scalar_bits(vt) == 64 {
                         self.note_atomic64(&h);
                     }
@@ -121,7 +114,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             // TextureStore, TextureStoreSample
-            67 | 225 => {
+            OpCode::TextureStore | OpCode::TextureStoreSample => {
                 if checks {
                     Shape::Guard(1)
                 } else {
@@ -129,7 +122,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             // TextureLoad, BufferLoad: typed UAV reads need the format-less read capability.
-            66 | 68 => {
+            OpCode::TextureLoad | OpCode::BufferLoad => {
                 let h = self.handle_of_arg(a, 1)?;
                 let k = self.decl(&h).kind;
                 if !k.is_raw_like() {
@@ -138,7 +131,7 @@ impl<'a> Ctx<'a> {
                 Shape::Plain
             }
             // BufferUpdateCounter through an address table: no atomic where the address is 0.
-            70 => {
+            OpCode::BufferUpdateCounter => {
                 let h = self.handle_of_arg(a, 1)?;
                 if self.decl(&h).class == ResourceClass::Uav && self.counter_by_address(&h)? {
                     Shape::Guard(1)
@@ -147,9 +140,11 @@ impl<'a> Ctx<'a> {
                 }
             }
             // WaveMatch, WaveMultiPrefixOp, WaveMultiPrefixBitCount
-            165..=167 => Shape::Loop,
+            OpCode::WaveMatch | OpCode::WaveMultiPrefixOp | OpCode::WaveMultiPrefixBitCount => {
+                Shape::Loop
+            }
             // Discard(cond): the demote runs in a branch unless the condition is constant.
-            82 if self.const_int(self.arg(a, 1)?).is_none() => Shape::Guard(1),
+            OpCode::Discard if self.const_int(self.arg(a, 1)?).is_none() => Shape::Guard(1),
             _ => Shape::Plain,
         })
     }
@@ -158,7 +153,7 @@ impl<'a> Ctx<'a> {
         &mut self,
         body: &Body,
         i: u32,
-        op: u32,
+        op: OpCode,
         ty: TypeId,
         a: Args<'_>,
     ) -> Result<Val, Error> {
@@ -168,7 +163,7 @@ impl<'a> Ctx<'a> {
         }
         match op {
             // Discard with a constant condition (otherwise it is guarded).
-            82 => {
+            OpCode::Discard => {
                 if self.f.shape[i as usize] != Shape::Plain {
                     return Err(self.invalid("guarded discard lowered outside its blocks"));
                 }
@@ -178,43 +173,103 @@ impl<'a> Ctx<'a> {
                 Ok(Val::None)
             }
             // Handles are resolved up front (see `collect_handles`).
-            57 | 216..=218 => Ok(self.f.vals[i as usize]),
-            160 => Err(self.unsupported("createHandleForLib (library shaders)")),
+            OpCode::CreateHandle
+            | OpCode::AnnotateHandle
+            | OpCode::CreateHandleFromBinding
+            | OpCode::CreateHandleFromHeap => Ok(self.f.vals[i as usize]),
+            OpCode::CreateHandleForLib => {
+                Err(self.unsupported("createHandleForLib (library shaders)"))
+            }
 
             // System values.
-            93 => self.sysval(BuiltIn::GlobalInvocationId, a),
-            94 => self.sysval(BuiltIn::WorkgroupId, a),
-            95 => self.sysval(BuiltIn::LocalInvocationId, a),
-            96 => id(self.load_builtin(BuiltIn::LocalInvocationIndex, None)),
+            OpCode::ThreadId => self.sysval(BuiltIn::GlobalInvocationId, a),
+            OpCode::GroupId => self.sysval(BuiltIn::WorkgroupId, a),
+            OpCode::ThreadIdInGroup => self.sysval(BuiltIn::LocalInvocationId, a),
+            OpCode::FlattenedThreadIdInGroup => {
+                id(self.load_builtin(BuiltIn::LocalInvocationIndex, None))
+            }
 
-            80 => {
+            OpCode::Barrier => {
                 let flags = self.arg_const(a, 1)? as u32;
                 self.barrier(flags);
                 Ok(Val::None)
             }
-            244 => {
+            OpCode::BarrierByMemoryType => {
                 let mem = self.arg_const(a, 1)? as u32;
                 let sem = self.arg_const(a, 2)? as u32;
                 self.barrier_by_type(mem, sem);
                 Ok(Val::None)
             }
             // BarrierByMemoryHandle(object, semantics): a barrier on one UAV is a UAV-memory barrier.
-            245 => {
+            OpCode::BarrierByMemoryHandle => {
                 let sem = self.arg_const(a, 2)? as u32;
                 self.barrier_by_type(1, sem);
                 Ok(Val::None)
             }
 
             // Math.
-            6..=34 | 83..=86 => self.unary_op(op, ty, a).map(Val::Id),
-            35..=40 => self.binary_op(op, ty, a).map(Val::Id),
-            41..=45 => self.binary_pair_op(op, ty, a),
-            46..=53 => self.tertiary_op(op, ty, a).map(Val::Id),
-            54..=56 => self.dot_op(op, a).map(Val::Id),
-            162..=164 => self.dot_add_op(op, a).map(Val::Id),
-            101 => self.make_double(a).map(Val::Id),
-            102 => self.split_double(a),
-            124..=129 => {
+            OpCode::FAbs
+            | OpCode::Saturate
+            | OpCode::IsNaN
+            | OpCode::IsInf
+            | OpCode::IsFinite
+            | OpCode::IsNormal
+            | OpCode::Cos
+            | OpCode::Sin
+            | OpCode::Tan
+            | OpCode::Acos
+            | OpCode::Asin
+            | OpCode::Atan
+            | OpCode::Hcos
+            | OpCode::Hsin
+            | OpCode::Htan
+            | OpCode::Exp
+            | OpCode::Frc
+            | OpCode::Log
+            | OpCode::Sqrt
+            | OpCode::Rsqrt
+            | OpCode::Round_ne
+            | OpCode::Round_ni
+            | OpCode::Round_pi
+            | OpCode::Round_z
+            | OpCode::Bfrev
+            | OpCode::Countbits
+            | OpCode::FirstbitLo
+            | OpCode::FirstbitHi
+            | OpCode::FirstbitSHi
+            | OpCode::DerivCoarseX
+            | OpCode::DerivCoarseY
+            | OpCode::DerivFineX
+            | OpCode::DerivFineY => self.unary_op(op, ty, a).map(Val::Id),
+            OpCode::FMax
+            | OpCode::FMin
+            | OpCode::IMax
+            | OpCode::IMin
+            | OpCode::UMax
+            | OpCode::UMin => self.binary_op(op, ty, a).map(Val::Id),
+            OpCode::IMul | OpCode::UMul | OpCode::UDiv | OpCode::UAddc | OpCode::USubb => {
+                self.binary_pair_op(op, ty, a)
+            }
+            OpCode::FMad
+            | OpCode::Fma
+            | OpCode::IMad
+            | OpCode::UMad
+            | OpCode::Msad
+            | OpCode::Ibfe
+            | OpCode::Ubfe
+            | OpCode::Bfi => self.tertiary_op(op, ty, a).map(Val::Id),
+            OpCode::Dot2 | OpCode::Dot3 | OpCode::Dot4 => self.dot_op(op, a).map(Val::Id),
+            OpCode::Dot2AddHalf | OpCode::Dot4AddI8Packed | OpCode::Dot4AddU8Packed => {
+                self.dot_add_op(op, a).map(Val::Id)
+            }
+            OpCode::MakeDouble => self.make_double(a).map(Val::Id),
+            OpCode::SplitDouble => self.split_double(a),
+            OpCode::BitcastI16toF16
+            | OpCode::BitcastF16toI16
+            | OpCode::BitcastI32toF32
+            | OpCode::BitcastF32toI32
+            | OpCode::BitcastI64toF64
+            | OpCode::BitcastF64toI64 => {
                 let t = self.ty(ty)?;
                 let at = self.arg_ty(a, 1)?;
                 if self.m.types.scalar_bits(at) != self.m.types.scalar_bits(ty)
@@ -225,27 +280,33 @@ impl<'a> Ctx<'a> {
                 let x = self.arg_id(a, 1)?;
                 id(self.op1(Op::Bitcast, t, x))
             }
-            130 => self.legacy_f32_to_f16(a).map(Val::Id),
-            131 => self.legacy_f16_to_f32(a).map(Val::Id),
-            132 => {
+            OpCode::LegacyF32ToF16 => self.legacy_f32_to_f16(a).map(Val::Id),
+            OpCode::LegacyF16ToF32 => self.legacy_f16_to_f32(a).map(Val::Id),
+            OpCode::LegacyDoubleToFloat => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
                 id(self.op1(Op::FConvert, t, x))
             }
-            133 | 134 => {
+            OpCode::LegacyDoubleToSInt32 | OpCode::LegacyDoubleToUInt32 => {
                 let x = self.arg_id(a, 1)?;
-                id(self.float_to_int(op == 133, x, 64, 32, 1))
+                id(self.float_to_int(op == OpCode::LegacyDoubleToSInt32, x, 64, 32, 1))
             }
-            219 => self.unpack4x8(ty, a),
-            220 => self.pack4x8(a).map(Val::Id),
+            OpCode::Unpack4x8 => self.unpack4x8(ty, a),
+            OpCode::Pack4x8 => self.pack4x8(a).map(Val::Id),
 
             // Resources.
-            58 => self.cbuffer_load(ty, a).map(Val::Id),
-            59 => self.cbuffer_load_legacy(i, ty, a),
-            68 => self.buffer_load(i, ty, a),
-            139 => self.raw_buffer_load(i, ty, a),
-            303 => self.raw_buffer_vector_load(ty, a),
-            69 | 140 | 304 | 78 | 79 | 67 | 225 => {
+            OpCode::CBufferLoad => self.cbuffer_load(ty, a).map(Val::Id),
+            OpCode::CBufferLoadLegacy => self.cbuffer_load_legacy(i, ty, a),
+            OpCode::BufferLoad => self.buffer_load(i, ty, a),
+            OpCode::RawBufferLoad => self.raw_buffer_load(i, ty, a),
+            OpCode::RawBufferVectorLoad => self.raw_buffer_vector_load(ty, a),
+            OpCode::BufferStore
+            | OpCode::RawBufferStore
+            | OpCode::RawBufferVectorStore
+            | OpCode::AtomicBinOp
+            | OpCode::AtomicCompareExchange
+            | OpCode::TextureStore
+            | OpCode::TextureStoreSample => {
                 // Guarded forms run in their own blocks; without bounds checks they run here.
                 if self.f.shape[i as usize] == Shape::Plain {
                     self.guard_body_plain(body, i)
@@ -253,8 +314,8 @@ impl<'a> Ctx<'a> {
                     Err(self.invalid("guarded operation lowered outside its blocks"))
                 }
             }
-            70 => self.update_counter(a).map(Val::Id),
-            71 => {
+            OpCode::BufferUpdateCounter => self.update_counter(a).map(Val::Id),
+            OpCode::CheckAccessFullyMapped => {
                 // Non-tiled resources are always fully mapped; loads report status 1.
                 let x = self.arg_id(a, 1)?;
                 let u = self.b.u32();
@@ -263,37 +324,111 @@ impl<'a> Ctx<'a> {
                 let _ = u;
                 id(self.op2(Op::INotEqual, bt, x, zero))
             }
-            72 => self.get_dimensions(i, a),
+            OpCode::GetDimensions => self.get_dimensions(i, a),
 
             // Textures.
-            60..=65 | 224 | 254 | 255 => self.sample(i, op, ty, a),
-            66 => self.texture_load(i, ty, a),
-            73 | 74 | 223 => self.gather(i, op, ty, a),
-            81 => self.calculate_lod(a).map(Val::Id),
-            75 => self.sample_position(a),
+            OpCode::Sample
+            | OpCode::SampleBias
+            | OpCode::SampleLevel
+            | OpCode::SampleGrad
+            | OpCode::SampleCmp
+            | OpCode::SampleCmpLevelZero
+            | OpCode::SampleCmpLevel
+            | OpCode::SampleCmpGrad
+            | OpCode::SampleCmpBias => self.sample(i, op, ty, a),
+            OpCode::TextureLoad => self.texture_load(i, ty, a),
+            OpCode::TextureGather | OpCode::TextureGatherCmp | OpCode::TextureGatherRaw => {
+                self.gather(i, op, ty, a)
+            }
+            OpCode::CalculateLOD => self.calculate_lod(a).map(Val::Id),
+            OpCode::Texture2DMSGetSamplePosition => self.sample_position(a),
 
             // Waves and quads.
-            110..=123 | 135 | 136 | 222 | 221 => self.wave_op(i, op, ty, a),
-            165..=167 => Err(self.invalid("partitioned wave operation lowered outside its blocks")),
+            OpCode::WaveIsFirstLane
+            | OpCode::WaveGetLaneIndex
+            | OpCode::WaveGetLaneCount
+            | OpCode::WaveAnyTrue
+            | OpCode::WaveAllTrue
+            | OpCode::WaveActiveAllEqual
+            | OpCode::WaveActiveBallot
+            | OpCode::WaveReadLaneAt
+            | OpCode::WaveReadLaneFirst
+            | OpCode::WaveActiveOp
+            | OpCode::WaveActiveBit
+            | OpCode::WavePrefixOp
+            | OpCode::QuadReadLaneAt
+            | OpCode::QuadOp
+            | OpCode::WaveAllBitCount
+            | OpCode::WavePrefixBitCount
+            | OpCode::QuadVote
+            | OpCode::IsHelperLane => self.wave_op(i, op, ty, a),
+            OpCode::WaveMatch | OpCode::WaveMultiPrefixOp | OpCode::WaveMultiPrefixBitCount => {
+                Err(self.invalid("partitioned wave operation lowered outside its blocks"))
+            }
 
             // Inline ray tracing.
-            178 | 258 => self.allocate_ray_query(i),
-            179..=212 | 214 | 215 => self.ray_query_op(op, ty, a),
+            OpCode::AllocateRayQuery | OpCode::AllocateRayQuery2 => self.allocate_ray_query(i),
+            OpCode::RayQuery_TraceRayInline
+            | OpCode::RayQuery_Proceed
+            | OpCode::RayQuery_Abort
+            | OpCode::RayQuery_CommitNonOpaqueTriangleHit
+            | OpCode::RayQuery_CommitProceduralPrimitiveHit
+            | OpCode::RayQuery_CommittedStatus
+            | OpCode::RayQuery_CandidateType
+            | OpCode::RayQuery_CandidateObjectToWorld3x4
+            | OpCode::RayQuery_CandidateWorldToObject3x4
+            | OpCode::RayQuery_CommittedObjectToWorld3x4
+            | OpCode::RayQuery_CommittedWorldToObject3x4
+            | OpCode::RayQuery_CandidateProceduralPrimitiveNonOpaque
+            | OpCode::RayQuery_CandidateTriangleFrontFace
+            | OpCode::RayQuery_CommittedTriangleFrontFace
+            | OpCode::RayQuery_CandidateTriangleBarycentrics
+            | OpCode::RayQuery_CommittedTriangleBarycentrics
+            | OpCode::RayQuery_RayFlags
+            | OpCode::RayQuery_WorldRayOrigin
+            | OpCode::RayQuery_WorldRayDirection
+            | OpCode::RayQuery_RayTMin
+            | OpCode::RayQuery_CandidateTriangleRayT
+            | OpCode::RayQuery_CommittedRayT
+            | OpCode::RayQuery_CandidateInstanceIndex
+            | OpCode::RayQuery_CandidateInstanceID
+            | OpCode::RayQuery_CandidateGeometryIndex
+            | OpCode::RayQuery_CandidatePrimitiveIndex
+            | OpCode::RayQuery_CandidateObjectRayOrigin
+            | OpCode::RayQuery_CandidateObjectRayDirection
+            | OpCode::RayQuery_CommittedInstanceIndex
+            | OpCode::RayQuery_CommittedInstanceID
+            | OpCode::RayQuery_CommittedGeometryIndex
+            | OpCode::RayQuery_CommittedPrimitiveIndex
+            | OpCode::RayQuery_CommittedObjectRayOrigin
+            | OpCode::RayQuery_CommittedObjectRayDirection
+            | OpCode::RayQuery_CandidateInstanceContributionToHitGroupIndex
+            | OpCode::RayQuery_CommittedInstanceContributionToHitGroupIndex => {
+                self.ray_query_op(op, ty, a)
+            }
 
             // SM 6.9 vector reductions.
-            309 | 310 => {
+            OpCode::VectorReduceAnd | OpCode::VectorReduceOr => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
-                id(self.op1(if op == 309 { Op::All } else { Op::Any }, t, x))
+                id(self.op1(
+                    if op == OpCode::VectorReduceAnd {
+                        Op::All
+                    } else {
+                        Op::Any
+                    },
+                    t,
+                    x,
+                ))
             }
-            311 => {
+            OpCode::FDot => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
                 let y = self.arg_id(a, 2)?;
                 id(self.op2(Op::Dot, t, x, y))
             }
 
-            _ => Err(self.unsupported(format!("{} (opcode {op})", Self::op_name(op)))),
+            _ => Err(self.unsupported(format!("{} (opcode {})", op.name(), op.as_u32()))),
         }
     }
 

@@ -20,6 +20,7 @@
 //! the whole function is emitted (back edges come later).
 
 use dxil_module::{Body, InstId, InstKind, TypeData, Value, ValueRef};
+use dxil_shader::ops::OpCode;
 use spirv::{Op, SelectionControl};
 
 use super::{Ctx, NONE, Val};
@@ -206,9 +207,6 @@ impl<'a> Ctx<'a> {
                 };
                 let args: &[u32] = args.get(&body.pool);
                 let argv = |k: usize| args.get(k).map(|&v| Value(v));
-                let Some(op) = argv(0).and_then(|o| self.const_int(o)) else {
-                    continue;
-                };
                 if callee
                     .as_function()
                     .and_then(|f| self.m.function(f))
@@ -217,12 +215,15 @@ impl<'a> Ctx<'a> {
                     continue;
                 }
                 self.at_inst = i as u32;
-                match self.make_handle(op as u32, &argv)? {
+                let Some(op) = self.dx_opcode(*callee, super::Args(args))? else {
+                    continue;
+                };
+                match self.make_handle(op, &argv)? {
                     Some(h) => {
                         self.f.handle_of[i] = h;
                         self.f.vals[i] = Val::Handle(h);
                     }
-                    None if op == 216 => pending = true,
+                    None if op == OpCode::AnnotateHandle => pending = true,
                     None => {}
                 }
             }
@@ -366,7 +367,9 @@ impl<'a> Ctx<'a> {
             }
             InstKind::Call { callee, args, .. } => {
                 let a = super::Args(args.get(&body.pool));
-                if let Some(178 | 258) = self.dx_opcode(*callee, a) {
+                if let Some(OpCode::AllocateRayQuery | OpCode::AllocateRayQuery2) =
+                    self.dx_opcode(*callee, a)?
+                {
                     let flags = a.get(1).and_then(|v| self.const_int(v)).unwrap_or(0) as u32;
                     self.f.rq_allocs.push((i, flags));
                 }

@@ -985,7 +985,7 @@ impl<'a> Ctx<'a> {
         if name.starts_with("llvm.lifetime.") || name == "llvm.donothing" {
             return Ok(Val::None);
         }
-        if let Some(op) = self.dx_opcode(callee, args) {
+        if let Some(op) = self.dx_opcode(callee, args)? {
             return self.dx_op(body, i, op, ty, args);
         }
         Err(self.unsupported(format!("call to @{name}")))

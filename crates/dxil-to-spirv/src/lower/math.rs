@@ -1,6 +1,7 @@
 //! Unary, binary, tertiary and quaternary math and bit operations, dot products.
 
 use dxil_module::TypeId;
+use dxil_shader::ops::OpCode;
 use spirv::{Capability, GLOp, Op};
 
 use super::types::Scalar;
@@ -8,7 +9,7 @@ use super::{Args, Ctx, Val};
 use crate::error::Error;
 
 impl<'a> Ctx<'a> {
-    pub(super) fn unary_op(&mut self, op: u32, ty: TypeId, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn unary_op(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<u32, Error> {
         let x = self.arg_id(a, 1)?;
         let in_ty = self.arg_ty(a, 1)?;
         let t = self.ty(ty)?;
@@ -18,8 +19,8 @@ impl<'a> Ctx<'a> {
             .ok_or_else(|| self.invalid("unary operation on a non-numeric value"))?;
         let g = |this: &mut Self, o: GLOp| this.glsl(t, o, &[x]);
         Ok(match op {
-            6 => g(self, GLOp::FAbs),
-            7 => {
+            OpCode::FAbs => g(self, GLOp::FAbs),
+            OpCode::Saturate => {
                 let Scalar::Float(w) = s else {
                     return Err(self.invalid("saturate of an integer"));
                 };
@@ -27,15 +28,15 @@ impl<'a> Ctx<'a> {
                 let one = self.const_float(w, lanes, 1.0);
                 self.glsl(t, GLOp::NClamp, &[x, zero, one])
             }
-            8 => self.op1(Op::IsNan, t, x),
-            9 => self.op1(Op::IsInf, t, x),
-            10 => {
+            OpCode::IsNaN => self.op1(Op::IsNan, t, x),
+            OpCode::IsInf => self.op1(Op::IsInf, t, x),
+            OpCode::IsFinite => {
                 let n = self.op1(Op::IsNan, t, x);
                 let i = self.op1(Op::IsInf, t, x);
                 let o = self.op2(Op::LogicalOr, t, n, i);
                 self.op1(Op::LogicalNot, t, o)
             }
-            11 => {
+            OpCode::IsNormal => {
                 let Scalar::Float(w) = s else {
                     return Err(self.invalid("IsNormal of an integer"));
                 };
@@ -52,41 +53,51 @@ impl<'a> Ctx<'a> {
                 let lt = self.op2(Op::FOrdLessThan, t, ax, inf);
                 self.op2(Op::LogicalAnd, t, ge, lt)
             }
-            12 => g(self, GLOp::Cos),
-            13 => g(self, GLOp::Sin),
-            14 => g(self, GLOp::Tan),
-            15 => g(self, GLOp::Acos),
-            16 => g(self, GLOp::Asin),
-            17 => g(self, GLOp::Atan),
-            18 => g(self, GLOp::Cosh),
-            19 => g(self, GLOp::Sinh),
-            20 => g(self, GLOp::Tanh),
-            21 => g(self, GLOp::Exp2),
-            22 => g(self, GLOp::Fract),
-            23 => g(self, GLOp::Log2),
-            24 => g(self, GLOp::Sqrt),
-            25 => g(self, GLOp::InverseSqrt),
-            26 => g(self, GLOp::RoundEven),
-            27 => g(self, GLOp::Floor),
-            28 => g(self, GLOp::Ceil),
-            29 => g(self, GLOp::Trunc),
-            30 => self.bit_reverse(x, s, lanes)?,
-            31 => self.count_bits(x, s, lanes)?,
-            32 => self.first_bit_lo(x, s, lanes)?,
-            33 | 34 => self.first_bit_hi(op == 34, x, s, lanes)?,
-            83..=86 if self.quad_mode().is_none() => {
+            OpCode::Cos => g(self, GLOp::Cos),
+            OpCode::Sin => g(self, GLOp::Sin),
+            OpCode::Tan => g(self, GLOp::Tan),
+            OpCode::Acos => g(self, GLOp::Acos),
+            OpCode::Asin => g(self, GLOp::Asin),
+            OpCode::Atan => g(self, GLOp::Atan),
+            OpCode::Hcos => g(self, GLOp::Cosh),
+            OpCode::Hsin => g(self, GLOp::Sinh),
+            OpCode::Htan => g(self, GLOp::Tanh),
+            OpCode::Exp => g(self, GLOp::Exp2),
+            OpCode::Frc => g(self, GLOp::Fract),
+            OpCode::Log => g(self, GLOp::Log2),
+            OpCode::Sqrt => g(self, GLOp::Sqrt),
+            OpCode::Rsqrt => g(self, GLOp::InverseSqrt),
+            OpCode::Round_ne => g(self, GLOp::RoundEven),
+            OpCode::Round_ni => g(self, GLOp::Floor),
+            OpCode::Round_pi => g(self, GLOp::Ceil),
+            OpCode::Round_z => g(self, GLOp::Trunc),
+            OpCode::Bfrev => self.bit_reverse(x, s, lanes)?,
+            OpCode::Countbits => self.count_bits(x, s, lanes)?,
+            OpCode::FirstbitLo => self.first_bit_lo(x, s, lanes)?,
+            OpCode::FirstbitHi | OpCode::FirstbitSHi => {
+                self.first_bit_hi(op == OpCode::FirstbitSHi, x, s, lanes)?
+            }
+            OpCode::DerivCoarseX
+            | OpCode::DerivCoarseY
+            | OpCode::DerivFineX
+            | OpCode::DerivFineY
+                if self.quad_mode().is_none() =>
+            {
                 let Scalar::Float(w) = s else {
                     return Err(self.invalid("derivative of an integer"));
                 };
                 self.const_float(w, lanes, 0.0)
             }
-            83..=86 => {
+            OpCode::DerivCoarseX
+            | OpCode::DerivCoarseY
+            | OpCode::DerivFineX
+            | OpCode::DerivFineY => {
                 self.uses_derivatives = true;
                 self.b.capability(Capability::DerivativeControl);
                 let o = match op {
-                    83 => Op::DPdxCoarse,
-                    84 => Op::DPdyCoarse,
-                    85 => Op::DPdxFine,
+                    OpCode::DerivCoarseX => Op::DPdxCoarse,
+                    OpCode::DerivCoarseY => Op::DPdyCoarse,
+                    OpCode::DerivFineX => Op::DPdxFine,
                     _ => Op::DPdyFine,
                 };
                 if let Scalar::Float(16) = s {
@@ -99,7 +110,7 @@ impl<'a> Ctx<'a> {
                     self.op1(o, t, x)
                 }
             }
-            _ => return Err(self.unsupported(Self::op_name(op))),
+            _ => return Err(self.unsupported(op.name())),
         })
     }
 
@@ -254,16 +265,16 @@ impl<'a> Ctx<'a> {
         Ok(self.select(t32, is_none, none, r))
     }
 
-    pub(super) fn binary_op(&mut self, op: u32, ty: TypeId, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn binary_op(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<u32, Error> {
         let t = self.ty(ty)?;
         let x = self.arg_id(a, 1)?;
         let y = self.arg_id(a, 2)?;
         let o = match op {
-            35 => GLOp::NMax,
-            36 => GLOp::NMin,
-            37 => GLOp::SMax,
-            38 => GLOp::SMin,
-            39 => GLOp::UMax,
+            OpCode::FMax => GLOp::NMax,
+            OpCode::FMin => GLOp::NMin,
+            OpCode::IMax => GLOp::SMax,
+            OpCode::IMin => GLOp::SMin,
+            OpCode::UMax => GLOp::UMax,
             _ => GLOp::UMin,
         };
         Ok(self.glsl(t, o, &[x, y]))
@@ -272,7 +283,7 @@ impl<'a> Ctx<'a> {
     /// IMul/UMul ({hi, lo}), UDiv ({quotient, remainder}), UAddc/USubb ({result, carry/borrow}).
     pub(super) fn binary_pair_op(
         &mut self,
-        op: u32,
+        op: OpCode,
         ty: TypeId,
         a: Args<'_>,
     ) -> Result<Val, Error> {
@@ -280,10 +291,10 @@ impl<'a> Ctx<'a> {
         let y = self.arg_id(a, 2)?;
         let u = self.b.u32();
         Ok(match op {
-            41 | 42 => {
+            OpCode::IMul | OpCode::UMul => {
                 let st = self.b.struct_type(&[u, u]);
                 let r = self.op2(
-                    if op == 41 {
+                    if op == OpCode::IMul {
                         Op::SMulExtended
                     } else {
                         Op::UMulExtended
@@ -296,15 +307,15 @@ impl<'a> Ctx<'a> {
                 let hi = self.opn(Op::CompositeExtract, u, &[r, 1]);
                 self.make_agg(&[hi, lo])
             }
-            43 => {
+            OpCode::UDiv => {
                 let q = self.udiv(true, u, 32, 1, x, y, self.const_int(self.arg(a, 2)?));
                 let r = self.udiv(false, u, 32, 1, x, y, self.const_int(self.arg(a, 2)?));
                 self.make_agg(&[q, r])
             }
-            44 | 45 => {
+            OpCode::UAddc | OpCode::USubb => {
                 let st = self.b.struct_type(&[u, u]);
                 let r = self.op2(
-                    if op == 44 {
+                    if op == OpCode::UAddc {
                         Op::IAddCarry
                     } else {
                         Op::ISubBorrow
@@ -321,11 +332,16 @@ impl<'a> Ctx<'a> {
                 let _ = ty;
                 self.make_agg(&[v, cb])
             }
-            _ => return Err(self.unsupported(Self::op_name(op))),
+            _ => return Err(self.unsupported(op.name())),
         })
     }
 
-    pub(super) fn tertiary_op(&mut self, op: u32, ty: TypeId, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn tertiary_op(
+        &mut self,
+        op: OpCode,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Result<u32, Error> {
         let t = self.ty(ty)?;
         let lanes = self.lanes(ty);
         let x = self.arg_id(a, 1)?;
@@ -333,22 +349,22 @@ impl<'a> Ctx<'a> {
         let z = self.arg_id(a, 3)?;
         Ok(match op {
             // FMad may or may not fuse in D3D; keeping it unfused matches the common hardware result.
-            46 => {
+            OpCode::FMad => {
                 let m = self.op2(Op::FMul, t, x, y);
                 self.op2(Op::FAdd, t, m, z)
             }
-            47 => self.glsl(t, GLOp::Fma, &[x, y, z]),
-            48 | 49 => {
+            OpCode::Fma => self.glsl(t, GLOp::Fma, &[x, y, z]),
+            OpCode::IMad | OpCode::UMad => {
                 let m = self.op2(Op::IMul, t, x, y);
                 self.op2(Op::IAdd, t, m, z)
             }
-            50 => self.msad(x, y, z),
-            51 | 52 => self.bfe(op == 51, x, y, z, lanes),
-            53 => {
+            OpCode::Msad => self.msad(x, y, z),
+            OpCode::Ibfe | OpCode::Ubfe => self.bfe(op == OpCode::Ibfe, x, y, z, lanes),
+            OpCode::Bfi => {
                 let w = self.arg_id(a, 4)?;
                 self.bfi(x, y, z, w, lanes)
             }
-            _ => return Err(self.unsupported(Self::op_name(op))),
+            _ => return Err(self.unsupported(op.name())),
         })
     }
 
@@ -421,8 +437,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// Dot2/3/4 of float scalars.
-    pub(super) fn dot_op(&mut self, op: u32, a: Args<'_>) -> Result<u32, Error> {
-        let n = (op - 52) as usize; // 54 → 2, 55 → 3, 56 → 4
+    pub(super) fn dot_op(&mut self, op: OpCode, a: Args<'_>) -> Result<u32, Error> {
+        let n = match op {
+            OpCode::Dot2 => 2,
+            OpCode::Dot3 => 3,
+            _ => 4,
+        };
         let et = self.arg_ty(a, 1)?;
         let t = self.ty(et)?;
         let vt = self.b.vec(t, n as u32);
@@ -439,9 +459,9 @@ impl<'a> Ctx<'a> {
 
     /// Dot2AddHalf(acc, ax, ay, bx, by): f32 accumulate of a half2 dot product. Dot4AddI8Packed /
     /// Dot4AddU8Packed(acc, a, b): acc + the dot product of four packed signed/unsigned bytes.
-    pub(super) fn dot_add_op(&mut self, op: u32, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn dot_add_op(&mut self, op: OpCode, a: Args<'_>) -> Result<u32, Error> {
         let acc = self.arg_id(a, 1)?;
-        if op == 162 {
+        if op == OpCode::Dot2AddHalf {
             // acc + (float(ax * bx) + float(ay * by)): the products are half precision (a product past the half
             // range is infinity), their sum and the accumulation are single precision, and the dot product is
             // complete before it is added to the accumulator (AMD's v_dot2_f32_f16, as vkd3d-proton's
@@ -466,7 +486,7 @@ impl<'a> Ctx<'a> {
         let y = self.arg_id(a, 3)?;
         let u = self.b.u32();
         let eight = self.b.const_u32(8);
-        let ext = if op == 163 {
+        let ext = if op == OpCode::Dot4AddI8Packed {
             Op::BitFieldSExtract
         } else {
             Op::BitFieldUExtract

@@ -21,6 +21,7 @@ mod verify;
 mod wave;
 
 use dxil_module::{FuncId, InstId, Module, Value, ValueRef};
+use dxil_shader::ops::OpCode;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 use crate::cfg::{Cfg, Structurizer};
@@ -547,14 +548,26 @@ impl<'a> Ctx<'a> {
         self.m.const_int(v)
     }
 
-    /// The i32 opcode of a `dx.op` call, if `callee` is a `dx.op.*` function.
-    pub fn dx_opcode(&self, callee: Value, args: Args<'_>) -> Option<u32> {
-        let f = callee.as_function()?;
-        let func = self.m.function(f)?;
+    /// The opcode of a `dx.op` call: `None` when `callee` is no `dx.op.*` function, an error when its opcode operand
+    /// is missing, not a constant or not an operation of dxil-shader's table.
+    pub fn dx_opcode(&self, callee: Value, args: Args<'_>) -> Result<Option<OpCode>, Error> {
+        let Some(func) = callee.as_function().and_then(|f| self.m.function(f)) else {
+            return Ok(None);
+        };
         if !func.name.starts_with("dx.op.") {
-            return None;
+            return Ok(None);
         }
-        self.const_int(args.get(0)?).map(|v| v as u32)
+        let Some(raw) = args.get(0).and_then(|v| self.const_int(v)) else {
+            return Err(self.invalid("dx.op call without a constant opcode"));
+        };
+        u32::try_from(raw)
+            .ok()
+            .and_then(OpCode::from_u32)
+            .map(Some)
+            .ok_or_else(|| Error::UnknownOpcode {
+                opcode: raw,
+                at: self.loc(),
+            })
     }
 
     pub fn callee_name(&self, callee: Value) -> &'a str {

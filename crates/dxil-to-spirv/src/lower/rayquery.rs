@@ -6,6 +6,7 @@
 //! combines the `RayQuery<FLAGS>` template flags with the call's.
 
 use dxil_module::TypeId;
+use dxil_shader::ops::OpCode;
 use spirv::Op;
 
 use super::res::View;
@@ -98,7 +99,12 @@ impl<'a> Ctx<'a> {
         Ok((ptr, flags))
     }
 
-    pub(super) fn ray_query_op(&mut self, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn ray_query_op(
+        &mut self,
+        op: OpCode,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Result<Val, Error> {
         let (rq, const_flags) = self.ray_query_ptr(a)?;
         let u = self.b.u32();
         let f = self.b.f32();
@@ -107,7 +113,7 @@ impl<'a> Ctx<'a> {
         let committed = |this: &mut Self, yes: bool| this.b.const_u32(yes as u32);
         let id = |x: u32| Ok(Val::Id(x));
         match op {
-            179 => {
+            OpCode::RayQuery_TraceRayInline => {
                 let h = self.handle_of_arg(a, 2)?;
                 let (accel, _) = self.load_object(&h, View::Accel)?;
                 let mut flags = self.arg_id(a, 3)?;
@@ -136,28 +142,40 @@ impl<'a> Ctx<'a> {
                 );
                 Ok(Val::None)
             }
-            180 => id(self.op1(Op::RayQueryProceedKHR, bt, rq)),
-            181 => {
+            OpCode::RayQuery_Proceed => id(self.op1(Op::RayQueryProceedKHR, bt, rq)),
+            OpCode::RayQuery_Abort => {
                 self.emit(Op::RayQueryTerminateKHR, &[rq]);
                 Ok(Val::None)
             }
-            182 => {
+            OpCode::RayQuery_CommitNonOpaqueTriangleHit => {
                 self.emit(Op::RayQueryConfirmIntersectionKHR, &[rq]);
                 Ok(Val::None)
             }
-            183 => {
+            OpCode::RayQuery_CommitProceduralPrimitiveHit => {
                 let t = self.arg_id(a, 2)?;
                 self.emit(Op::RayQueryGenerateIntersectionKHR, &[rq, t]);
                 Ok(Val::None)
             }
-            184 | 185 => {
-                let c = committed(self, op == 184);
+            OpCode::RayQuery_CommittedStatus | OpCode::RayQuery_CandidateType => {
+                let c = committed(self, op == OpCode::RayQuery_CommittedStatus);
                 id(self.op2(Op::RayQueryGetIntersectionTypeKHR, u, rq, c))
             }
-            186..=189 => {
-                let c = committed(self, op >= 188);
+            OpCode::RayQuery_CandidateObjectToWorld3x4
+            | OpCode::RayQuery_CandidateWorldToObject3x4
+            | OpCode::RayQuery_CommittedObjectToWorld3x4
+            | OpCode::RayQuery_CommittedWorldToObject3x4 => {
+                let c = committed(
+                    self,
+                    matches!(
+                        op,
+                        OpCode::RayQuery_CommittedObjectToWorld3x4
+                            | OpCode::RayQuery_CommittedWorldToObject3x4
+                    ),
+                );
                 let mt = self.b.ty(TypeKey::Matrix(v3, 4));
-                let o = if op == 186 || op == 188 {
+                let o = if op == OpCode::RayQuery_CandidateObjectToWorld3x4
+                    || op == OpCode::RayQuery_CommittedObjectToWorld3x4
+                {
                     Op::RayQueryGetIntersectionObjectToWorldKHR
                 } else {
                     Op::RayQueryGetIntersectionWorldToObjectKHR
@@ -171,16 +189,18 @@ impl<'a> Ctx<'a> {
                 // SPIR-V returns 4 columns of 3 rows; DXIL indexes the 3×4 matrix by (row, col).
                 id(self.opn(Op::CompositeExtract, f, &[m, col, row]))
             }
-            190 => {
+            OpCode::RayQuery_CandidateProceduralPrimitiveNonOpaque => {
                 let o = self.op1(Op::RayQueryGetIntersectionCandidateAABBOpaqueKHR, bt, rq);
                 id(self.op1(Op::LogicalNot, bt, o))
             }
-            191 | 192 => {
-                let c = committed(self, op == 192);
+            OpCode::RayQuery_CandidateTriangleFrontFace
+            | OpCode::RayQuery_CommittedTriangleFrontFace => {
+                let c = committed(self, op == OpCode::RayQuery_CommittedTriangleFrontFace);
                 id(self.op2(Op::RayQueryGetIntersectionFrontFaceKHR, bt, rq, c))
             }
-            193 | 194 => {
-                let c = committed(self, op == 194);
+            OpCode::RayQuery_CandidateTriangleBarycentrics
+            | OpCode::RayQuery_CommittedTriangleBarycentrics => {
+                let c = committed(self, op == OpCode::RayQuery_CommittedTriangleBarycentrics);
                 let v2 = self.b.vec(f, 2);
                 let b = self.op2(Op::RayQueryGetIntersectionBarycentricsKHR, v2, rq, c);
                 let k = self.arg_const(a, 2)? as u32;
@@ -189,9 +209,9 @@ impl<'a> Ctx<'a> {
                 }
                 id(self.opn(Op::CompositeExtract, f, &[b, k]))
             }
-            195 => id(self.op1(Op::RayQueryGetRayFlagsKHR, u, rq)),
-            196 | 197 => {
-                let o = if op == 196 {
+            OpCode::RayQuery_RayFlags => id(self.op1(Op::RayQueryGetRayFlagsKHR, u, rq)),
+            OpCode::RayQuery_WorldRayOrigin | OpCode::RayQuery_WorldRayDirection => {
+                let o = if op == OpCode::RayQuery_WorldRayOrigin {
                     Op::RayQueryGetWorldRayOriginKHR
                 } else {
                     Op::RayQueryGetWorldRayDirectionKHR
@@ -200,26 +220,65 @@ impl<'a> Ctx<'a> {
                 let k = self.component3(a)?;
                 id(self.opn(Op::CompositeExtract, f, &[v, k]))
             }
-            198 => id(self.op1(Op::RayQueryGetRayTMinKHR, f, rq)),
-            199 | 200 => {
-                let c = committed(self, op == 200);
+            OpCode::RayQuery_RayTMin => id(self.op1(Op::RayQueryGetRayTMinKHR, f, rq)),
+            OpCode::RayQuery_CandidateTriangleRayT | OpCode::RayQuery_CommittedRayT => {
+                let c = committed(self, op == OpCode::RayQuery_CommittedRayT);
                 id(self.op2(Op::RayQueryGetIntersectionTKHR, f, rq, c))
             }
-            201..=204 | 207..=210 | 214 | 215 => {
-                let yes = matches!(op, 207..=210 | 215);
+            OpCode::RayQuery_CandidateInstanceIndex
+            | OpCode::RayQuery_CandidateInstanceID
+            | OpCode::RayQuery_CandidateGeometryIndex
+            | OpCode::RayQuery_CandidatePrimitiveIndex
+            | OpCode::RayQuery_CommittedInstanceIndex
+            | OpCode::RayQuery_CommittedInstanceID
+            | OpCode::RayQuery_CommittedGeometryIndex
+            | OpCode::RayQuery_CommittedPrimitiveIndex
+            | OpCode::RayQuery_CandidateInstanceContributionToHitGroupIndex
+            | OpCode::RayQuery_CommittedInstanceContributionToHitGroupIndex => {
+                let yes = matches!(
+                    op,
+                    OpCode::RayQuery_CommittedInstanceIndex
+                        | OpCode::RayQuery_CommittedInstanceID
+                        | OpCode::RayQuery_CommittedGeometryIndex
+                        | OpCode::RayQuery_CommittedPrimitiveIndex
+                        | OpCode::RayQuery_CommittedInstanceContributionToHitGroupIndex
+                );
                 let c = committed(self, yes);
                 let o = match op {
-                    201 | 207 => Op::RayQueryGetIntersectionInstanceIdKHR,
-                    202 | 208 => Op::RayQueryGetIntersectionInstanceCustomIndexKHR,
-                    203 | 209 => Op::RayQueryGetIntersectionGeometryIndexKHR,
-                    204 | 210 => Op::RayQueryGetIntersectionPrimitiveIndexKHR,
+                    OpCode::RayQuery_CandidateInstanceIndex
+                    | OpCode::RayQuery_CommittedInstanceIndex => {
+                        Op::RayQueryGetIntersectionInstanceIdKHR
+                    }
+                    OpCode::RayQuery_CandidateInstanceID | OpCode::RayQuery_CommittedInstanceID => {
+                        Op::RayQueryGetIntersectionInstanceCustomIndexKHR
+                    }
+                    OpCode::RayQuery_CandidateGeometryIndex
+                    | OpCode::RayQuery_CommittedGeometryIndex => {
+                        Op::RayQueryGetIntersectionGeometryIndexKHR
+                    }
+                    OpCode::RayQuery_CandidatePrimitiveIndex
+                    | OpCode::RayQuery_CommittedPrimitiveIndex => {
+                        Op::RayQueryGetIntersectionPrimitiveIndexKHR
+                    }
                     _ => Op::RayQueryGetIntersectionInstanceShaderBindingTableRecordOffsetKHR,
                 };
                 id(self.op2(o, u, rq, c))
             }
-            205 | 206 | 211 | 212 => {
-                let c = committed(self, op >= 211);
-                let o = if op == 205 || op == 211 {
+            OpCode::RayQuery_CandidateObjectRayOrigin
+            | OpCode::RayQuery_CandidateObjectRayDirection
+            | OpCode::RayQuery_CommittedObjectRayOrigin
+            | OpCode::RayQuery_CommittedObjectRayDirection => {
+                let c = committed(
+                    self,
+                    matches!(
+                        op,
+                        OpCode::RayQuery_CommittedObjectRayOrigin
+                            | OpCode::RayQuery_CommittedObjectRayDirection
+                    ),
+                );
+                let o = if op == OpCode::RayQuery_CandidateObjectRayOrigin
+                    || op == OpCode::RayQuery_CommittedObjectRayOrigin
+                {
                     Op::RayQueryGetIntersectionObjectRayOriginKHR
                 } else {
                     Op::RayQueryGetIntersectionObjectRayDirectionKHR
@@ -230,7 +289,7 @@ impl<'a> Ctx<'a> {
             }
             _ => {
                 let _ = ty;
-                Err(self.unsupported(Self::op_name(op)))
+                Err(self.unsupported(op.name()))
             }
         }
     }

@@ -11,6 +11,7 @@
 //! uniform-buffer rows of a cbuffer. Where and how they are bound is the [`BindingModel`]'s decision.
 
 use dxil_module::Value;
+use dxil_shader::ops::OpCode;
 use spirv::{Capability, Decoration, Dim, ImageFormat, Op, StorageClass};
 
 use super::{Args, Ctx, NONE};
@@ -111,13 +112,13 @@ impl<'a> Ctx<'a> {
     /// Records a handle-making `dx.op` call. `None`: not a handle op, or an annotation of a handle not seen yet.
     pub(super) fn make_handle(
         &mut self,
-        op: u32,
+        op: OpCode,
         argv: &dyn Fn(usize) -> Option<Value>,
     ) -> Result<Option<u32>, Error> {
         let arg = |k: usize| argv(k).ok_or_else(|| self.invalid("missing operand"));
         let info = match op {
             // CreateHandle(class, rangeId, index, nonUniform)
-            57 => {
+            OpCode::CreateHandle => {
                 let class = self.const_int(arg(1)?).map(|c| c as u32);
                 let range = self.const_int(arg(2)?).map(|c| c as u32);
                 let (Some(class), Some(range)) = (class, range) else {
@@ -140,7 +141,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             // CreateHandleFromBinding(bind, index, nonUniform)
-            217 => {
+            OpCode::CreateHandleFromBinding => {
                 let (lo, _hi, space, class) =
                     crate::dxil::res_bind(self.m, arg(1)?).ok_or_else(|| {
                         self.invalid("createHandleFromBinding: the binding is not a constant")
@@ -168,14 +169,14 @@ impl<'a> Ctx<'a> {
                 }
             }
             // CreateHandleFromHeap(index, samplerHeap, nonUniform)
-            218 => HandleInfo {
+            OpCode::CreateHandleFromHeap => HandleInfo {
                 res: NONE,
                 index: arg(1)?,
                 nonuniform: self.const_int(arg(3)?).unwrap_or(0) != 0,
                 heap: Some(self.const_int(arg(2)?).unwrap_or(0) != 0),
             },
             // AnnotateHandle(handle, props)
-            216 => {
+            OpCode::AnnotateHandle => {
                 let src = arg(1)?
                     .as_inst()
                     .ok_or_else(|| self.invalid("annotateHandle of a non-instruction"))?;
@@ -195,7 +196,9 @@ impl<'a> Ctx<'a> {
                 }
                 info
             }
-            160 => return Err(self.unsupported("createHandleForLib (library shaders)")),
+            OpCode::CreateHandleForLib => {
+                return Err(self.unsupported("createHandleForLib (library shaders)"));
+            }
             _ => return Ok(None),
         };
         let id = self.handles.len() as u32;

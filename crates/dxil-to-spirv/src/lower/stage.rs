@@ -14,6 +14,7 @@
 //! needs `storageInputOutput16` otherwise. 64-bit elements are unsupported.
 
 use dxil_module::{TypeData, TypeId};
+use dxil_shader::ops::OpCode;
 use dxil_shader::{
     InputPrimitive, InterpolationMode, PrimitiveTopology, SemanticKind, SignatureElement,
 };
@@ -811,7 +812,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// `EvalSnapped` (87), `EvalSampleIndex` (88), `EvalCentroid` (89): the input interpolated elsewhere.
-    pub(super) fn eval_input(&mut self, op: u32, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn eval_input(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
         let id = self.arg_const(a, 1)? as u32;
         let s = self.slot(false, id)?;
         if s.class != Class::Float || s.map != Map::Direct {
@@ -824,8 +825,8 @@ impl<'a> Ctx<'a> {
         let (p, scalar) = self.slot_ptr(&s, s.var, None, row, row_const, col)?;
         self.b.capability(Capability::InterpolationFunction);
         let x = match op {
-            89 => self.glsl(scalar, GLOp::InterpolateAtCentroid, &[p]),
-            88 => {
+            OpCode::EvalCentroid => self.glsl(scalar, GLOp::InterpolateAtCentroid, &[p]),
+            OpCode::EvalSampleIndex => {
                 let i = self.arg_id(a, 4)?;
                 self.glsl(scalar, GLOp::InterpolateAtSample, &[p, i])
             }
@@ -856,18 +857,24 @@ impl<'a> Ctx<'a> {
     /// Stage operations other than input and output: `Some` when `op` is one.
     pub(super) fn stage_op(
         &mut self,
-        op: u32,
+        op: OpCode,
         ty: TypeId,
         a: Args<'_>,
     ) -> Option<Result<Val, Error>> {
         let stage = self.entry.stage;
         let r = match op {
-            4 => self.load_input(ty, a),
-            5 => self.store_output(a),
-            87..=89 if stage == Stage::Pixel => self.eval_input(op, ty, a),
-            90 if stage == Stage::Pixel => self.load_stage_builtin(BuiltIn::SampleId, ty),
-            91 if stage == Stage::Pixel => self.coverage_in(),
-            92 if stage == Stage::Pixel => {
+            OpCode::LoadInput => self.load_input(ty, a),
+            OpCode::StoreOutput => self.store_output(a),
+            OpCode::EvalSnapped | OpCode::EvalSampleIndex | OpCode::EvalCentroid
+                if stage == Stage::Pixel =>
+            {
+                self.eval_input(op, ty, a)
+            }
+            OpCode::SampleIndex if stage == Stage::Pixel => {
+                self.load_stage_builtin(BuiltIn::SampleId, ty)
+            }
+            OpCode::Coverage if stage == Stage::Pixel => self.coverage_in(),
+            OpCode::InnerCoverage if stage == Stage::Pixel => {
                 self.stage_builtin(BuiltIn::FullyCoveredEXT).and_then(|v| {
                     let bt = self.b.bool();
                     let x = self.load(bt, v);
@@ -879,16 +886,28 @@ impl<'a> Ctx<'a> {
                     })
                 })
             }
-            97..=99 if stage == Stage::Geometry => self.gs_stream(op, a),
-            100 if stage == Stage::Geometry => self.load_stage_builtin(BuiltIn::InvocationId, ty),
-            108 if stage == Stage::Geometry => self.load_stage_builtin(BuiltIn::PrimitiveId, ty),
+            OpCode::EmitStream | OpCode::CutStream | OpCode::EmitThenCutStream
+                if stage == Stage::Geometry =>
+            {
+                self.gs_stream(op, a)
+            }
+            OpCode::GSInstanceID if stage == Stage::Geometry => {
+                self.load_stage_builtin(BuiltIn::InvocationId, ty)
+            }
+            OpCode::PrimitiveID if stage == Stage::Geometry => {
+                self.load_stage_builtin(BuiltIn::PrimitiveId, ty)
+            }
             // SM 6.8 `StartVertexLocation()` / `StartInstanceLocation()`: the draw's base vertex / instance.
-            256 if stage == Stage::Vertex => self.load_stage_builtin(BuiltIn::BaseVertex, ty),
-            257 if stage == Stage::Vertex => self.load_stage_builtin(BuiltIn::BaseInstance, ty),
-            138 if matches!(stage, Stage::Vertex | Stage::Pixel | Stage::Geometry) => {
+            OpCode::StartVertexLocation if stage == Stage::Vertex => {
+                self.load_stage_builtin(BuiltIn::BaseVertex, ty)
+            }
+            OpCode::StartInstanceLocation if stage == Stage::Vertex => {
+                self.load_stage_builtin(BuiltIn::BaseInstance, ty)
+            }
+            OpCode::ViewID if matches!(stage, Stage::Vertex | Stage::Pixel | Stage::Geometry) => {
                 self.load_stage_builtin(BuiltIn::ViewIndex, ty)
             }
-            221 if stage == Stage::Pixel => {
+            OpCode::IsHelperLane if stage == Stage::Pixel => {
                 // After a demote the invocation is a helper: only the instruction sees it (the built-in is
                 // fixed at the start).
                 self.demote_caps();
@@ -897,11 +916,12 @@ impl<'a> Ctx<'a> {
                 self.emit(Op::IsHelperInvocationEXT, &[bt, id]);
                 Ok(Val::Id(id))
             }
-            76 | 77 => Err(self.unsupported(format!(
-                "{} (Vulkan has no render-target sample query in shaders)",
-                Self::op_name(op)
-            ))),
-            137 => Err(self.unsupported(
+            OpCode::RenderTargetGetSamplePosition | OpCode::RenderTargetGetSampleCount => Err(self
+                .unsupported(format!(
+                    "{} (Vulkan has no render-target sample query in shaders)",
+                    op.name()
+                ))),
+            OpCode::AttributeAtVertex => Err(self.unsupported(
                 "AttributeAtVertex (needs fragment shader barycentrics, per-vertex inputs)",
             )),
             _ => return None,
@@ -942,21 +962,21 @@ impl<'a> Ctx<'a> {
     }
 
     /// `EmitStream` (97), `CutStream` (98), `EmitThenCutStream` (99).
-    fn gs_stream(&mut self, op: u32, a: Args<'_>) -> Result<Val, Error> {
+    fn gs_stream(&mut self, op: OpCode, a: Args<'_>) -> Result<Val, Error> {
         let stream = self.arg_const(a, 1)?;
         if !(0..4).contains(&stream) {
             return Err(self.invalid(format!("geometry stream {stream}")));
         }
         let multi = self.io.multi_stream;
         let s = self.b.const_u32(stream as u32);
-        if matches!(op, 97 | 99) {
+        if matches!(op, OpCode::EmitStream | OpCode::EmitThenCutStream) {
             if multi {
                 self.emit(Op::EmitStreamVertex, &[s]);
             } else {
                 self.emit(Op::EmitVertex, &[]);
             }
         }
-        if matches!(op, 98 | 99) {
+        if matches!(op, OpCode::CutStream | OpCode::EmitThenCutStream) {
             if multi {
                 self.emit(Op::EndStreamPrimitive, &[s]);
             } else {

@@ -2,6 +2,7 @@
 //! Vulkan device. Inputs come from buffers so that the device compiler cannot fold the operations under test.
 
 use dxil_module::{BinOp, CastOp, InstKind};
+use dxil_shader::ops::OpCode;
 
 use crate::testutil::{Buf, TestModule, run};
 
@@ -223,10 +224,10 @@ fn min_max_return_the_non_nan_operand_and_saturate_maps_nan_to_zero() {
     let nan = t.cast(CastOp::BitCast, f32, nan);
     let two = t.cast(CastOp::BitCast, f32, two);
     let results = [
-        t.dx_op("binary.f32", 35, f32, &[nan, two]),
-        t.dx_op("binary.f32", 36, f32, &[two, nan]),
-        t.dx_op("unary.f32", 7, f32, &[nan]),
-        t.dx_op("unary.f32", 7, f32, &[two]),
+        t.dx_op("binary.f32", OpCode::FMax, f32, &[nan, two]),
+        t.dx_op("binary.f32", OpCode::FMin, f32, &[two, nan]),
+        t.dx_op("unary.f32", OpCode::Saturate, f32, &[nan]),
+        t.dx_op("unary.f32", OpCode::Saturate, f32, &[two]),
     ];
     for (k, r) in results.into_iter().enumerate() {
         let i32 = t.i32;
@@ -256,7 +257,7 @@ fn firstbit_counts_from_the_top_and_bitfield_ops_clip() {
     let mut k = 0;
     for i in 0..inputs.len() as u32 {
         let x = t.load_word(src, i);
-        for op in [32u32, 33, 34] {
+        for op in [OpCode::FirstbitLo, OpCode::FirstbitHi, OpCode::FirstbitSHi] {
             let i32 = t.i32;
             let r = t.dx_op("unaryBits.i32", op, i32, &[x]);
             t.store_word(dst, k, r);
@@ -268,12 +269,12 @@ fn firstbit_counts_from_the_top_and_bitfield_ops_clip() {
     let w8 = t.i32c(8);
     let o28 = t.i32c(28);
     let i32 = t.i32;
-    let u = t.dx_op("tertiary.i32", 52, i32, &[w8, o28, x]);
-    let s = t.dx_op("tertiary.i32", 51, i32, &[w8, o28, x]);
+    let u = t.dx_op("tertiary.i32", OpCode::Ubfe, i32, &[w8, o28, x]);
+    let s = t.dx_op("tertiary.i32", OpCode::Ibfe, i32, &[w8, o28, x]);
     let w4 = t.i32c(4);
     let o30 = t.i32c(30);
     let zero = t.load_word(src, 0);
-    let b = t.dx_op("quaternary.i32", 53, i32, &[w4, o30, x, zero]);
+    let b = t.dx_op("quaternary.i32", OpCode::Bfi, i32, &[w4, o30, x, zero]);
     for r in [u, s, b] {
         t.store_word(dst, k, r);
         k += 1;
@@ -423,13 +424,13 @@ fn out_of_bounds_atomics_do_nothing_and_return_zero() {
     let at8 = t.i32c(8);
     let r_in = t.dx_op(
         "atomicBinOp.i32",
-        78,
+        OpCode::AtomicBinOp,
         i32,
         &[buf.handle, add, at4, u, u, five],
     );
     let r_out = t.dx_op(
         "atomicBinOp.i32",
-        78,
+        OpCode::AtomicBinOp,
         i32,
         &[buf.handle, add, at8, u, u, five],
     );
@@ -520,7 +521,12 @@ fn sample_positions_of_a_multisampled_texture_validate() {
     let index = t.load_word(src, 0);
     let f32 = t.f32;
     let sp = t.dx_struct2("SamplePos", f32);
-    let pos = t.dx_op("texture2DMSGetSamplePosition", 75, sp, &[tex.handle, index]);
+    let pos = t.dx_op(
+        "texture2DMSGetSamplePosition",
+        OpCode::Texture2DMSGetSamplePosition,
+        sp,
+        &[tex.handle, index],
+    );
     for k in 0..2 {
         let c = t.extract(pos, f32, k);
         let i32 = t.i32;
@@ -550,14 +556,14 @@ fn wave_match_and_multi_prefix_partition_lanes() {
         opaque: false,
         elems: vec![i32; 4],
     });
-    let matched = t.dx_op("waveMatch.i32", 165, four, &[key]);
+    let matched = t.dx_op("waveMatch.i32", OpCode::WaveMatch, four, &[key]);
     let m: Vec<_> = (0..4).map(|k| t.extract(matched, i32, k)).collect();
-    let lane = t.dx_op("waveGetLaneIndex", 111, i32, &[]);
-    let count = t.dx_op("waveGetLaneCount", 112, i32, &[]);
+    let lane = t.dx_op("waveGetLaneIndex", OpCode::WaveGetLaneIndex, i32, &[]);
+    let count = t.dx_op("waveGetLaneCount", OpCode::WaveGetLaneCount, i32, &[]);
     let (sum, unsigned) = (t.int(i8, 0), t.int(i8, 1));
     let prefix = t.dx_op(
         "waveMultiPrefixOp.i32",
-        166,
+        OpCode::WaveMultiPrefixOp,
         i32,
         &[tid, m[0], m[1], m[2], m[3], sum, unsigned],
     );
@@ -566,7 +572,7 @@ fn wave_match_and_multi_prefix_partition_lanes() {
     let odd = t.cast(CastOp::Trunc, i1, low);
     let bits = t.dx_op(
         "waveMultiPrefixBitCount",
-        167,
+        OpCode::WaveMultiPrefixBitCount,
         i32,
         &[odd, m[0], m[1], m[2], m[3]],
     );

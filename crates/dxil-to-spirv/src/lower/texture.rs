@@ -1,6 +1,7 @@
 //! Textures and samplers: loads, stores, sampling, gathers, LOD queries and size queries.
 
 use dxil_module::TypeId;
+use dxil_shader::ops::OpCode;
 use spirv::{Capability, ImageOperands, Op};
 
 use super::res::{HandleInfo, View};
@@ -305,7 +306,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Condition of a guarded `TextureStore(srv, c0, c1, c2, v0..v3, mask)` / `TextureStoreSample`.
-    pub(super) fn texture_store_cond(&mut self, _op: u32, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn texture_store_cond(&mut self, _op: OpCode, a: Args<'_>) -> Result<u32, Error> {
         let h = self.handle_of_arg(a, 1)?;
         if self.decl(&h).class != ResourceClass::Uav || !self.decl(&h).kind.is_texture() {
             return Err(self.invalid("texture store on a resource that is not a UAV texture"));
@@ -314,9 +315,9 @@ impl<'a> Ctx<'a> {
         self.coord_in_bounds(&h, coord, None)
     }
 
-    pub(super) fn texture_store(&mut self, op: u32, a: Args<'_>) -> Result<(), Error> {
+    pub(super) fn texture_store(&mut self, op: OpCode, a: Args<'_>) -> Result<(), Error> {
         let h = self.handle_of_arg(a, 1)?;
-        let kinds: &[ResourceKind] = if op == 225 {
+        let kinds: &[ResourceKind] = if op == OpCode::TextureStoreSample {
             &[ResourceKind::Texture2DMS, ResourceKind::Texture2DMSArray]
         } else {
             &[
@@ -333,7 +334,7 @@ impl<'a> Ctx<'a> {
         let (st, _) = self.sampled_type(&decl);
         let coord = self.texture_coord(&h, a, 2)?;
         let texel = self.texel_of(a, 5, st)?;
-        if op == 225 {
+        if op == OpCode::TextureStoreSample {
             let sample = self.arg_id(a, 10)?;
             self.emit(
                 Op::ImageWrite,
@@ -369,11 +370,18 @@ impl<'a> Ctx<'a> {
     pub(super) fn sample(
         &mut self,
         i: u32,
-        op: u32,
+        op: OpCode,
         ty: TypeId,
         a: Args<'_>,
     ) -> Result<Val, Error> {
-        let cmp = matches!(op, 64 | 65 | 224 | 254 | 255);
+        let cmp = matches!(
+            op,
+            OpCode::SampleCmp
+                | OpCode::SampleCmpLevelZero
+                | OpCode::SampleCmpLevel
+                | OpCode::SampleCmpGrad
+                | OpCode::SampleCmpBias
+        );
         let (si, h) = self.sampled_image(a, cmp)?;
         let s = self.tex_shape(&h)?;
         let decl = self.decl(&h).clone();
@@ -395,9 +403,11 @@ impl<'a> Ctx<'a> {
         // reads level 0 (plus the bias), raised to the clamp.
         let quads = self.quad_mode().is_some();
         match op {
-            60 | 64 | 61 | 255 if !quads => {
+            OpCode::Sample | OpCode::SampleCmp | OpCode::SampleBias | OpCode::SampleCmpBias
+                if !quads =>
+            {
                 ops |= ImageOperands::LOD;
-                let bias = matches!(op, 61 | 255);
+                let bias = matches!(op, OpCode::SampleBias | OpCode::SampleCmpBias);
                 let mut lod = if bias {
                     self.arg_id(a, rest)?
                 } else {
@@ -410,25 +420,25 @@ impl<'a> Ctx<'a> {
                 }
                 extra.push(lod);
             }
-            60 | 64 => {
+            OpCode::Sample | OpCode::SampleCmp => {
                 implicit = true;
                 clamp_at = Some(rest);
             }
-            61 | 255 => {
+            OpCode::SampleBias | OpCode::SampleCmpBias => {
                 implicit = true;
                 ops |= ImageOperands::BIAS;
                 extra.push(self.arg_id(a, rest)?);
                 clamp_at = Some(rest + 1);
             }
-            62 | 224 => {
+            OpCode::SampleLevel | OpCode::SampleCmpLevel => {
                 ops |= ImageOperands::LOD;
                 extra.push(self.arg_id(a, rest)?);
             }
-            65 => {
+            OpCode::SampleCmpLevelZero => {
                 ops |= ImageOperands::LOD;
                 extra.push(self.b.const_f32(0.0));
             }
-            63 | 254 => {
+            OpCode::SampleGrad | OpCode::SampleCmpGrad => {
                 ops |= ImageOperands::GRAD;
                 let n = s.sample - u32::from(s.arrayed);
                 let dx = self.vec_of(a, rest, n, f)?;
@@ -437,7 +447,7 @@ impl<'a> Ctx<'a> {
                 extra.push(dy);
                 clamp_at = Some(rest + 6);
             }
-            _ => return Err(self.unsupported(Self::op_name(op))),
+            _ => return Err(self.unsupported(op.name())),
         }
         let mut coord = coord;
         match self.offsets(a, 7, s.offset)? {
@@ -449,7 +459,7 @@ impl<'a> Ctx<'a> {
             Off::Dyn(o) => {
                 // Vulkan allows run-time offsets only on gathers: move the coordinate by offset / size of the
                 // sampled level instead (exact for point and bilinear sampling of one level).
-                let lod = if matches!(op, 62 | 224) {
+                let lod = if matches!(op, OpCode::SampleLevel | OpCode::SampleCmpLevel) {
                     let l = self.arg_id(a, rest)?;
                     let it = self.b.ty(TypeKey::SInt(32));
                     self.op1(Op::ConvertFToS, it, l)
@@ -530,11 +540,11 @@ impl<'a> Ctx<'a> {
     pub(super) fn gather(
         &mut self,
         i: u32,
-        op: u32,
+        op: OpCode,
         ty: TypeId,
         a: Args<'_>,
     ) -> Result<Val, Error> {
-        let cmp = op == 74;
+        let cmp = op == OpCode::TextureGatherCmp;
         let (si, h) = self.sampled_image(a, cmp)?;
         self.require_kind(&h, GATHERABLE, false, "gather")?;
         let s = self.tex_shape(&h)?;
@@ -546,7 +556,7 @@ impl<'a> Ctx<'a> {
         let mut args = vec![si, coord];
         if cmp {
             args.push(self.arg_id(a, 10)?);
-        } else if op == 73 {
+        } else if op == OpCode::TextureGather {
             let ch = self.arg_const(a, 9)? as u32;
             args.push(self.b.const_u32(ch & 3));
         } else {
@@ -575,7 +585,7 @@ impl<'a> Ctx<'a> {
         } else {
             self.opn(Op::ImageGather, v4, &args)
         };
-        if op == 223 {
+        if op == OpCode::TextureGatherRaw {
             // Raw gather: the texel bits of the red channel, reinterpreted as the overload type.
             let et = self.elem0(ty);
             let t = self.ty(et)?;

@@ -1,6 +1,7 @@
 //! Wave (subgroup) and quad operations.
 
 use dxil_module::{Body, TypeId};
+use dxil_shader::ops::OpCode;
 use spirv::{BuiltIn, Capability, GroupOperation, Op, Scope};
 
 use super::types::Scalar;
@@ -59,30 +60,35 @@ impl<'a> Ctx<'a> {
     pub(super) fn wave_op(
         &mut self,
         i: u32,
-        op: u32,
+        op: OpCode,
         ty: TypeId,
         a: Args<'_>,
     ) -> Result<Val, Error> {
         let _ = i;
-        if matches!(op, 122 | 123 | 222) {
+        if matches!(
+            op,
+            OpCode::QuadReadLaneAt | OpCode::QuadOp | OpCode::QuadVote
+        ) {
             self.uses_quads = true;
         }
         let id = |x: u32| Ok(Val::Id(x));
         match op {
-            110 => {
+            OpCode::WaveIsFirstLane => {
                 let sg = self.subgroup();
                 let bt = self.b.bool();
                 id(self.op1(Op::GroupNonUniformElect, bt, sg))
             }
-            111 => id(self.load_builtin(BuiltIn::SubgroupLocalInvocationId, None)),
-            112 => id(self.load_builtin(BuiltIn::SubgroupSize, None)),
-            113 | 114 => {
+            OpCode::WaveGetLaneIndex => {
+                id(self.load_builtin(BuiltIn::SubgroupLocalInvocationId, None))
+            }
+            OpCode::WaveGetLaneCount => id(self.load_builtin(BuiltIn::SubgroupSize, None)),
+            OpCode::WaveAnyTrue | OpCode::WaveAllTrue => {
                 let sg = self.subgroup();
                 self.b.capability(Capability::GroupNonUniformVote);
                 let c = self.arg_id(a, 1)?;
                 let bt = self.b.bool();
                 id(self.op2(
-                    if op == 113 {
+                    if op == OpCode::WaveAnyTrue {
                         Op::GroupNonUniformAny
                     } else {
                         Op::GroupNonUniformAll
@@ -92,20 +98,20 @@ impl<'a> Ctx<'a> {
                     c,
                 ))
             }
-            115 => {
+            OpCode::WaveActiveAllEqual => {
                 let sg = self.subgroup();
                 self.b.capability(Capability::GroupNonUniformVote);
                 let x = self.arg_id(a, 1)?;
                 let bt = self.b.bool();
                 id(self.op2(Op::GroupNonUniformAllEqual, bt, sg, x))
             }
-            116 => {
+            OpCode::WaveActiveBallot => {
                 let c = self.arg_id(a, 1)?;
                 let v = self.ballot(c);
                 let parts = self.split4(v);
                 Ok(self.make_agg(&parts))
             }
-            117 => {
+            OpCode::WaveReadLaneAt => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
                 let lane = self.arg_id(a, 2)?;
@@ -115,14 +121,14 @@ impl<'a> Ctx<'a> {
                 self.b.capability(Capability::GroupNonUniformShuffle);
                 id(self.op3(Op::GroupNonUniformShuffle, t, sg, x, lane))
             }
-            118 => {
+            OpCode::WaveReadLaneFirst => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
                 let sg = self.subgroup();
                 self.b.capability(Capability::GroupNonUniformBallot);
                 id(self.op2(Op::GroupNonUniformBroadcastFirst, t, sg, x))
             }
-            119 | 121 => {
+            OpCode::WaveActiveOp | OpCode::WavePrefixOp => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
                 let wop = self.arg_const(a, 2)?;
@@ -134,14 +140,14 @@ impl<'a> Ctx<'a> {
                     return Err(self.unsupported("wave arithmetic on bool"));
                 }
                 let o = self.arith_op(wop, sop, s)?;
-                let g = if op == 119 {
+                let g = if op == OpCode::WaveActiveOp {
                     GroupOperation::Reduce
                 } else {
                     GroupOperation::ExclusiveScan
                 };
                 id(self.group_arith(o, t, g, x))
             }
-            120 => {
+            OpCode::WaveActiveBit => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
                 let o = match self.arg_const(a, 2)? {
@@ -152,7 +158,7 @@ impl<'a> Ctx<'a> {
                 };
                 id(self.group_arith(o, t, GroupOperation::Reduce, x))
             }
-            122 => {
+            OpCode::QuadReadLaneAt => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
                 let lane_v = self.arg(a, 2)?;
@@ -178,7 +184,7 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
-            123 => {
+            OpCode::QuadOp => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
                 let dir = self.arg_const(a, 2)? as u32;
@@ -190,12 +196,12 @@ impl<'a> Ctx<'a> {
                 let d = self.b.const_u32(dir);
                 id(self.op3(Op::GroupNonUniformQuadSwap, t, sg, x, d))
             }
-            135 | 136 => {
+            OpCode::WaveAllBitCount | OpCode::WavePrefixBitCount => {
                 let c = self.arg_id(a, 1)?;
                 let v = self.ballot(c);
                 let sg = self.subgroup();
                 let u = self.b.u32();
-                let g = if op == 135 {
+                let g = if op == OpCode::WaveAllBitCount {
                     GroupOperation::Reduce
                 } else {
                     GroupOperation::ExclusiveScan
@@ -203,8 +209,8 @@ impl<'a> Ctx<'a> {
                 id(self.opn(Op::GroupNonUniformBallotBitCount, u, &[sg, g as u32, v]))
             }
             // Compute shaders have no helper lanes.
-            221 => id(self.b.const_bool(false)),
-            222 => {
+            OpCode::IsHelperLane => id(self.b.const_bool(false)),
+            OpCode::QuadVote => {
                 let c = self.arg_id(a, 1)?;
                 let all = self.arg_const(a, 2)? != 0;
                 let sg = self.subgroup();
@@ -218,7 +224,7 @@ impl<'a> Ctx<'a> {
                 }
                 id(acc)
             }
-            _ => Err(self.unsupported(Self::op_name(op))),
+            _ => Err(self.unsupported(op.name())),
         }
     }
 
@@ -229,7 +235,7 @@ impl<'a> Ctx<'a> {
         let sg = self.subgroup();
         self.b.capability(Capability::GroupNonUniformBallot);
         let bt = self.b.bool();
-        if op == 165 {
+        if op == OpCode::WaveMatch {
             let vt = self.arg_ty(a, 1)?;
             let x = self.arg_id(a, 1)?;
             let s = self
@@ -269,7 +275,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn wave_loop_body(&mut self, body: &Body, i: u32) -> Result<(), Error> {
         let (op, ty, a) = self.call_args(body, i)?;
         match op {
-            165 => {
+            OpCode::WaveMatch => {
                 let t = self.b.const_bool(true);
                 let v = self.ballot(t);
                 let parts = self.split4(v);
@@ -279,7 +285,7 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
-            166 => {
+            OpCode::WaveMultiPrefixOp => {
                 let t = self.ty(ty)?;
                 let x = self.arg_id(a, 1)?;
                 let wop = self.arg_const(a, 6)?;
@@ -305,7 +311,7 @@ impl<'a> Ctx<'a> {
                     self.store(var, r);
                 }
             }
-            167 => {
+            OpCode::WaveMultiPrefixBitCount => {
                 let c = self.arg_id(a, 1)?;
                 let v = self.ballot(c);
                 let sg = self.subgroup();

@@ -169,4 +169,3 @@ pub fn synthesize(decls: &[ResourceDecl], shape: Shape) -> String {
     }
     clauses.join(", ")
 }
-
