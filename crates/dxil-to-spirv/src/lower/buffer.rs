@@ -14,6 +14,7 @@ use super::types::Scalar;
 use super::{Args, Ctx, Val};
 use crate::dxil::{ResourceClass, ResourceKind};
 use crate::error::Error;
+use crate::spv::{Id, try_ids, words};
 
 /// Address of component 0 of a raw or structured access.
 #[derive(Clone, Copy, Debug)]
@@ -22,9 +23,9 @@ struct RawAddr {
     structured: bool,
     stride: u32,
     /// Element index (structured) or byte address (raw).
-    index: u32,
+    index: Id,
     /// Byte address of component 0.
-    byte: u32,
+    byte: Id,
     /// The byte address when it is a constant.
     byte_c: Option<u32>,
 }
@@ -34,7 +35,7 @@ struct RawAddr {
 struct Unit {
     view: View,
     /// Unit index of the first unit of the component.
-    unit: u32,
+    unit: Id,
     /// Units per component (2 for 64-bit values in the u32 view).
     per: u32,
 }
@@ -158,7 +159,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// In-bounds condition of component `k` (raw) or of the element (structured).
-    fn in_bounds(&mut self, ad: &RawAddr, un: &Unit) -> Result<u32, Error> {
+    fn in_bounds(&mut self, ad: &RawAddr, un: &Unit) -> Result<Id, Error> {
         let d = self.desc(&ad.h, un.view)?;
         if d.storage == StorageClass::PhysicalStorageBuffer {
             // Root descriptors: D3D12 checks no bounds.
@@ -191,7 +192,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Loads one component (raw bits as u16/u32/u64) at `un`, or 0 when `inb` is false.
-    fn load_unit(&mut self, h: &HandleInfo, un: &Unit, inb: Option<u32>) -> Result<u32, Error> {
+    fn load_unit(&mut self, h: &HandleInfo, un: &Unit, inb: Option<Id>) -> Result<Id, Error> {
         let d = self.desc(h, un.view)?;
         let (et, bits) = if un.view == View::Ssbo16 {
             (self.scalar_ty(Scalar::Int(16), 1), 16)
@@ -200,7 +201,7 @@ impl<'a> Ctx<'a> {
         };
         let zero = self.const_scalar(Scalar::Int(bits), 1, 0);
         let u = self.b.u32();
-        let mut words = [0u32; 2];
+        let mut words = [zero; 2];
         for (j, slot) in words.iter_mut().enumerate().take(un.per as usize) {
             let mut addr = if j == 0 {
                 un.unit
@@ -229,14 +230,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// Stores raw bits (u16/u32/u64) at `un`.
-    fn store_unit(&mut self, h: &HandleInfo, un: &Unit, bits: u32) -> Result<(), Error> {
+    fn store_unit(&mut self, h: &HandleInfo, un: &Unit, bits: Id) -> Result<(), Error> {
         let d = self.desc(h, un.view)?;
         let u = self.b.u32();
         if un.per == 2 {
             let v2 = self.b.vec(u, 2);
             let v = self.op1(Op::Bitcast, v2, bits);
             for j in 0..2u32 {
-                let w = self.opn(Op::CompositeExtract, u, &[v, j]);
+                let w = self.opn(Op::CompositeExtract, u, &words![v, j]);
                 let addr = if j == 0 {
                     un.unit
                 } else {
@@ -261,7 +262,7 @@ impl<'a> Ctx<'a> {
 
     /// Raw bits (u16/u32/u64) of a value of LLVM type `t`, and back. Min-precision 16-bit values (modules
     /// without native 16-bit types) are stored as 32-bit values.
-    fn bits_of(&mut self, v: u32, t: TypeId) -> Result<u32, Error> {
+    fn bits_of(&mut self, v: Id, t: TypeId) -> Result<Id, Error> {
         let w = self.m.types.scalar_bits(t) as u8;
         let s = self
             .scalar_of(t)
@@ -292,13 +293,13 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn value_of_bits(&mut self, bits: u32, t: TypeId) -> Result<u32, Error> {
+    fn value_of_bits(&mut self, bits: Id, t: TypeId) -> Result<Id, Error> {
         let w = self.m.types.scalar_bits(t);
         self.value_in_slot(bits, if w == 16 && !self.native16 { 32 } else { w }, t)
     }
 
     /// `bits` holds a value of type `t` in a slot of `slot` bits (32 for a min-precision 16-bit value).
-    fn value_in_slot(&mut self, bits: u32, slot: u32, t: TypeId) -> Result<u32, Error> {
+    fn value_in_slot(&mut self, bits: Id, slot: u32, t: TypeId) -> Result<Id, Error> {
         let s = self
             .scalar_of(t)
             .ok_or_else(|| self.invalid("buffer access of a non-numeric value"))?;
@@ -347,7 +348,7 @@ impl<'a> Ctx<'a> {
         let es = self.esize(et);
         let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
         let checks = self.opts.bounds_checks;
-        let mut parts = [0u32; 5];
+        let mut parts = [None; 5];
         let mut elem_in = None;
         for k in 0..ncomp.min(4) {
             if used & (1 << k) == 0 {
@@ -365,12 +366,12 @@ impl<'a> Ctx<'a> {
                 Some(self.in_bounds(&ad, &un)?)
             };
             let bits = self.load_unit(&ad.h, &un, inb)?;
-            parts[k as usize] = self.value_of_bits(bits, et)?;
+            parts[k as usize] = Some(self.value_of_bits(bits, et)?);
         }
         if used & 0x10 != 0 {
-            parts[4] = self.b.const_u32(1);
+            parts[4] = Some(self.b.const_u32(1));
         }
-        Ok(self.make_agg(&parts))
+        Ok(self.make_partial_agg(&parts))
     }
 
     /// `RawBufferLoad(handle, index, elementOffset, mask, alignment)`.
@@ -428,7 +429,7 @@ impl<'a> Ctx<'a> {
             comps.push(self.value_of_bits(bits, et)?);
         }
         let vt = self.ty(vty)?;
-        let v = self.opn(Op::CompositeConstruct, vt, &comps);
+        let v = self.op_ids(Op::CompositeConstruct, vt, &comps);
         let status = self.b.const_u32(1);
         Ok(self.make_agg(&[v, status]))
     }
@@ -474,7 +475,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub(super) fn guard_cond(&mut self, body: &Body, i: u32, k: u8) -> Result<u32, Error> {
+    pub(super) fn guard_cond(&mut self, body: &Body, i: u32, k: u8) -> Result<Id, Error> {
         let (op, _ty, a) = self.call_args(body, i)?;
         if op == OpCode::Discard {
             // Discard(cond): demote where the condition holds.
@@ -632,7 +633,7 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let c = if n > 1 {
-                self.opn(Op::CompositeExtract, ett, &[v, k])
+                self.opn(Op::CompositeExtract, ett, &words![v, k])
             } else {
                 v
             };
@@ -647,7 +648,7 @@ impl<'a> Ctx<'a> {
     // Typed buffers
 
     /// Texel count of a typed buffer, and `coord < count`.
-    fn texel_in_bounds(&mut self, h: &HandleInfo, coord: u32) -> Result<u32, Error> {
+    fn texel_in_bounds(&mut self, h: &HandleInfo, coord: Id) -> Result<Id, Error> {
         if let Some((_, count)) = self.texel_window(h)? {
             let bt = self.b.bool();
             return Ok(self.op2(Op::ULessThan, bt, coord, count));
@@ -662,7 +663,7 @@ impl<'a> Ctx<'a> {
 
     /// The window `(start, count)` of a typed buffer view inside its texel-buffer descriptor, in elements, where the
     /// binding model reads it from the offset buffer.
-    pub(super) fn texel_window(&mut self, h: &HandleInfo) -> Result<Option<(u32, u32)>, Error> {
+    pub(super) fn texel_window(&mut self, h: &HandleInfo) -> Result<Option<(Id, Id)>, Error> {
         if self.decl(h).kind != ResourceKind::TypedBuffer {
             return Ok(None);
         }
@@ -670,7 +671,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A typed-buffer coordinate moved into the view's window (see [`Ctx::windowed`]).
-    pub(super) fn texel_coord(&mut self, h: &HandleInfo, coord: u32) -> Result<u32, Error> {
+    pub(super) fn texel_coord(&mut self, h: &HandleInfo, coord: Id) -> Result<Id, Error> {
         Ok(match self.texel_window(h)? {
             Some((start, count)) => self.windowed(coord, start, count, u32::MAX),
             None => coord,
@@ -684,9 +685,9 @@ impl<'a> Ctx<'a> {
         i: u32,
         ty: TypeId,
         h: &HandleInfo,
-        coord: u32,
-        lod: Option<u32>,
-        sample: Option<u32>,
+        coord: Id,
+        lod: Option<Id>,
+        sample: Option<Id>,
     ) -> Result<Val, Error> {
         let decl = self.decl(h).clone();
         let (img, _) = self.load_object(h, View::Image)?;
@@ -707,7 +708,7 @@ impl<'a> Ctx<'a> {
         if buffer {
             c = self.texel_coord(h, c)?;
         }
-        let mut args = [img, c, 0, 0, 0];
+        let mut args = [img.word(), c.word(), 0, 0, 0];
         let mut n = 2;
         let mut mask = spirv::ImageOperands::NONE;
         if lod.is_some() {
@@ -721,7 +722,7 @@ impl<'a> Ctx<'a> {
             args[n] = mask.bits();
             n += 1;
             for x in [lod, sample].into_iter().flatten() {
-                args[n] = x;
+                args[n] = x.word();
                 n += 1;
             }
         }
@@ -733,7 +734,7 @@ impl<'a> Ctx<'a> {
                 let zero = self.b.const_null(v4);
                 let bt = self.b.bool();
                 let bv = self.b.vec(bt, 4);
-                let c4 = self.opn(Op::CompositeConstruct, bv, &[cond; 4]);
+                let c4 = self.opn(Op::CompositeConstruct, bv, &words![cond; 4]);
                 self.select(v4, c4, texel, zero)
             }
             None => texel,
@@ -746,13 +747,13 @@ impl<'a> Ctx<'a> {
         &mut self,
         i: u32,
         ty: TypeId,
-        st: u32,
-        texel: u32,
+        st: Id,
+        texel: Id,
     ) -> Result<Val, Error> {
         let et = self.elem0(ty);
         let t = self.ty(et)?;
         let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
-        let mut parts = [0u32; 5];
+        let mut parts = [None; 5];
         let es = self
             .scalar_of(et)
             .ok_or_else(|| self.invalid("texel of a non-numeric type"))?;
@@ -760,17 +761,17 @@ impl<'a> Ctx<'a> {
             if used & (1 << k) == 0 {
                 continue;
             }
-            let c = self.opn(Op::CompositeExtract, st, &[texel, k]);
-            parts[k as usize] = self.convert_texel(c, st, es, t);
+            let c = self.opn(Op::CompositeExtract, st, &words![texel, k]);
+            parts[k as usize] = Some(self.convert_texel(c, st, es, t));
         }
         if used & 0x10 != 0 {
-            parts[4] = self.b.const_u32(1);
+            parts[4] = Some(self.b.const_u32(1));
         }
-        Ok(self.make_agg(&parts))
+        Ok(self.make_partial_agg(&parts))
     }
 
     /// Sampled-type component → the overload type (f16 from f32, u32 from i32, u32 from u64, ...).
-    pub(super) fn convert_texel(&mut self, c: u32, st: u32, es: Scalar, t: u32) -> u32 {
+    pub(super) fn convert_texel(&mut self, c: Id, st: Id, es: Scalar, t: Id) -> Id {
         if st == t {
             return c;
         }
@@ -784,7 +785,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Overload value → the image's sampled type.
-    pub(super) fn texel_value(&mut self, v: u32, vt: TypeId, st: u32) -> Result<u32, Error> {
+    pub(super) fn texel_value(&mut self, v: Id, vt: TypeId, st: Id) -> Result<Id, Error> {
         let s = self
             .scalar_of(vt)
             .ok_or_else(|| self.invalid("texel of a non-numeric type"))?;
@@ -802,7 +803,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Scalar class and width of one of the translator's scalar types.
-    fn kind_of_type(&mut self, t: u32) -> (Num, u8) {
+    fn kind_of_type(&mut self, t: Id) -> (Num, u8) {
         use crate::spv::TypeKey;
         for w in [8u8, 16, 32, 64] {
             if self.b.lookup(TypeKey::Float(w)) == Some(t) {
@@ -818,7 +819,7 @@ impl<'a> Ctx<'a> {
         (Num::U, 32)
     }
 
-    fn num_ty(&mut self, k: Num, w: u8) -> u32 {
+    fn num_ty(&mut self, k: Num, w: u8) -> Id {
         match k {
             Num::F => self.b.float(w),
             Num::S => self.b.ty(crate::spv::TypeKey::SInt(w)),
@@ -828,7 +829,7 @@ impl<'a> Ctx<'a> {
 
     /// Converts between scalar kinds and widths: floats convert numerically, integers extend or truncate
     /// (sign-extending from signed types), and a change between float and integer reinterprets the bits.
-    fn convert_num(&mut self, v: u32, from: (Num, u8), to: (Num, u8)) -> u32 {
+    fn convert_num(&mut self, v: Id, from: (Num, u8), to: (Num, u8)) -> Id {
         if from == to {
             return v;
         }
@@ -873,15 +874,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// Four overload values → a texel vector of the sampled type.
-    pub(super) fn texel_of(&mut self, a: Args<'_>, first: usize, st: u32) -> Result<u32, Error> {
+    pub(super) fn texel_of(&mut self, a: Args<'_>, first: usize, st: Id) -> Result<Id, Error> {
         let vt = self.arg_ty(a, first)?;
-        let mut c = [0u32; 4];
-        for (k, slot) in c.iter_mut().enumerate() {
+        let c: [Id; 4] = try_ids(|k| {
             let v = self.arg_id(a, first + k)?;
-            *slot = self.texel_value(v, vt, st)?;
-        }
+            self.texel_value(v, vt, st)
+        })?;
         let v4 = self.b.vec(st, 4);
-        Ok(self.opn(Op::CompositeConstruct, v4, &c))
+        Ok(self.op_ids(Op::CompositeConstruct, v4, &c))
     }
 
     /// `BufferStore(handle, coord0, coord1, v0..v3, mask)` on a typed buffer.
@@ -893,7 +893,7 @@ impl<'a> Ctx<'a> {
         let coord = self.arg_id(a, 2)?;
         let coord = self.texel_coord(&h, coord)?;
         let texel = self.texel_of(a, 4, st)?;
-        self.emit(Op::ImageWrite, &[img, coord, texel]);
+        self.emit(Op::ImageWrite, &words![img, coord, texel]);
         Ok(())
     }
 
@@ -901,7 +901,7 @@ impl<'a> Ctx<'a> {
     // Atomics
 
     /// Bounds of an atomic: raw/structured word, typed-buffer texel or texture coordinate.
-    fn atomic_in_bounds(&mut self, op: OpCode, a: Args<'_>, h: &HandleInfo) -> Result<u32, Error> {
+    fn atomic_in_bounds(&mut self, op: OpCode, a: Args<'_>, h: &HandleInfo) -> Result<Id, Error> {
         let kind = self.decl(h).kind;
         let off = if op == OpCode::AtomicBinOp { 3 } else { 2 };
         if kind.is_raw_like() {
@@ -944,7 +944,7 @@ impl<'a> Ctx<'a> {
         ty: TypeId,
         a: Args<'_>,
         h: &HandleInfo,
-    ) -> Result<Option<u32>, Error> {
+    ) -> Result<Option<Id>, Error> {
         let decl = self.decl(h).clone();
         let off = if op == OpCode::AtomicBinOp { 3 } else { 2 };
         let vt = self.atomic_value_ty(op, a)?;
@@ -995,7 +995,7 @@ impl<'a> Ctx<'a> {
                 8 => Op::AtomicExchange,
                 _ => return Err(self.invalid(format!("unknown atomic operation {aop}"))),
             };
-            self.opn(o, elem_t, &[ptr, scope, sem, v])
+            self.opn(o, elem_t, &words![ptr, scope, sem, v])
         } else {
             let c = self.arg_id(a, 5)?;
             let v = self.arg_id(a, 6)?;
@@ -1004,7 +1004,7 @@ impl<'a> Ctx<'a> {
             self.opn(
                 Op::AtomicCompareExchange,
                 elem_t,
-                &[ptr, scope, sem, sem, v, c],
+                &words![ptr, scope, sem, sem, v, c],
             )
         };
         let result = if elem_t == t {
@@ -1021,7 +1021,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn texel_value_or_same(&mut self, v: u32, vt: TypeId, elem_t: u32) -> Result<u32, Error> {
+    fn texel_value_or_same(&mut self, v: Id, vt: TypeId, elem_t: Id) -> Result<Id, Error> {
         let t = self.ty(vt)?;
         if t == elem_t {
             Ok(v)
@@ -1037,18 +1037,18 @@ impl<'a> Ctx<'a> {
     fn cbuffer_row(
         &mut self,
         h: &HandleInfo,
-        row: u32,
+        row: Id,
         row_const: Option<u32>,
-    ) -> Result<[u32; 4], Error> {
-        let d = self.desc(h, View::Cbuf)?;
-        let u = self.b.u32();
-        if let Some(crate::binding::Placement::PushConstants { first_word, words }) =
-            self.res[h.res as usize].placements[View::Cbuf as usize]
-        {
+    ) -> Result<[Id; 4], Error> {
+        // Root constants have no descriptor: words of the root block.
+        let (_, _, placement) = self.view_var(h.res, View::Cbuf)?;
+        if let crate::binding::Placement::PushConstants { first_word, words } = placement {
+            let u = self.b.u32();
             let Some(r) = row_const else {
                 return Err(self.unsupported("dynamic indexing of root constants"));
             };
-            let mut out = [0u32; 4];
+            // Every slot is written below.
+            let mut out = [u; 4];
             for (k, slot) in out.iter_mut().enumerate() {
                 let w = r * 4 + k as u32;
                 *slot = if w < words {
@@ -1059,6 +1059,8 @@ impl<'a> Ctx<'a> {
             }
             return Ok(out);
         }
+        let d = self.desc(h, View::Cbuf)?;
+        let u = self.b.u32();
         let v4 = self.b.vec(u, 4);
         let pt = self.b.ptr(d.storage, v4);
         let zero = self.b.const_u32(0);
@@ -1070,11 +1072,9 @@ impl<'a> Ctx<'a> {
             self.nonuniform(p);
         }
         let v = self.load_from(&d, v4, p, 16);
-        let mut out = [0u32; 4];
-        for (k, slot) in out.iter_mut().enumerate() {
-            *slot = self.opn(Op::CompositeExtract, u, &[v, k as u32]);
-        }
-        Ok(out)
+        Ok(std::array::from_fn(|k| {
+            self.opn(Op::CompositeExtract, u, &words![v, k as u32])
+        }))
     }
 
     /// `CBufferLoadLegacy(handle, row)` → `CBufRet.T` (4 × 32-bit, 8 × 16-bit or 2 × 64-bit).
@@ -1090,7 +1090,7 @@ impl<'a> Ctx<'a> {
         let et = self.elem0(ty);
         let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
         let u = self.b.u32();
-        let mut parts = [0u32; 8];
+        let mut parts = [None; 8];
         // The row's slots: 8 × 16, 4 × 32 (also min-precision 16-bit values) or 2 × 64 bits.
         let n = match self.m.types.data(ty) {
             dxil_module::TypeData::Struct { elems, .. } => elems.len().clamp(1, 8),
@@ -1121,13 +1121,13 @@ impl<'a> Ctx<'a> {
                 }
                 _ => words[k],
             };
-            parts[k] = self.value_in_slot(bits, w, et)?;
+            parts[k] = Some(self.value_in_slot(bits, w, et)?);
         }
-        Ok(self.make_agg(&parts[..n]))
+        Ok(self.make_partial_agg(&parts[..n]))
     }
 
     /// `CBufferLoad(handle, byteOffset, alignment)` → one scalar.
-    pub(super) fn cbuffer_load(&mut self, ty: TypeId, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn cbuffer_load(&mut self, ty: TypeId, a: Args<'_>) -> Result<Id, Error> {
         let h = self.handle_of_arg(a, 1)?;
         let u = self.b.u32();
         let (off, oc) = self.value_u32(self.arg(a, 2)?)?;
@@ -1144,8 +1144,8 @@ impl<'a> Ctx<'a> {
         };
         let words = self.cbuffer_row(&h, row, rc)?;
         let v4 = self.b.vec(u, 4);
-        let vec = self.opn(Op::CompositeConstruct, v4, &words);
-        let word_at = |this: &mut Self, extra: u32| -> u32 {
+        let vec = self.op_ids(Op::CompositeConstruct, v4, &words);
+        let word_at = |this: &mut Self, extra: u32| -> Id {
             match oc {
                 Some(c) => words[(((c >> 2) + extra) & 3) as usize],
                 None => {
@@ -1196,7 +1196,7 @@ impl<'a> Ctx<'a> {
     // Counters and sizes
 
     /// `BufferUpdateCounter(handle, direction)`: increment returns the old value, decrement the new one.
-    pub(super) fn update_counter(&mut self, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn update_counter(&mut self, a: Args<'_>) -> Result<Id, Error> {
         let h = self.handle_of_arg(a, 1)?;
         if self.decl(&h).class != ResourceClass::Uav {
             return Err(self.invalid("counter of a resource that is not a UAV"));
@@ -1213,15 +1213,15 @@ impl<'a> Ctx<'a> {
 
     /// The atomic of `BufferUpdateCounter` on the counter at pointer `p` (storage buffer or physical address):
     /// increment returns the old value, decrement the new one.
-    fn counter_atomic(&mut self, p: u32, inc: i8) -> u32 {
+    fn counter_atomic(&mut self, p: Id, inc: i8) -> Id {
         let u = self.b.u32();
         let scope = self.b.const_u32(Scope::Device as u32);
         let sem = self.b.const_u32(0);
         let one = self.b.const_u32(1);
         if inc >= 0 {
-            self.opn(Op::AtomicIAdd, u, &[p, scope, sem, one])
+            self.opn(Op::AtomicIAdd, u, &words![p, scope, sem, one])
         } else {
-            let old = self.opn(Op::AtomicISub, u, &[p, scope, sem, one]);
+            let old = self.opn(Op::AtomicISub, u, &words![p, scope, sem, one]);
             self.op2(Op::ISub, u, old, one)
         }
     }
@@ -1236,11 +1236,11 @@ impl<'a> Ctx<'a> {
     }
 
     /// Guard condition of a counter through an address table: the counter's address is not 0.
-    fn counter_guard_cond(&mut self, h: &HandleInfo) -> Result<u32, Error> {
+    fn counter_guard_cond(&mut self, h: &HandleInfo) -> Result<Id, Error> {
         let va = self.table_address(h, View::Counter)?;
         let u = self.b.u32();
-        let lo = self.opn(Op::CompositeExtract, u, &[va, 0]);
-        let hi = self.opn(Op::CompositeExtract, u, &[va, 1]);
+        let lo = self.opn(Op::CompositeExtract, u, &words![va, 0]);
+        let hi = self.opn(Op::CompositeExtract, u, &words![va, 1]);
         let any = self.op2(Op::BitwiseOr, u, lo, hi);
         let zero = self.b.const_u32(0);
         let bt = self.b.bool();
@@ -1248,7 +1248,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The counter operation through its address (under the guard of [`Ctx::counter_guard_cond`]).
-    fn counter_by_address_op(&mut self, h: &HandleInfo, a: Args<'_>) -> Result<u32, Error> {
+    fn counter_by_address_op(&mut self, h: &HandleInfo, a: Args<'_>) -> Result<Id, Error> {
         let inc = self.arg_const(a, 2)? as i8;
         let va = self.table_address(h, View::Counter)?;
         self.physical_addressing();

@@ -10,6 +10,7 @@ use super::types::Scalar;
 use super::{Args, Ctx, Val};
 use crate::dxil::{ResourceClass, ResourceKind};
 use crate::error::Error;
+use crate::spv::{Id, words};
 
 impl<'a> Ctx<'a> {
     /// Operand `k` of a call.
@@ -26,7 +27,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Operand `k` as an SSA id.
-    pub fn arg_id(&mut self, a: Args<'_>, k: usize) -> Result<u32, Error> {
+    pub fn arg_id(&mut self, a: Args<'_>, k: usize) -> Result<Id, Error> {
         let v = self.arg(a, k)?;
         self.value(v)
     }
@@ -56,7 +57,17 @@ impl<'a> Ctx<'a> {
     }
 
     /// Makes an aggregate value from component ids.
-    pub fn make_agg(&mut self, parts: &[u32]) -> Val {
+    pub fn make_agg(&mut self, parts: &[Id]) -> Val {
+        let start = self.agg.len() as u32;
+        self.agg.extend(parts.iter().map(|&p| Some(p)));
+        Val::Agg {
+            start,
+            len: parts.len() as u32,
+        }
+    }
+
+    /// Makes an aggregate value from component ids, some of them not computed (components nothing reads).
+    pub fn make_partial_agg(&mut self, parts: &[Option<Id>]) -> Val {
         let start = self.agg.len() as u32;
         self.agg.extend_from_slice(parts);
         Val::Agg {
@@ -157,7 +168,7 @@ impl<'a> Ctx<'a> {
         ty: TypeId,
         a: Args<'_>,
     ) -> Result<Val, Error> {
-        let id = |x: u32| Ok(Val::Id(x));
+        let id = |x: Id| Ok(Val::Id(x));
         if let Some(r) = self.stage_op(op, ty, a) {
             return r;
         }
@@ -498,13 +509,13 @@ impl<'a> Ctx<'a> {
         let ms = self.b.const_u32(mem_scope as u32);
         if sync {
             let es = self.b.const_u32(Scope::Workgroup as u32);
-            self.emit(Op::ControlBarrier, &[es, ms, semc]);
+            self.emit(Op::ControlBarrier, &words![es, ms, semc]);
         } else if !sem.is_empty() {
-            self.emit(Op::MemoryBarrier, &[ms, semc]);
+            self.emit(Op::MemoryBarrier, &words![ms, semc]);
         }
     }
 
-    fn make_double(&mut self, a: Args<'_>) -> Result<u32, Error> {
+    fn make_double(&mut self, a: Args<'_>) -> Result<Id, Error> {
         let lo = self.arg_id(a, 1)?;
         let hi = self.arg_id(a, 2)?;
         let u = self.b.u32();
@@ -519,13 +530,13 @@ impl<'a> Ctx<'a> {
         let u = self.b.u32();
         let v2 = self.b.vec(u, 2);
         let v = self.op1(Op::Bitcast, v2, x);
-        let lo = self.opn(Op::CompositeExtract, u, &[v, 0]);
-        let hi = self.opn(Op::CompositeExtract, u, &[v, 1]);
+        let lo = self.opn(Op::CompositeExtract, u, &words![v, 0]);
+        let hi = self.opn(Op::CompositeExtract, u, &words![v, 1]);
         Ok(self.make_agg(&[lo, hi]))
     }
 
     /// `f32tof16`: the half bits in the low 16 bits of a u32.
-    fn legacy_f32_to_f16(&mut self, a: Args<'_>) -> Result<u32, Error> {
+    fn legacy_f32_to_f16(&mut self, a: Args<'_>) -> Result<Id, Error> {
         let x = self.arg_id(a, 1)?;
         let f = self.b.f32();
         let v2 = self.b.vec(f, 2);
@@ -536,12 +547,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// `f16tof32`: the half in the low 16 bits of a u32, as f32.
-    fn legacy_f16_to_f32(&mut self, a: Args<'_>) -> Result<u32, Error> {
+    fn legacy_f16_to_f32(&mut self, a: Args<'_>) -> Result<Id, Error> {
         let x = self.arg_id(a, 1)?;
         let f = self.b.f32();
         let v2 = self.b.vec(f, 2);
         let v = self.glsl(v2, GLOp::UnpackHalf2x16, &[x]);
-        Ok(self.opn(Op::CompositeExtract, f, &[v, 0]))
+        Ok(self.opn(Op::CompositeExtract, f, &words![v, 0]))
     }
 
     /// `Unpack4x8(mode, packed)`: mode 0 zero-extends the bytes, 1 sign-extends; result `{T, T, T, T}` (i16 or
@@ -554,8 +565,7 @@ impl<'a> Ctx<'a> {
         let t = self.scalar_ty(Scalar::Int(w), 1);
         let u = self.b.u32();
         let eight = self.b.const_u32(8);
-        let mut parts = [0u32; 4];
-        for (k, slot) in parts.iter_mut().enumerate() {
+        let parts: [Id; 4] = std::array::from_fn(|k| {
             let off = self.b.const_u32(8 * k as u32);
             let o = if signed {
                 Op::BitFieldSExtract
@@ -563,17 +573,17 @@ impl<'a> Ctx<'a> {
                 Op::BitFieldUExtract
             };
             let b = self.op3(o, u, x, off, eight);
-            *slot = if w == 32 {
+            if w == 32 {
                 b
             } else {
                 self.op1(Op::UConvert, t, b)
-            };
-        }
+            }
+        });
         Ok(self.make_agg(&parts))
     }
 
     /// `Pack4x8(mode, x, y, z, w)`: mode 0 truncates, 1 clamps to u8 range (from signed), 2 clamps to s8 range.
-    fn pack4x8(&mut self, a: Args<'_>) -> Result<u32, Error> {
+    fn pack4x8(&mut self, a: Args<'_>) -> Result<Id, Error> {
         let mode = self.arg_const(a, 1)?;
         let src_ty = self.arg_ty(a, 2)?;
         let w = self.m.types.scalar_bits(src_ty) as u8;
@@ -599,7 +609,7 @@ impl<'a> Ctx<'a> {
             }
             let off = self.b.const_u32(8 * k);
             let eight = self.b.const_u32(8);
-            acc = self.opn(Op::BitFieldInsert, u, &[acc, x, off, eight]);
+            acc = self.opn(Op::BitFieldInsert, u, &words![acc, x, off, eight]);
         }
         let _ = Capability::Shader;
         Ok(acc)

@@ -26,7 +26,7 @@ use spirv::{Op, SelectionControl};
 use super::{Ctx, NONE, Val};
 use crate::cfg::{self, Condition, Merge, OutTerminator, Selector, Structured};
 use crate::error::Error;
-use crate::spv::{self, FxMap};
+use crate::spv::{self, FxMap, Id, words};
 
 /// What an instruction needs around it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,41 +78,42 @@ pub struct FnState {
     pub def_vb: Vec<u32>,
     /// Per instruction: 0 = not demoted, else 1 + index of its first variable in `dvars`.
     pub demoted: Vec<u32>,
-    pub dvars: Vec<u32>,
+    pub dvars: Vec<Id>,
     pub handle_of: Vec<u32>,
     pub shape: Vec<Shape>,
     /// Per instruction: bit k set when component k of its aggregate result is extracted somewhere.
     pub used: Vec<u8>,
-    pub alloca_var: Vec<u32>,
+    pub alloca_var: Vec<Option<Id>>,
     pub precise: Vec<bool>,
     pub vblocks: Vec<VBlock>,
     pub first_vb: Vec<u32>,
     pub last_vb: Vec<u32>,
     pub uses: Vec<(u32, u32)>,
     phi_uses: Vec<(Value, u32, u32)>,
-    pub labels: Vec<u32>,
-    pub vb_cond: Vec<u32>,
+    pub labels: Vec<Id>,
+    /// Per virtual block: the condition or selector of its branch, once computed.
+    pub vb_cond: Vec<Option<Id>>,
     phi_fix: Vec<(u32, u32, u32)>,
-    phi_res: FxMap<(u32, u32), u32>,
-    pub load_cache: FxMap<(u32, u32), u32>,
+    phi_res: FxMap<(u32, u32), Id>,
+    pub load_cache: FxMap<(u32, u32), Id>,
     /// Per-block cache of loaded descriptors: (handle, view) → id.
-    pub desc_cache: FxMap<(u32, u32), u32>,
+    pub desc_cache: FxMap<(u32, u32), Id>,
     pub cur_vb: u32,
-    pub flag_var: u32,
+    pub flag_var: Option<Id>,
     /// `AllocateRayQuery` calls (instruction, constant flags) in program order: the i32 handle of the k-th is
     /// `k`, an index into one `Function` array of ray query objects.
     pub rq_allocs: Vec<(u32, u32)>,
-    pub rq_var: u32,
+    pub rq_var: Option<Id>,
     work: Vec<Value>,
     succ_buf: Vec<dxil_module::BlockId>,
-    pending_buf: Vec<(u32, u32)>,
+    pending_buf: Vec<(u32, Id)>,
 }
 
 impl<'a> Ctx<'a> {
     pub(super) fn lower_function(
         &mut self,
         fid: dxil_module::FuncId,
-        spv_id: u32,
+        spv_id: Id,
     ) -> Result<(), Error> {
         let m = self.m;
         let func = m
@@ -142,7 +143,7 @@ impl<'a> Ctx<'a> {
         f.used.clear();
         f.used.resize(n, 0);
         f.alloca_var.clear();
-        f.alloca_var.resize(n, 0);
+        f.alloca_var.resize(n, None);
         f.precise.clear();
         f.vblocks.clear();
         f.first_vb.clear();
@@ -155,9 +156,9 @@ impl<'a> Ctx<'a> {
         crate::spv::clear_map(&mut f.phi_res);
         crate::spv::clear_map(&mut f.load_cache);
         crate::spv::clear_map(&mut f.desc_cache);
-        f.flag_var = 0;
+        f.flag_var = None;
         f.rq_allocs.clear();
-        f.rq_var = 0;
+        f.rq_var = None;
         self.handles.clear();
         self.agg.clear();
 
@@ -207,17 +208,11 @@ impl<'a> Ctx<'a> {
                 };
                 let args: &[u32] = args.get(&body.pool);
                 let argv = |k: usize| args.get(k).map(|&v| Value(v));
-                if callee
-                    .as_function()
-                    .and_then(|f| self.m.function(f))
-                    .is_none_or(|f| !f.name.starts_with("dx.op."))
-                {
+                if !self.is_dx_op(*callee) {
                     continue;
                 }
                 self.at_inst = i as u32;
-                let Some(op) = self.dx_opcode(*callee, super::Args(args))? else {
-                    continue;
-                };
+                let op = self.dx_opcode_of(super::Args(args))?;
                 match self.make_handle(op, &argv)? {
                     Some(h) => {
                         self.f.handle_of[i] = h;
@@ -363,7 +358,7 @@ impl<'a> Ctx<'a> {
             InstKind::Alloca { allocated, .. } => {
                 let t = self.ty(*allocated)?;
                 let v = self.local_var(t);
-                self.f.alloca_var[i as usize] = v;
+                self.f.alloca_var[i as usize] = Some(v);
             }
             InstKind::Call { callee, args, .. } => {
                 let a = super::Args(args.get(&body.pool));
@@ -587,7 +582,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Is `i`'s value demoted? Returns the variable of component `c`.
-    pub fn demoted_var(&self, i: u32, c: u32) -> Option<u32> {
+    pub fn demoted_var(&self, i: u32, c: u32) -> Option<Id> {
         let d = *self.f.demoted.get(i as usize)?;
         if d == 0 {
             return None;
@@ -609,7 +604,7 @@ impl<'a> Ctx<'a> {
                 let start = self.agg.len() as u32;
                 for c in 0..n {
                     let id = self.load_demoted(i.0, c, elems[c as usize])?;
-                    self.agg.push(id);
+                    self.agg.push(Some(id));
                 }
                 return Ok(Val::Agg { start, len: n });
             }
@@ -624,7 +619,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn load_demoted(&mut self, i: u32, c: u32, ty: dxil_module::TypeId) -> Result<u32, Error> {
+    fn load_demoted(&mut self, i: u32, c: u32, ty: dxil_module::TypeId) -> Result<Id, Error> {
         if let Some(&id) = self.f.load_cache.get(&(i, c)) {
             return Ok(id);
         }
@@ -650,7 +645,7 @@ impl<'a> Ctx<'a> {
             }
             Some(Val::Agg { start, len }) => {
                 for c in 0..len {
-                    if let (Some(var), Some(&id)) =
+                    if let (Some(var), Some(&Some(id))) =
                         (self.demoted_var(i, c), self.agg.get((start + c) as usize))
                     {
                         self.store(var, id);
@@ -666,7 +661,7 @@ impl<'a> Ctx<'a> {
         &mut self,
         body: &Body,
         s: &Structured<'_>,
-        spv_id: u32,
+        spv_id: Id,
     ) -> Result<(), Error> {
         // Values whose definition no longer dominates a use.
         let uses = std::mem::take(&mut self.f.uses);
@@ -704,30 +699,33 @@ impl<'a> Ctx<'a> {
             self.f.labels.push(l);
         }
         self.f.vb_cond.clear();
-        self.f.vb_cond.resize(self.f.vblocks.len(), 0);
+        self.f.vb_cond.resize(self.f.vblocks.len(), None);
         if s.uses_flag() {
             let u = self.b.u32();
-            self.f.flag_var = self.local_var(u);
+            self.f.flag_var = Some(self.local_var(u));
         }
 
         for (oi, ob) in blocks.iter().enumerate() {
             let label = self.f.labels[oi];
             if oi > 0 {
-                self.emit(Op::Label, &[label]);
+                self.emit(Op::Label, &words![label]);
             }
             if let Some(v) = ob.original {
                 self.emit_vblock(body, s, v.0)?;
             }
             if let Some(k) = ob.flag_write {
                 let kid = self.b.const_u32(k);
-                let fv = self.f.flag_var;
+                let fv = self.flag_var()?;
                 self.store(fv, kid);
             }
             match ob.merge {
                 Merge::None => {}
                 Merge::Selection { merge } => {
                     let l = self.f.labels[merge.index()];
-                    self.emit(Op::SelectionMerge, &[l, SelectionControl::NONE.bits()]);
+                    self.emit(
+                        Op::SelectionMerge,
+                        &words![l, SelectionControl::NONE.bits()],
+                    );
                 }
                 Merge::Loop {
                     merge,
@@ -735,33 +733,36 @@ impl<'a> Ctx<'a> {
                 } => {
                     let l = self.f.labels[merge.index()];
                     let c = self.f.labels[continue_target.index()];
-                    self.emit(Op::LoopMerge, &[l, c, spirv::LoopControl::NONE.bits()]);
+                    self.emit(
+                        Op::LoopMerge,
+                        &words![l, c, spirv::LoopControl::NONE.bits()],
+                    );
                 }
             }
             match ob.term {
-                OutTerminator::Return => self.emit(Op::Return, &[]),
-                OutTerminator::Unreachable => self.emit(Op::Unreachable, &[]),
+                OutTerminator::Return => self.emit(Op::Return, &words![]),
+                OutTerminator::Unreachable => self.emit(Op::Unreachable, &words![]),
                 OutTerminator::Branch(t) => {
                     let l = self.f.labels[t.index()];
-                    self.emit(Op::Branch, &[l]);
+                    self.emit(Op::Branch, &words![l]);
                 }
                 OutTerminator::CondBranch { cond, t, f } => {
                     let c = match cond {
                         Condition::Original(x) => self.f.vb_cond[x.index()],
                         Condition::FlagEquals(k) => {
                             let u = self.b.u32();
-                            let fv = self.f.flag_var;
+                            let fv = self.flag_var()?;
                             let cur = self.load(u, fv);
                             let kid = self.b.const_u32(k);
                             let bt = self.b.bool();
-                            self.op2(Op::IEqual, bt, cur, kid)
+                            Some(self.op2(Op::IEqual, bt, cur, kid))
                         }
                     };
-                    if c == 0 {
+                    let Some(c) = c else {
                         return Err(self.invalid("branch condition was not computed"));
-                    }
+                    };
                     let (lt, lf) = (self.f.labels[t.index()], self.f.labels[f.index()]);
-                    self.emit(Op::BranchConditional, &[c, lt, lf]);
+                    self.emit(Op::BranchConditional, &words![c, lt, lf]);
                 }
                 OutTerminator::Switch {
                     selector,
@@ -778,21 +779,23 @@ impl<'a> Ctx<'a> {
                                     .map_or(32, |t| self.m.types.scalar_bits(t)),
                                 _ => 32,
                             };
-                            (self.f.vb_cond[x.index()], w)
+                            let sel = self.f.vb_cond[x.index()]
+                                .ok_or_else(|| self.invalid("switch selector was not computed"))?;
+                            (sel, w)
                         }
                         Selector::Zero => (self.b.const_u32(0), 32),
                     };
                     let dl = self.f.labels[default.index()];
                     let at = self.f.body.len();
                     self.f.body.push(0);
-                    self.f.body.push(sel);
-                    self.f.body.push(dl);
+                    self.f.body.push(sel.word());
+                    self.f.body.push(dl.word());
                     for &(lit, target) in s.cases(cases) {
                         self.f.body.push(lit as u32);
                         if width > 32 {
                             self.f.body.push((lit >> 32) as u32);
                         }
-                        self.f.body.push(self.f.labels[target.index()]);
+                        self.f.body.push(self.f.labels[target.index()].word());
                     }
                     let len = (self.f.body.len() - at) as u32;
                     if len > 0xFFFF {
@@ -810,27 +813,29 @@ impl<'a> Ctx<'a> {
                 self.invalid(format!("phi {phi} has no value for its predecessor"))
             })?;
             if let Some(w) = self.f.body.get_mut(pos as usize) {
-                *w = id;
+                *w = id.word();
             }
         }
 
         // Assemble: OpFunction, entry label, variables, body.
+        let entry_label = self
+            .f
+            .labels
+            .first()
+            .copied()
+            .ok_or_else(|| self.invalid("function without blocks"))?;
         let void = self.b.void();
         let fnty = self.b.ty(crate::spv::TypeKey::VoidFn);
         let out = &mut self.b.functions;
         spv::emit(
             out,
             Op::Function,
-            &[void, spv_id, spirv::FunctionControl::NONE.bits(), fnty],
+            &words![void, spv_id, spirv::FunctionControl::NONE.bits(), fnty],
         );
-        spv::emit(
-            out,
-            Op::Label,
-            &[self.f.labels.first().copied().unwrap_or(0)],
-        );
+        spv::emit(out, Op::Label, &words![entry_label]);
         out.extend_from_slice(&self.f.vars);
         out.extend_from_slice(&self.f.body);
-        spv::emit(out, Op::FunctionEnd, &[]);
+        spv::emit(out, Op::FunctionEnd, &words![]);
         Ok(())
     }
 
@@ -859,7 +864,7 @@ impl<'a> Ctx<'a> {
                 match body.insts.get(vbk.end as usize).map(|d| &d.kind) {
                     Some(InstKind::CondBr { cond, .. }) | Some(InstKind::Switch { cond, .. }) => {
                         let c = self.value(*cond)?;
-                        self.f.vb_cond[v as usize] = c;
+                        self.f.vb_cond[v as usize] = Some(c);
                     }
                     Some(InstKind::Ret { value: Some(_) }) => {
                         return Err(self.unsupported("returning a value from the entry point"));
@@ -871,7 +876,7 @@ impl<'a> Ctx<'a> {
             Tail::GuardCond { inst, k } => {
                 self.at_inst = inst;
                 let c = self.guard_cond(body, inst, k)?;
-                self.f.vb_cond[v as usize] = c;
+                self.f.vb_cond[v as usize] = Some(c);
             }
             Tail::GuardBody { inst, k } => {
                 self.at_inst = inst;
@@ -881,7 +886,7 @@ impl<'a> Ctx<'a> {
             Tail::LoopHead { inst } => {
                 self.at_inst = inst;
                 let c = self.wave_loop_head(body, inst)?;
-                self.f.vb_cond[v as usize] = c;
+                self.f.vb_cond[v as usize] = Some(c);
             }
             Tail::LoopBody { inst } => {
                 self.at_inst = inst;
@@ -891,10 +896,9 @@ impl<'a> Ctx<'a> {
                 // The head dominates the latch, so it was emitted first and its condition is defined here.
                 let c = (v as usize)
                     .checked_sub(2)
-                    .and_then(|h| self.f.vb_cond.get(h).copied())
-                    .filter(|&c| c != 0)
+                    .and_then(|h| self.f.vb_cond.get(h).copied().flatten())
                     .ok_or_else(|| self.invalid("wave loop latch emitted before its head"))?;
-                self.f.vb_cond[v as usize] = c;
+                self.f.vb_cond[v as usize] = Some(c);
             }
         }
         Ok(())
@@ -925,12 +929,13 @@ impl<'a> Ctx<'a> {
                         return Err(Error::Limit(format!("phi with {n} predecessors")));
                     }
                     self.f.body.push(((3 + 2 * n) << 16) | Op::Phi as u32);
-                    self.f.body.push(t);
-                    self.f.body.push(id);
+                    self.f.body.push(t.word());
+                    self.f.body.push(id.word());
                     for pp in list {
                         let pos = self.f.body.len() as u32;
+                        // Patched with the incoming value once every predecessor is emitted.
                         self.f.body.push(0);
-                        self.f.body.push(self.f.labels[pp.parent.index()]);
+                        self.f.body.push(self.f.labels[pp.parent.index()].word());
                         self.f.phi_fix.push((pos, i, pp.pred.0));
                     }
                     self.f.vals[i as usize] = Val::Id(id);
@@ -994,7 +999,7 @@ impl<'a> Ctx<'a> {
         bb: dxil_module::BlockId,
         v: u32,
         succs: &[dxil_module::BlockId],
-        pending: &mut Vec<(u32, u32)>,
+        pending: &mut Vec<(u32, Id)>,
     ) -> Result<(), Error> {
         for &sb in succs {
             let Some(&fv) = self.f.first_vb.get(sb.index()) else {
@@ -1025,20 +1030,22 @@ impl<'a> Ctx<'a> {
     }
 
     /// A `Function` variable holding `ptr`'s pointee type (for results of guarded instructions).
-    pub fn result_var(&self, i: u32) -> Option<u32> {
+    pub fn result_var(&self, i: u32) -> Option<Id> {
         self.demoted_var(i, 0)
     }
 
     /// Is `v` the result of an `alloca`?
-    pub fn alloca_of(&self, v: Value) -> Option<u32> {
+    pub fn alloca_of(&self, v: Value) -> Option<Id> {
         match v.get() {
-            ValueRef::Inst(i) => self
-                .f
-                .alloca_var
-                .get(i.index())
-                .copied()
-                .filter(|&x| x != 0),
+            ValueRef::Inst(i) => self.f.alloca_var.get(i.index()).copied().flatten(),
             _ => None,
         }
+    }
+
+    /// The variable of the structurizer's flag (made when the structured output uses one).
+    fn flag_var(&self) -> Result<Id, Error> {
+        self.f
+            .flag_var
+            .ok_or_else(|| self.invalid("structurizer flag used without its variable"))
     }
 }

@@ -8,6 +8,7 @@ use spirv::{Decoration, GLOp, Op, StorageClass};
 use super::types::Scalar;
 use super::{Args, Ctx, PtrInfo, Val};
 use crate::error::Error;
+use crate::spv::{Id, words};
 
 /// One index of an access chain.
 #[derive(Clone, Copy)]
@@ -59,7 +60,7 @@ impl<'a> Ctx<'a> {
                 let t = self.ty(ty)?;
                 let vid = self.value(*vector)?;
                 match self.const_int(*index) {
-                    Some(c) => Val::Id(self.opn(Op::CompositeExtract, t, &[vid, c as u32])),
+                    Some(c) => Val::Id(self.opn(Op::CompositeExtract, t, &words![vid, c as u32])),
                     None => {
                         let x = self.value(*index)?;
                         Val::Id(self.op2(Op::VectorExtractDynamic, t, vid, x))
@@ -75,7 +76,7 @@ impl<'a> Ctx<'a> {
                 let vid = self.value(*vector)?;
                 let e = self.value(*element)?;
                 match self.const_int(*index) {
-                    Some(c) => Val::Id(self.opn(Op::CompositeInsert, t, &[e, vid, c as u32])),
+                    Some(c) => Val::Id(self.opn(Op::CompositeInsert, t, &words![e, vid, c as u32])),
                     None => {
                         let x = self.value(*index)?;
                         Val::Id(self.op3(Op::VectorInsertDynamic, t, vid, e, x))
@@ -157,7 +158,7 @@ impl<'a> Ctx<'a> {
         lhs: Value,
         rhs: Value,
         _i: u32,
-    ) -> Result<u32, Error> {
+    ) -> Result<Id, Error> {
         let t = self.ty(ty)?;
         let s = self
             .scalar_of(ty)
@@ -245,7 +246,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// D3D masks shift amounts to the operand width; skip the mask when the amount is already in range.
-    fn shift_amount(&mut self, rhs: Value, w: u8, lanes: u32) -> Result<u32, Error> {
+    fn shift_amount(&mut self, rhs: Value, w: u8, lanes: u32) -> Result<Id, Error> {
         let b = self.value(rhs)?;
         if let Some(c) = self.const_int(rhs) {
             if (c as u64) < w as u64 {
@@ -279,13 +280,13 @@ impl<'a> Ctx<'a> {
     pub fn udiv(
         &mut self,
         quotient: bool,
-        t: u32,
+        t: Id,
         w: u8,
         lanes: u32,
-        a: u32,
-        b: u32,
+        a: Id,
+        b: Id,
         b_const: Option<i64>,
-    ) -> u32 {
+    ) -> Id {
         let op = if quotient { Op::UDiv } else { Op::UMod };
         if b_const.is_some_and(|c| c != 0) {
             return self.op2(op, t, a, b);
@@ -302,7 +303,7 @@ impl<'a> Ctx<'a> {
 
     /// Signed division or remainder through absolute values (DXBC's expansion): avoids `OpSRem`/`OpSDiv`
     /// undefined cases (division by zero, `INT_MIN / -1`) and one driver's wrong `OpSRem`.
-    fn sdiv(&mut self, quotient: bool, t: u32, w: u8, lanes: u32, a: u32, b: u32) -> u32 {
+    fn sdiv(&mut self, quotient: bool, t: Id, w: u8, lanes: u32, a: Id, b: Id) -> Id {
         let bt = self.scalar_ty(Scalar::Bool, lanes);
         let zero = self.const_scalar(Scalar::Int(w), lanes, 0);
         let a_neg = self.op2(Op::SLessThan, bt, a, zero);
@@ -327,7 +328,7 @@ impl<'a> Ctx<'a> {
         ty: TypeId,
         lhs: Value,
         rhs: Value,
-    ) -> Result<u32, Error> {
+    ) -> Result<Id, Error> {
         let lt = self
             .m
             .value_type(self.func_of(self.entry.function), lhs)
@@ -389,7 +390,7 @@ impl<'a> Ctx<'a> {
         Ok(self.op2(o, t, a, b))
     }
 
-    fn select_inst(&mut self, ty: TypeId, cond: Value, a: Value, b: Value) -> Result<u32, Error> {
+    fn select_inst(&mut self, ty: TypeId, cond: Value, a: Value, b: Value) -> Result<Id, Error> {
         if matches!(
             self.m.types.data(ty),
             TypeData::Struct { .. } | TypeData::Pointer { .. }
@@ -407,14 +408,14 @@ impl<'a> Ctx<'a> {
             // Before SPIR-V 1.4 the condition of a vector select must be a vector.
             let bv = self.scalar_ty(Scalar::Bool, lanes);
             let parts = [c; 4];
-            c = self.opn(Op::CompositeConstruct, bv, &parts[..lanes as usize]);
+            c = self.op_ids(Op::CompositeConstruct, bv, &parts[..lanes as usize]);
         }
         let x = self.value(a)?;
         let y = self.value(b)?;
         Ok(self.select(t, c, x, y))
     }
 
-    fn shuffle(&mut self, ty: TypeId, v1: Value, v2: Value, mask: Value) -> Result<u32, Error> {
+    fn shuffle(&mut self, ty: TypeId, v1: Value, v2: Value, mask: Value) -> Result<Id, Error> {
         let t = self.ty(ty)?;
         let a = self.value(v1)?;
         let b = self.value(v2)?;
@@ -437,7 +438,7 @@ impl<'a> Ctx<'a> {
             ConstData::Undef => lits.resize(n as usize, u32::MAX),
             _ => return Err(self.invalid("shufflevector mask is not a constant vector")),
         }
-        let mut args = vec![a, b];
+        let mut args = vec![a.word(), b.word()];
         args.extend(lits);
         Ok(self.opn(Op::VectorShuffle, t, &args))
     }
@@ -529,7 +530,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Float → integer with D3D's saturation: NaN → 0, values past the range → the range's ends.
-    pub fn float_to_int(&mut self, signed: bool, x: u32, fw: u8, iw: u8, lanes: u32) -> u32 {
+    pub fn float_to_int(&mut self, signed: bool, x: Id, fw: u8, iw: u8, lanes: u32) -> Id {
         let ft = self.scalar_ty(Scalar::Float(fw), lanes);
         let it = self.scalar_ty(Scalar::Int(iw), lanes);
         let bt = self.scalar_ty(Scalar::Bool, lanes);
@@ -572,14 +573,14 @@ impl<'a> Ctx<'a> {
     // Aggregates
 
     /// Component `k` of an aggregate value.
-    pub fn extract(&mut self, aggregate: Value, k: u32) -> Result<u32, Error> {
+    pub fn extract(&mut self, aggregate: Value, k: u32) -> Result<Id, Error> {
         match aggregate.get() {
             ValueRef::Inst(i) => match self.inst_val(i)? {
                 Val::Agg { start, len } if k < len => self
                     .agg
                     .get((start + k) as usize)
                     .copied()
-                    .filter(|&x| x != 0)
+                    .flatten()
                     .ok_or_else(|| {
                         self.invalid(format!("component {k} of {} was not computed", i.0))
                     }),
@@ -593,7 +594,7 @@ impl<'a> Ctx<'a> {
                         .element_at(d.ty, k as u64)
                         .ok_or_else(|| self.invalid("extractvalue index out of range"))?;
                     let t = self.ty(et)?;
-                    Ok(self.opn(Op::CompositeExtract, t, &[id, k]))
+                    Ok(self.opn(Op::CompositeExtract, t, &words![id, k]))
                 }
                 other => Err(self.invalid(format!("extractvalue from {other:?}"))),
             },
@@ -657,7 +658,7 @@ impl<'a> Ctx<'a> {
             } else {
                 self.extract(aggregate, c)?
             };
-            self.agg.push(id);
+            self.agg.push(Some(id));
         }
         Ok(Val::Agg { start, len: n })
     }
@@ -669,11 +670,7 @@ impl<'a> Ctx<'a> {
     ///
     /// GEPs and pointer casts are walked back to the variable. A GEP's first index steps over whole pointees: it
     /// must be 0, except in constant GEPs where it folds into the neighbouring array index.
-    pub fn access(
-        &mut self,
-        body: &Body,
-        ptr: Value,
-    ) -> Result<(u32, TypeId, StorageClass), Error> {
+    pub fn access(&mut self, body: &Body, ptr: Value) -> Result<(Id, TypeId, StorageClass), Error> {
         // GEP operand lists from the outermost (the pointer used) inwards.
         let mut geps: Vec<Vec<Value>> = Vec::new();
         let mut cur = ptr;
@@ -838,12 +835,12 @@ impl<'a> Ctx<'a> {
     /// A value of SPIR-V type `have` (LLVM `have_ty`) as type `want` (LLVM `want_ty`) with the same bits.
     fn reinterpret(
         &mut self,
-        want: u32,
+        want: Id,
         want_ty: TypeId,
-        have: u32,
+        have: Id,
         have_ty: TypeId,
-        v: u32,
-    ) -> Result<u32, Error> {
+        v: Id,
+    ) -> Result<Id, Error> {
         if want == have {
             return Ok(v);
         }
@@ -866,7 +863,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The SPIR-V variable of a global (groupshared → Workgroup, static → Private).
-    fn global_var(&mut self, g: dxil_module::GlobalId) -> Result<(u32, StorageClass), Error> {
+    fn global_var(&mut self, g: dxil_module::GlobalId) -> Result<(Id, StorageClass), Error> {
         if let Some(Val::Ptr(p)) = self.global_vals.get(g.index()).copied()
             && let Some(pi) = self.ptrs.get(p as usize)
         {
@@ -905,7 +902,7 @@ impl<'a> Ctx<'a> {
         ty: TypeId,
         ptr: Value,
         value: Value,
-    ) -> Result<u32, Error> {
+    ) -> Result<Id, Error> {
         let (p, pointee, sc) = self.access(body, ptr)?;
         let t = self.ty(ty)?;
         if self.ty(pointee)? != t || !matches!(self.scalar_of(ty), Some(Scalar::Int(32 | 64))) {
@@ -931,7 +928,7 @@ impl<'a> Ctx<'a> {
             RmwOp::UMin => Op::AtomicUMin,
             RmwOp::Nand => return Err(self.unsupported("atomicrmw nand")),
         };
-        Ok(self.opn(o, t, &[p, scope, sem, v]))
+        Ok(self.opn(o, t, &words![p, scope, sem, v]))
     }
 
     fn cmpxchg(
@@ -960,13 +957,17 @@ impl<'a> Ctx<'a> {
         let n = self.value(new)?;
         let scope = self.b.const_u32(scope_of(sc));
         let sem = self.b.const_u32(RELAXED);
-        let old = self.opn(Op::AtomicCompareExchange, t, &[p, scope, sem, sem, n, c]);
+        let old = self.opn(
+            Op::AtomicCompareExchange,
+            t,
+            &words![p, scope, sem, sem, n, c],
+        );
         let _ = ty;
         let bt = self.b.bool();
         let ok = self.op2(Op::IEqual, bt, old, c);
         let start = self.agg.len() as u32;
-        self.agg.push(old);
-        self.agg.push(ok);
+        self.agg.push(Some(old));
+        self.agg.push(Some(ok));
         Ok(Val::Agg { start, len: 2 })
     }
 

@@ -7,9 +7,10 @@ use spirv::{Capability, GLOp, Op};
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
 use crate::error::Error;
+use crate::spv::{Id, try_ids, words};
 
 impl<'a> Ctx<'a> {
-    pub(super) fn unary_op(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn unary_op(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<Id, Error> {
         let x = self.arg_id(a, 1)?;
         let in_ty = self.arg_ty(a, 1)?;
         let t = self.ty(ty)?;
@@ -115,13 +116,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// Widens a 16-bit integer to 32 bits (zero- or sign-extending) for the 32-bit-only bit instructions.
-    fn widen32(&mut self, x: u32, lanes: u32, signed: bool) -> u32 {
+    fn widen32(&mut self, x: Id, lanes: u32, signed: bool) -> Id {
         let t = self.scalar_ty(Scalar::Int(32), lanes);
         self.op1(if signed { Op::SConvert } else { Op::UConvert }, t, x)
     }
 
     /// Splits a 64-bit integer into (lo, hi) 32-bit halves.
-    fn halves(&mut self, x: u32, lanes: u32) -> (u32, u32) {
+    fn halves(&mut self, x: Id, lanes: u32) -> (Id, Id) {
         let t32 = self.scalar_ty(Scalar::Int(32), lanes);
         let t64 = self.scalar_ty(Scalar::Int(64), lanes);
         let lo = self.op1(Op::UConvert, t32, x);
@@ -131,7 +132,7 @@ impl<'a> Ctx<'a> {
         (lo, hi)
     }
 
-    fn bit_reverse(&mut self, x: u32, s: Scalar, lanes: u32) -> Result<u32, Error> {
+    fn bit_reverse(&mut self, x: Id, s: Scalar, lanes: u32) -> Result<Id, Error> {
         let t32 = self.scalar_ty(Scalar::Int(32), lanes);
         Ok(match s {
             Scalar::Int(32) => self.op1(Op::BitReverse, t32, x),
@@ -154,7 +155,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// (lo, hi) → 64-bit integer.
-    pub fn join64(&mut self, lo: u32, hi: u32, lanes: u32) -> u32 {
+    pub fn join64(&mut self, lo: Id, hi: Id, lanes: u32) -> Id {
         let t64 = self.scalar_ty(Scalar::Int(64), lanes);
         let l = self.op1(Op::UConvert, t64, lo);
         let h = self.op1(Op::UConvert, t64, hi);
@@ -163,7 +164,7 @@ impl<'a> Ctx<'a> {
         self.op2(Op::BitwiseOr, t64, l, hs)
     }
 
-    fn count_bits(&mut self, x: u32, s: Scalar, lanes: u32) -> Result<u32, Error> {
+    fn count_bits(&mut self, x: Id, s: Scalar, lanes: u32) -> Result<Id, Error> {
         let t32 = self.scalar_ty(Scalar::Int(32), lanes);
         Ok(match s {
             Scalar::Int(32) => self.op1(Op::BitCount, t32, x),
@@ -181,7 +182,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn first_bit_lo(&mut self, x: u32, s: Scalar, lanes: u32) -> Result<u32, Error> {
+    fn first_bit_lo(&mut self, x: Id, s: Scalar, lanes: u32) -> Result<Id, Error> {
         let t32 = self.scalar_ty(Scalar::Int(32), lanes);
         Ok(match s {
             Scalar::Int(32) => self.glsl(t32, GLOp::FindILsb, &[x]),
@@ -207,7 +208,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// DXIL's FirstbitHi/FirstbitSHi count from the most significant bit: `width − 1 − msb`, -1 when no bit.
-    fn first_bit_hi(&mut self, signed: bool, x: u32, s: Scalar, lanes: u32) -> Result<u32, Error> {
+    fn first_bit_hi(&mut self, signed: bool, x: Id, s: Scalar, lanes: u32) -> Result<Id, Error> {
         let t32 = self.scalar_ty(Scalar::Int(32), lanes);
         let bt = self.scalar_ty(Scalar::Bool, lanes);
         let none = self.const_scalar(Scalar::Int(32), lanes, u64::MAX);
@@ -265,7 +266,7 @@ impl<'a> Ctx<'a> {
         Ok(self.select(t32, is_none, none, r))
     }
 
-    pub(super) fn binary_op(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn binary_op(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<Id, Error> {
         let t = self.ty(ty)?;
         let x = self.arg_id(a, 1)?;
         let y = self.arg_id(a, 2)?;
@@ -303,8 +304,8 @@ impl<'a> Ctx<'a> {
                     x,
                     y,
                 );
-                let lo = self.opn(Op::CompositeExtract, u, &[r, 0]);
-                let hi = self.opn(Op::CompositeExtract, u, &[r, 1]);
+                let lo = self.opn(Op::CompositeExtract, u, &words![r, 0]);
+                let hi = self.opn(Op::CompositeExtract, u, &words![r, 1]);
                 self.make_agg(&[hi, lo])
             }
             OpCode::UDiv => {
@@ -324,8 +325,8 @@ impl<'a> Ctx<'a> {
                     x,
                     y,
                 );
-                let v = self.opn(Op::CompositeExtract, u, &[r, 0]);
-                let c = self.opn(Op::CompositeExtract, u, &[r, 1]);
+                let v = self.opn(Op::CompositeExtract, u, &words![r, 0]);
+                let c = self.opn(Op::CompositeExtract, u, &words![r, 1]);
                 let bt = self.b.bool();
                 let zero = self.b.const_u32(0);
                 let cb = self.op2(Op::INotEqual, bt, c, zero);
@@ -336,12 +337,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    pub(super) fn tertiary_op(
-        &mut self,
-        op: OpCode,
-        ty: TypeId,
-        a: Args<'_>,
-    ) -> Result<u32, Error> {
+    pub(super) fn tertiary_op(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<Id, Error> {
         let t = self.ty(ty)?;
         let lanes = self.lanes(ty);
         let x = self.arg_id(a, 1)?;
@@ -370,7 +366,7 @@ impl<'a> Ctx<'a> {
 
     /// `Ibfe/Ubfe(width, offset, value)` per D3D11.3 §22.10: width and offset masked to 5 bits; width 0 gives 0;
     /// a field running past bit 31 is cut at bit 31 (so the result is `value >> offset`).
-    fn bfe(&mut self, signed: bool, width: u32, offset: u32, value: u32, lanes: u32) -> u32 {
+    fn bfe(&mut self, signed: bool, width: Id, offset: Id, value: Id, lanes: u32) -> Id {
         let t = self.scalar_ty(Scalar::Int(32), lanes);
         let bt = self.scalar_ty(Scalar::Bool, lanes);
         let m31 = self.const_scalar(Scalar::Int(32), lanes, 31);
@@ -399,7 +395,7 @@ impl<'a> Ctx<'a> {
 
     /// `Bfi(width, offset, src, dst)`: D3D masks width and offset to 5 bits and inserts
     /// `(src << offset) & mask` with `mask = ((1 << width) − 1) << offset` (bits past 31 dropped).
-    fn bfi(&mut self, width: u32, offset: u32, src: u32, dst: u32, lanes: u32) -> u32 {
+    fn bfi(&mut self, width: Id, offset: Id, src: Id, dst: Id, lanes: u32) -> Id {
         let t = self.scalar_ty(Scalar::Int(32), lanes);
         let bt = self.scalar_ty(Scalar::Bool, lanes);
         let m31 = self.const_scalar(Scalar::Int(32), lanes, 31);
@@ -410,12 +406,12 @@ impl<'a> Ctx<'a> {
         let past = self.op2(Op::UGreaterThan, bt, end, c32);
         let room = self.op2(Op::ISub, t, c32, o);
         let w2 = self.select(t, past, room, w);
-        self.opn(Op::BitFieldInsert, t, &[dst, src, o, w2])
+        self.opn(Op::BitFieldInsert, t, &words![dst, src, o, w2])
     }
 
     /// Masked sum of absolute differences (D3D11.3 `msad4` per byte): bytes of `reference` equal to 0 are
     /// skipped.
-    fn msad(&mut self, reference: u32, source: u32, accum: u32) -> u32 {
+    fn msad(&mut self, reference: Id, source: Id, accum: Id) -> Id {
         let u = self.b.u32();
         let bt = self.b.bool();
         let eight = self.b.const_u32(8);
@@ -437,7 +433,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Dot2/3/4 of float scalars.
-    pub(super) fn dot_op(&mut self, op: OpCode, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn dot_op(&mut self, op: OpCode, a: Args<'_>) -> Result<Id, Error> {
         let n = match op {
             OpCode::Dot2 => 2,
             OpCode::Dot3 => 3,
@@ -446,20 +442,21 @@ impl<'a> Ctx<'a> {
         let et = self.arg_ty(a, 1)?;
         let t = self.ty(et)?;
         let vt = self.b.vec(t, n as u32);
-        let mut xs = [0u32; 4];
-        let mut ys = [0u32; 4];
+        // The first `n` slots are written below (operands read in their order, x and y alternating).
+        let mut xs = [t; 4];
+        let mut ys = [t; 4];
         for k in 0..n {
             xs[k] = self.arg_id(a, 1 + k)?;
             ys[k] = self.arg_id(a, 1 + n + k)?;
         }
-        let x = self.opn(Op::CompositeConstruct, vt, &xs[..n]);
-        let y = self.opn(Op::CompositeConstruct, vt, &ys[..n]);
+        let x = self.op_ids(Op::CompositeConstruct, vt, &xs[..n]);
+        let y = self.op_ids(Op::CompositeConstruct, vt, &ys[..n]);
         Ok(self.op2(Op::Dot, t, x, y))
     }
 
     /// Dot2AddHalf(acc, ax, ay, bx, by): f32 accumulate of a half2 dot product. Dot4AddI8Packed /
     /// Dot4AddU8Packed(acc, a, b): acc + the dot product of four packed signed/unsigned bytes.
-    pub(super) fn dot_add_op(&mut self, op: OpCode, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn dot_add_op(&mut self, op: OpCode, a: Args<'_>) -> Result<Id, Error> {
         let acc = self.arg_id(a, 1)?;
         if op == OpCode::Dot2AddHalf {
             // acc + (float(ax * bx) + float(ay * by)): the products are half precision (a product past the half
@@ -468,14 +465,13 @@ impl<'a> Ctx<'a> {
             // test_shader_sm64_packed pins down).
             let f = self.b.f32();
             let h = self.scalar_ty(Scalar::Float(16), 1);
-            let mut p = [0u32; 2];
-            for (k, slot) in p.iter_mut().enumerate() {
+            let p: [Id; 2] = try_ids(|k| {
                 let x = self.arg_id(a, 2 + k)?;
                 let y = self.arg_id(a, 4 + k)?;
                 let m = self.op2(Op::FMul, h, x, y);
                 self.b.decorate(m, spirv::Decoration::NoContraction, &[]);
-                *slot = self.op1(Op::FConvert, f, m);
-            }
+                Ok(self.op1(Op::FConvert, f, m))
+            })?;
             let d = self.op2(Op::FAdd, f, p[0], p[1]);
             self.b.decorate(d, spirv::Decoration::NoContraction, &[]);
             let r = self.op2(Op::FAdd, f, acc, d);

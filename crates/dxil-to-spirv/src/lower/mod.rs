@@ -27,7 +27,7 @@ use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, 
 use crate::cfg::{Cfg, Structurizer};
 use crate::dxil::{self, DenormMode, EntryInfo, Stage};
 use crate::error::{Error, Location};
-use crate::spv::{self, Builder};
+use crate::spv::{self, Builder, Id, words};
 use crate::{Options, Translation};
 
 pub(crate) use func::FnState;
@@ -42,7 +42,7 @@ pub(crate) enum Val {
     #[default]
     None,
     /// An SSA id.
-    Id(u32),
+    Id(Id),
     /// A struct value (`dx.types.ResRet`, `{i32, i1}`, ...) kept as its component ids in `Ctx::agg`.
     Agg { start: u32, len: u32 },
     /// A resource handle: index into `Ctx::handles`.
@@ -67,7 +67,7 @@ impl Args<'_> {
 /// A global variable's SPIR-V variable and storage class (pointers are resolved at their uses).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PtrInfo {
-    pub var: u32,
+    pub var: Id,
     pub storage: StorageClass,
 }
 
@@ -85,15 +85,15 @@ pub struct Translator {
 /// Module-level buffers kept between translations.
 #[derive(Default)]
 struct Spare {
-    type_ids: Vec<u32>,
-    const_ids: Vec<u32>,
+    type_ids: Vec<Option<Id>>,
+    const_ids: Vec<Option<Id>>,
     global_vals: Vec<Val>,
     handles: Vec<HandleInfo>,
     ptrs: Vec<PtrInfo>,
-    agg: Vec<u32>,
+    agg: Vec<Option<Id>>,
     res: Vec<ResEntry>,
-    builtins: Vec<(u32, u32)>,
-    side_buffers: Vec<(u32, u32, u32)>,
+    builtins: Vec<(BuiltIn, Id)>,
+    side_buffers: Vec<(u32, u32, Id)>,
     fname: String,
 }
 
@@ -134,7 +134,7 @@ impl Translator {
             builtins: std::mem::take(&mut self.spare.builtins),
             io: stage::Interface::default(),
             bindings: Vec::new(),
-            push_block: 0,
+            push_block: None,
             side_buffers: std::mem::take(&mut self.spare.side_buffers),
             fname: std::mem::take(&mut self.spare.fname),
             at_block: 0,
@@ -183,25 +183,25 @@ pub(crate) struct Ctx<'a> {
     pub st: Option<Box<Structurizer>>,
     pub cfg: Option<Box<Cfg>>,
     pub f: Box<FnState>,
-    /// SPIR-V type per LLVM type (0 = not made yet).
-    pub type_ids: Vec<u32>,
-    /// SPIR-V constant per LLVM constant (0 = not made yet).
-    pub const_ids: Vec<u32>,
+    /// SPIR-V type per LLVM type (`None` = not made yet).
+    pub type_ids: Vec<Option<Id>>,
+    /// SPIR-V constant per LLVM constant (`None` = not made yet).
+    pub const_ids: Vec<Option<Id>>,
     /// Lowered global variables.
     pub global_vals: Vec<Val>,
     pub res: Vec<ResEntry>,
     pub handles: Vec<HandleInfo>,
     pub ptrs: Vec<PtrInfo>,
-    /// Component ids of aggregate values.
-    pub agg: Vec<u32>,
-    builtins: Vec<(u32, u32)>,
+    /// Component ids of aggregate values (`None`: a component nothing reads, not computed).
+    pub agg: Vec<Option<Id>>,
+    builtins: Vec<(BuiltIn, Id)>,
     /// The interface of a graphics entry point.
     pub(crate) io: stage::Interface,
     pub bindings: Vec<crate::Binding>,
-    /// Root block variable: push constants or the spilled uniform buffer (0 = none).
-    pub push_block: u32,
+    /// Root block variable: push constants or the spilled uniform buffer.
+    pub push_block: Option<Id>,
     /// Side buffers declared so far (UAV counter address table, offset buffer): (set, binding, variable).
-    pub side_buffers: Vec<(u32, u32, u32)>,
+    pub side_buffers: Vec<(u32, u32, Id)>,
     pub fname: String,
     pub at_block: u32,
     pub at_inst: u32,
@@ -219,9 +219,9 @@ impl<'a> Ctx<'a> {
     fn run(&mut self) -> Result<(), Error> {
         let m = self.m;
         self.type_ids.clear();
-        self.type_ids.resize(m.types.len(), 0);
+        self.type_ids.resize(m.types.len(), None);
         self.const_ids.clear();
-        self.const_ids.resize(m.constants.len(), 0);
+        self.const_ids.resize(m.constants.len(), None);
         self.global_vals.clear();
         self.global_vals.resize(m.globals.len(), Val::None);
         self.handles.clear();
@@ -248,13 +248,14 @@ impl<'a> Ctx<'a> {
 
         // Entry point and execution modes. From SPIR-V 1.4 the interface lists every global the entry point uses;
         // before, only the `Input`/`Output` variables.
-        let interface: Vec<u32> = if self.b.version >= 0x0001_0400 {
+        let interface: Vec<Id> = if self.b.version >= 0x0001_0400 {
             std::mem::take(&mut self.b.interface)
         } else {
-            let mut v: Vec<u32> = self.builtins.iter().map(|&(_, v)| v).collect();
+            let mut v: Vec<Id> = self.builtins.iter().map(|&(_, v)| v).collect();
             v.extend_from_slice(&self.io.vars);
             v
         };
+        let interface_words: Vec<u32> = interface.iter().map(|v| v.word()).collect();
         let model = match self.entry.stage {
             Stage::Vertex => ExecutionModel::Vertex,
             Stage::Pixel => ExecutionModel::Fragment,
@@ -267,9 +268,9 @@ impl<'a> Ctx<'a> {
         spv::emit_with_string(
             &mut ep,
             Op::EntryPoint,
-            &[model as u32, main],
+            &words![model as u32, main],
             &name,
-            &interface,
+            &interface_words,
         );
         self.b.entry_points = ep;
         self.entry.name = name;
@@ -281,7 +282,7 @@ impl<'a> Ctx<'a> {
             spv::emit(
                 &mut self.b.exec_modes,
                 Op::ExecutionMode,
-                &[main, ExecutionMode::LocalSize as u32, x, y, z],
+                &words![main, ExecutionMode::LocalSize as u32, x, y, z],
             );
         } else {
             self.stage_modes(main)?;
@@ -300,7 +301,7 @@ impl<'a> Ctx<'a> {
             spv::emit(
                 &mut self.b.exec_modes,
                 Op::ExecutionMode,
-                &[main, mode as u32],
+                &words![main, mode as u32],
             );
         }
         if self.opts.denorm_modes
@@ -320,7 +321,7 @@ impl<'a> Ctx<'a> {
             spv::emit(
                 &mut self.b.exec_modes,
                 Op::ExecutionMode,
-                &[main, em as u32, 32],
+                &words![main, em as u32, 32],
             );
         }
         self.b.name(main, &self.entry.name);
@@ -417,90 +418,102 @@ impl<'a> Ctx<'a> {
     }
 
     #[inline]
-    pub fn op1(&mut self, op: Op, ty: u32, a: u32) -> u32 {
+    pub fn op1(&mut self, op: Op, ty: Id, a: Id) -> Id {
         let id = self.b.id();
-        spv::emit(&mut self.f.body, op, &[ty, id, a]);
+        spv::emit(&mut self.f.body, op, &words![ty, id, a]);
         id
     }
 
     #[inline]
-    pub fn op2(&mut self, op: Op, ty: u32, a: u32, b: u32) -> u32 {
+    pub fn op2(&mut self, op: Op, ty: Id, a: Id, b: Id) -> Id {
         let id = self.b.id();
-        spv::emit(&mut self.f.body, op, &[ty, id, a, b]);
+        spv::emit(&mut self.f.body, op, &words![ty, id, a, b]);
         id
     }
 
     #[inline]
-    pub fn op3(&mut self, op: Op, ty: u32, a: u32, b: u32, c: u32) -> u32 {
+    pub fn op3(&mut self, op: Op, ty: Id, a: Id, b: Id, c: Id) -> Id {
         let id = self.b.id();
-        spv::emit(&mut self.f.body, op, &[ty, id, a, b, c]);
+        spv::emit(&mut self.f.body, op, &words![ty, id, a, b, c]);
         id
     }
 
-    /// An instruction with a result and any operands.
-    pub fn opn(&mut self, op: Op, ty: u32, args: &[u32]) -> u32 {
+    /// An instruction with a result and any operand words (ids and literals: [`words!`]).
+    #[inline]
+    pub fn opn(&mut self, op: Op, ty: Id, args: &[u32]) -> Id {
         let id = self.b.id();
         let body = &mut self.f.body;
         body.push(((args.len() as u32 + 3) << 16) | op as u32);
-        body.push(ty);
-        body.push(id);
+        body.push(ty.word());
+        body.push(id.word());
         body.extend_from_slice(args);
+        id
+    }
+
+    /// An instruction with a result and id operands.
+    pub fn op_ids(&mut self, op: Op, ty: Id, args: &[Id]) -> Id {
+        let id = self.b.id();
+        let body = &mut self.f.body;
+        body.push(((args.len() as u32 + 3) << 16) | op as u32);
+        body.push(ty.word());
+        body.push(id.word());
+        spv::push_ids(body, args);
         id
     }
 
     /// A GLSL.std.450 instruction.
-    pub fn glsl(&mut self, ty: u32, inst: spirv::GLOp, args: &[u32]) -> u32 {
+    pub fn glsl(&mut self, ty: Id, inst: spirv::GLOp, args: &[Id]) -> Id {
         let set = self.b.glsl();
         let id = self.b.id();
         let body = &mut self.f.body;
         body.push(((args.len() as u32 + 5) << 16) | Op::ExtInst as u32);
-        body.push(ty);
-        body.push(id);
-        body.push(set);
+        body.push(ty.word());
+        body.push(id.word());
+        body.push(set.word());
         body.push(inst as u32);
-        body.extend_from_slice(args);
+        spv::push_ids(body, args);
         id
     }
 
-    pub fn load(&mut self, ty: u32, ptr: u32) -> u32 {
+    pub fn load(&mut self, ty: Id, ptr: Id) -> Id {
         self.op1(Op::Load, ty, ptr)
     }
 
-    pub fn store(&mut self, ptr: u32, value: u32) {
-        self.emit(Op::Store, &[ptr, value]);
+    pub fn store(&mut self, ptr: Id, value: Id) {
+        self.emit(Op::Store, &words![ptr, value]);
     }
 
     /// `OpAccessChain` with any number of indices.
-    pub fn chain(&mut self, ptr_ty: u32, base: u32, indices: &[u32]) -> u32 {
+    pub fn chain(&mut self, ptr_ty: Id, base: Id, indices: &[Id]) -> Id {
         let id = self.b.id();
         let body = &mut self.f.body;
         body.push(((indices.len() as u32 + 4) << 16) | Op::AccessChain as u32);
-        body.push(ptr_ty);
-        body.push(id);
-        body.push(base);
-        body.extend_from_slice(indices);
+        body.push(ptr_ty.word());
+        body.push(id.word());
+        body.push(base.word());
+        spv::push_ids(body, indices);
         id
     }
 
-    pub fn select(&mut self, ty: u32, cond: u32, a: u32, b: u32) -> u32 {
+    pub fn select(&mut self, ty: Id, cond: Id, a: Id, b: Id) -> Id {
         self.op3(Op::Select, ty, cond, a, b)
     }
 
     /// A `Function` variable in the entry block.
-    pub fn local_var(&mut self, pointee: u32) -> u32 {
+    pub fn local_var(&mut self, pointee: Id) -> Id {
         let pty = self.b.ptr(StorageClass::Function, pointee);
         let id = self.b.id();
         spv::emit(
             &mut self.f.vars,
             Op::Variable,
-            &[pty, id, StorageClass::Function as u32],
+            &words![pty, id, StorageClass::Function as u32],
         );
         id
     }
 
     /// The variable of a compute built-in input (`uvec3` or `u32`).
-    pub fn builtin(&mut self, bi: BuiltIn) -> u32 {
-        if let Some(&(_, v)) = self.builtins.iter().find(|&&(b, _)| b == bi as u32) {
+    pub fn builtin(&mut self, bi: BuiltIn) -> Id {
+        if let Some(&(_, v)) = self.builtins.iter().find(|&&(b, _)| b == bi) {
             return v;
         }
         let u32t = self.b.u32();
@@ -524,12 +537,12 @@ impl<'a> Ctx<'a> {
         ) {
             self.b.capability(Capability::GroupNonUniform);
         }
-        self.builtins.push((bi as u32, var));
+        self.builtins.push((bi, var));
         var
     }
 
     /// Loads component `c` of a vector built-in, or the scalar built-in.
-    pub fn load_builtin(&mut self, bi: BuiltIn, c: Option<u32>) -> u32 {
+    pub fn load_builtin(&mut self, bi: BuiltIn, c: Option<u32>) -> Id {
         let var = self.builtin(bi);
         let u32t = self.b.u32();
         match c {
@@ -550,24 +563,45 @@ impl<'a> Ctx<'a> {
 
     /// The opcode of a `dx.op` call: `None` when `callee` is no `dx.op.*` function, an error when its opcode operand
     /// is missing, not a constant or not an operation of dxil-shader's table.
+    #[inline]
     pub fn dx_opcode(&self, callee: Value, args: Args<'_>) -> Result<Option<OpCode>, Error> {
-        let Some(func) = callee.as_function().and_then(|f| self.m.function(f)) else {
-            return Ok(None);
-        };
-        if !func.name.starts_with("dx.op.") {
+        if !self.is_dx_op(callee) {
             return Ok(None);
         }
-        let Some(raw) = args.get(0).and_then(|v| self.const_int(v)) else {
-            return Err(self.invalid("dx.op call without a constant opcode"));
-        };
-        u32::try_from(raw)
-            .ok()
+        self.dx_opcode_of(args).map(Some)
+    }
+
+    /// Is `callee` a `dx.op.*` function?
+    #[inline]
+    pub fn is_dx_op(&self, callee: Value) -> bool {
+        callee
+            .as_function()
+            .and_then(|f| self.m.function(f))
+            .is_some_and(|f| f.name.starts_with("dx.op."))
+    }
+
+    /// The opcode operand of a `dx.op` call.
+    #[inline]
+    pub fn dx_opcode_of(&self, args: Args<'_>) -> Result<OpCode, Error> {
+        let raw = args.get(0).and_then(|v| self.const_int(v));
+        match raw
+            .and_then(|r| u32::try_from(r).ok())
             .and_then(OpCode::from_u32)
-            .map(Some)
-            .ok_or_else(|| Error::UnknownOpcode {
-                opcode: raw,
+        {
+            Some(op) => Ok(op),
+            None => Err(self.bad_opcode(raw)),
+        }
+    }
+
+    #[cold]
+    fn bad_opcode(&self, raw: Option<i64>) -> Error {
+        match raw {
+            Some(opcode) => Error::UnknownOpcode {
+                opcode,
                 at: self.loc(),
-            })
+            },
+            None => self.invalid("dx.op call without a constant opcode"),
+        }
     }
 
     pub fn callee_name(&self, callee: Value) -> &'a str {

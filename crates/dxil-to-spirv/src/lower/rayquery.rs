@@ -12,13 +12,13 @@ use spirv::Op;
 use super::res::View;
 use super::{Args, Ctx, Val};
 use crate::error::Error;
-use crate::spv::TypeKey;
+use crate::spv::{Id, TypeKey, words};
 
 /// The template flags of a ray query: known, or loaded from the flag table.
 #[derive(Clone, Copy)]
 enum Flags {
     Const(u32),
-    Dyn(u32),
+    Dyn(Id),
 }
 
 impl<'a> Ctx<'a> {
@@ -36,21 +36,26 @@ impl<'a> Ctx<'a> {
     }
 
     /// Pointer to the ray query object a handle operand names, and the constant flags of its allocation.
-    fn ray_query_ptr(&mut self, a: Args<'_>) -> Result<(u32, Flags), Error> {
+    fn ray_query_ptr(&mut self, a: Args<'_>) -> Result<(Id, Flags), Error> {
         self.ray_query_caps();
         let n = self.f.rq_allocs.len() as u32;
         if n == 0 {
             return Err(self.invalid("ray query operation without AllocateRayQuery"));
         }
         let rqt = self.b.ty(TypeKey::RayQuery);
-        if self.f.rq_var == 0 {
-            let t = if n == 1 {
-                rqt
-            } else {
-                self.b.ty(TypeKey::Array(rqt, n))
-            };
-            self.f.rq_var = self.local_var(t);
-        }
+        let var = match self.f.rq_var {
+            Some(var) => var,
+            None => {
+                let t = if n == 1 {
+                    rqt
+                } else {
+                    self.b.ty(TypeKey::Array(rqt, n))
+                };
+                let var = self.local_var(t);
+                self.f.rq_var = Some(var);
+                var
+            }
+        };
         let v = self.arg(a, 1)?;
         let u = self.b.u32();
         let (index, flags) = match self.const_int(v) {
@@ -71,7 +76,7 @@ impl<'a> Ctx<'a> {
                 } else {
                     // A handle chosen at run time among allocations with different template flags: look the
                     // flags up in a constant table.
-                    let flags: Vec<u32> = self
+                    let flags: Vec<Id> = self
                         .f
                         .rq_allocs
                         .iter()
@@ -90,10 +95,9 @@ impl<'a> Ctx<'a> {
             }
         };
         let ptr = if n == 1 {
-            self.f.rq_var
+            var
         } else {
             let pt = self.b.ptr(spirv::StorageClass::Function, rqt);
-            let var = self.f.rq_var;
             self.chain(pt, var, &[index])
         };
         Ok((ptr, flags))
@@ -111,7 +115,7 @@ impl<'a> Ctx<'a> {
         let bt = self.b.bool();
         let v3 = self.b.vec(f, 3);
         let committed = |this: &mut Self, yes: bool| this.b.const_u32(yes as u32);
-        let id = |x: u32| Ok(Val::Id(x));
+        let id = |x: Id| Ok(Val::Id(x));
         match op {
             OpCode::RayQuery_TraceRayInline => {
                 let h = self.handle_of_arg(a, 2)?;
@@ -126,34 +130,35 @@ impl<'a> Ctx<'a> {
                     Flags::Dyn(c) => flags = self.op2(Op::BitwiseOr, u, flags, c),
                 }
                 let mask = self.arg_id(a, 4)?;
-                let mut o = [0u32; 3];
-                let mut d = [0u32; 3];
+                // Every slot is written below (operands read in their order, origin and direction alternating).
+                let mut o = [mask; 3];
+                let mut d = [mask; 3];
                 for k in 0..3 {
                     o[k] = self.arg_id(a, 5 + k)?;
                     d[k] = self.arg_id(a, 9 + k)?;
                 }
                 let tmin = self.arg_id(a, 8)?;
                 let tmax = self.arg_id(a, 12)?;
-                let origin = self.opn(Op::CompositeConstruct, v3, &o);
-                let dir = self.opn(Op::CompositeConstruct, v3, &d);
+                let origin = self.op_ids(Op::CompositeConstruct, v3, &o);
+                let dir = self.op_ids(Op::CompositeConstruct, v3, &d);
                 self.emit(
                     Op::RayQueryInitializeKHR,
-                    &[rq, accel, flags, mask, origin, tmin, dir, tmax],
+                    &words![rq, accel, flags, mask, origin, tmin, dir, tmax],
                 );
                 Ok(Val::None)
             }
             OpCode::RayQuery_Proceed => id(self.op1(Op::RayQueryProceedKHR, bt, rq)),
             OpCode::RayQuery_Abort => {
-                self.emit(Op::RayQueryTerminateKHR, &[rq]);
+                self.emit(Op::RayQueryTerminateKHR, &words![rq]);
                 Ok(Val::None)
             }
             OpCode::RayQuery_CommitNonOpaqueTriangleHit => {
-                self.emit(Op::RayQueryConfirmIntersectionKHR, &[rq]);
+                self.emit(Op::RayQueryConfirmIntersectionKHR, &words![rq]);
                 Ok(Val::None)
             }
             OpCode::RayQuery_CommitProceduralPrimitiveHit => {
                 let t = self.arg_id(a, 2)?;
-                self.emit(Op::RayQueryGenerateIntersectionKHR, &[rq, t]);
+                self.emit(Op::RayQueryGenerateIntersectionKHR, &words![rq, t]);
                 Ok(Val::None)
             }
             OpCode::RayQuery_CommittedStatus | OpCode::RayQuery_CandidateType => {
@@ -187,7 +192,7 @@ impl<'a> Ctx<'a> {
                     return Err(self.invalid("ray query matrix element out of range"));
                 }
                 // SPIR-V returns 4 columns of 3 rows; DXIL indexes the 3×4 matrix by (row, col).
-                id(self.opn(Op::CompositeExtract, f, &[m, col, row]))
+                id(self.opn(Op::CompositeExtract, f, &words![m, col, row]))
             }
             OpCode::RayQuery_CandidateProceduralPrimitiveNonOpaque => {
                 let o = self.op1(Op::RayQueryGetIntersectionCandidateAABBOpaqueKHR, bt, rq);
@@ -207,7 +212,7 @@ impl<'a> Ctx<'a> {
                 if k > 1 {
                     return Err(self.invalid("barycentric component out of range"));
                 }
-                id(self.opn(Op::CompositeExtract, f, &[b, k]))
+                id(self.opn(Op::CompositeExtract, f, &words![b, k]))
             }
             OpCode::RayQuery_RayFlags => id(self.op1(Op::RayQueryGetRayFlagsKHR, u, rq)),
             OpCode::RayQuery_WorldRayOrigin | OpCode::RayQuery_WorldRayDirection => {
@@ -218,7 +223,7 @@ impl<'a> Ctx<'a> {
                 };
                 let v = self.op1(o, v3, rq);
                 let k = self.component3(a)?;
-                id(self.opn(Op::CompositeExtract, f, &[v, k]))
+                id(self.opn(Op::CompositeExtract, f, &words![v, k]))
             }
             OpCode::RayQuery_RayTMin => id(self.op1(Op::RayQueryGetRayTMinKHR, f, rq)),
             OpCode::RayQuery_CandidateTriangleRayT | OpCode::RayQuery_CommittedRayT => {
@@ -285,7 +290,7 @@ impl<'a> Ctx<'a> {
                 };
                 let v = self.op2(o, v3, rq, c);
                 let k = self.component3(a)?;
-                id(self.opn(Op::CompositeExtract, f, &[v, k]))
+                id(self.opn(Op::CompositeExtract, f, &words![v, k]))
             }
             _ => {
                 let _ = ty;

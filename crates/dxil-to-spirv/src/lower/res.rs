@@ -20,7 +20,7 @@ use crate::binding::{
 };
 use crate::dxil::{ResourceClass, ResourceDecl, ResourceKind, ResourceProps, SampledClass};
 use crate::error::Error;
-use crate::spv::TypeKey;
+use crate::spv::{Id, TypeKey, words};
 use crate::{Binding, BoundResource, DescriptorCount};
 
 /// What a handle refers to.
@@ -54,9 +54,11 @@ pub(crate) struct ResEntry {
     pub decl: ResourceDecl,
     /// Taken from the descriptor heap (`Some(sampler heap?)`).
     pub heap: Option<bool>,
-    pub views: [u32; VIEWS],
+    /// The variable of each view (`None` until made, and for root constants and root descriptors, which have
+    /// none).
+    pub views: [Option<Id>; VIEWS],
     /// The descriptor (element) type of each view.
-    pub view_types: [u32; VIEWS],
+    pub view_types: [Option<Id>; VIEWS],
     /// The placement of each view (`None` until made).
     pub placements: [Option<Placement>; VIEWS],
     /// Typed UAV used with atomics: its image needs an R32 format.
@@ -72,8 +74,8 @@ impl ResEntry {
         ResEntry {
             decl,
             heap: None,
-            views: [0; VIEWS],
-            view_types: [0; VIEWS],
+            views: [None; VIEWS],
+            view_types: [None; VIEWS],
             placements: [None; VIEWS],
             atomics: false,
             reads: false,
@@ -96,16 +98,16 @@ impl ResEntry {
 /// A descriptor ready for use: the variable, and the array element when the variable is an array.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Desc {
-    pub var: u32,
-    pub index: Option<u32>,
+    pub var: Id,
+    pub index: Option<Id>,
     pub nonuniform: bool,
     /// The descriptor (element) type.
-    pub ty: u32,
+    pub ty: Id,
     /// Storage class of `var` and of pointers into it (`PhysicalStorageBuffer`: `var` is a pointer value made from
     /// a root descriptor's address).
     pub storage: StorageClass,
     /// The view's window `(start, count)` inside its descriptor, from the offset buffer, in units of the view.
-    pub window: Option<(u32, u32)>,
+    pub window: Option<(Id, Id)>,
 }
 
 impl<'a> Ctx<'a> {
@@ -318,7 +320,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The element type of a view: the block struct, image, sampler... Also decides the image format.
-    fn view_type(&mut self, res: u32, view: View) -> Result<(u32, Option<ImageFormat>), Error> {
+    fn view_type(&mut self, res: u32, view: View) -> Result<(Id, Option<ImageFormat>), Error> {
         let r = self.res[res as usize].clone();
         Ok(match view {
             View::Ssbo32 | View::Ssbo16 | View::Ssbo64 => {
@@ -380,7 +382,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Decorates `id` `NonUniform`, with the capability that decoration needs.
-    pub fn nonuniform(&mut self, id: u32) {
+    pub fn nonuniform(&mut self, id: Id) {
         self.b.capability(Capability::ShaderNonUniform);
         if self.b.version < 0x0001_0500 {
             self.b.extension("SPV_EXT_descriptor_indexing");
@@ -395,7 +397,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The sampled type of a typed resource: f32, i32 or u32 (Vulkan's image sampled types).
-    pub fn sampled_type(&mut self, r: &ResourceDecl) -> (u32, SampledClass) {
+    pub fn sampled_type(&mut self, r: &ResourceDecl) -> (Id, SampledClass) {
         let class = r
             .component
             .map_or(SampledClass::Float, |c| c.sampled_class());
@@ -415,7 +417,7 @@ impl<'a> Ctx<'a> {
         (t, class)
     }
 
-    fn image_type(&mut self, r: &ResEntry) -> Result<(u32, Option<ImageFormat>), Error> {
+    fn image_type(&mut self, r: &ResEntry) -> Result<(Id, Option<ImageFormat>), Error> {
         use ResourceKind::*;
         let d = &r.decl;
         let (dim, arrayed, ms) = match d.kind {
@@ -509,16 +511,29 @@ impl<'a> Ctx<'a> {
         .map_err(Error::Binding)
     }
 
-    /// The variable of a view, made on first use.
-    fn view_var(&mut self, res: u32, view: View) -> Result<(u32, u32, Placement), Error> {
+    /// The variable of a view (none for root constants and root descriptors), its descriptor type and placement,
+    /// made on first use.
+    #[inline]
+    pub(super) fn view_var(
+        &mut self,
+        res: u32,
+        view: View,
+    ) -> Result<(Option<Id>, Id, Placement), Error> {
         let e = &self.res[res as usize];
         let vi = view as usize;
-        if e.views[vi] != 0
-            && let Some(p) = e.placements[vi]
-        {
-            return Ok((e.views[vi], e.view_types[vi], p));
+        if let (Some(p), Some(t)) = (e.placements[vi], e.view_types[vi]) {
+            return Ok((e.views[vi], t, p));
         }
-        let e = e.clone();
+        self.make_view_var(res, view)
+    }
+
+    fn make_view_var(
+        &mut self,
+        res: u32,
+        view: View,
+    ) -> Result<(Option<Id>, Id, Placement), Error> {
+        let vi = view as usize;
+        let e = self.res[res as usize].clone();
         let mut dty = self.descriptor_type(&e, view);
         let placement = self.placement_of(res, view)?;
         if let Placement::AddressTable { set, binding, .. } = placement {
@@ -527,10 +542,10 @@ impl<'a> Ctx<'a> {
             let u = self.b.u32();
             let elem = self.b.vec(u, 2);
             let r = &mut self.res[res as usize];
-            r.views[vi] = var;
-            r.view_types[vi] = elem;
+            r.views[vi] = Some(var);
+            r.view_types[vi] = Some(elem);
             r.placements[vi] = Some(placement);
-            return Ok((var, elem, placement));
+            return Ok((Some(var), elem, placement));
         }
         let (elem, format) = self.view_type(res, view)?;
         let (set, binding, array) = match placement {
@@ -583,10 +598,10 @@ impl<'a> Ctx<'a> {
                     )));
                 }
                 let r = &mut self.res[res as usize];
-                r.views[vi] = u32::MAX;
-                r.view_types[vi] = elem;
+                r.views[vi] = None;
+                r.view_types[vi] = Some(elem);
                 r.placements[vi] = Some(placement);
-                return Ok((u32::MAX, elem, placement));
+                return Ok((None, elem, placement));
             }
             Placement::AddressTable { .. } => {
                 return Err(Error::Binding(
@@ -628,8 +643,10 @@ impl<'a> Ctx<'a> {
                 // Differently typed views of one buffer alias each other.
                 self.b.decorate(var, Decoration::Aliased, &[]);
                 for other in [View::Ssbo32, View::Ssbo16, View::Ssbo64] {
-                    let o = self.res[res as usize].views[other as usize];
-                    if o != 0 && o != var && o != u32::MAX && !self.aliased_marked(o) {
+                    if let Some(o) = self.res[res as usize].views[other as usize]
+                        && o != var
+                        && !self.aliased_marked(o)
+                    {
                         self.b.decorate(o, Decoration::Aliased, &[]);
                     }
                 }
@@ -675,15 +692,15 @@ impl<'a> Ctx<'a> {
             format,
         });
         let r = &mut self.res[res as usize];
-        r.views[vi] = var;
-        r.view_types[vi] = elem;
+        r.views[vi] = Some(var);
+        r.view_types[vi] = Some(elem);
         r.placements[vi] = Some(placement);
-        Ok((var, elem, placement))
+        Ok((Some(var), elem, placement))
     }
 
     /// A storage buffer `struct { uvec2 e[]; }` at (set, binding): the UAV counter address table or the offset
     /// buffer. Declared once per (set, binding).
-    fn address_table(&mut self, set: u32, binding: u32, counters: bool) -> u32 {
+    fn address_table(&mut self, set: u32, binding: u32, counters: bool) -> Id {
         if let Some(&(_, _, var)) = self
             .side_buffers
             .iter()
@@ -731,7 +748,7 @@ impl<'a> Ctx<'a> {
         var
     }
 
-    fn aliased_marked(&self, _var: u32) -> bool {
+    fn aliased_marked(&self, _var: Id) -> bool {
         // Decorating twice is harmless for validation but noisy; views are made once, so the first time a second
         // view appears is the only time the others get marked.
         false
@@ -772,8 +789,11 @@ impl<'a> Ctx<'a> {
             Placement::DeviceAddress { offset } => {
                 return self.root_address_desc(h, view, offset, ty);
             }
-            Placement::PushConstants { .. } => (ArraySize::One, None, 0, None),
+            Placement::PushConstants { .. } => {
+                return Err(self.invalid("root constants read as a descriptor"));
+            }
         };
+        let var = var.ok_or_else(|| self.invalid("descriptor view without a variable"))?;
         if array == ArraySize::One {
             return Ok(Desc {
                 var,
@@ -859,12 +879,12 @@ impl<'a> Ctx<'a> {
         h: &HandleInfo,
         view: View,
         entry: OffsetEntry,
-        index: u32,
-    ) -> Result<(u32, u32), Error> {
-        let key = (h.res << 8 | view as u32 | 0x40, index);
+        index: Id,
+    ) -> Result<(Id, Id), Error> {
+        let key = (h.res << 8 | view as u32 | 0x40, index.word());
         if let (Some(&start), Some(&count)) = (
             self.f.desc_cache.get(&key),
-            self.f.desc_cache.get(&(key.0 | 0x20, index)),
+            self.f.desc_cache.get(&(key.0 | 0x20, index.word())),
         ) {
             return Ok((start, count));
         }
@@ -895,15 +915,17 @@ impl<'a> Ctx<'a> {
         let zero = self.b.const_u32(0);
         let p = self.chain(pt, var, &[zero, at]);
         let v = self.load(v2, p);
-        let mut start = self.opn(Op::CompositeExtract, u, &[v, 0]);
-        let mut count = self.opn(Op::CompositeExtract, u, &[v, 1]);
+        let mut start = self.opn(Op::CompositeExtract, u, &words![v, 0]);
+        let mut count = self.opn(Op::CompositeExtract, u, &words![v, 1]);
         if shift != 0 {
             let s = self.b.const_u32(shift);
             start = self.op2(Op::ShiftRightLogical, u, start, s);
             count = self.op2(Op::ShiftRightLogical, u, count, s);
         }
         self.f.desc_cache.insert(key, start);
-        self.f.desc_cache.insert((key.0 | 0x20, index), count);
+        self.f
+            .desc_cache
+            .insert((key.0 | 0x20, index.word()), count);
         Ok((start, count))
     }
 
@@ -914,7 +936,7 @@ impl<'a> Ctx<'a> {
         h: &HandleInfo,
         view: View,
         offset: u32,
-        ty: u32,
+        ty: Id,
     ) -> Result<Desc, Error> {
         let key = (h.res << 8 | view as u32 | 0x20, u32::MAX);
         let ptr = match self.f.desc_cache.get(&key) {
@@ -952,7 +974,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The 64-bit address in the address-table entry of a handle (UAV counters), as `uvec2`.
-    pub fn table_address(&mut self, h: &HandleInfo, view: View) -> Result<u32, Error> {
+    pub fn table_address(&mut self, h: &HandleInfo, view: View) -> Result<Id, Error> {
         let d = self.desc(h, view)?;
         let u = self.b.u32();
         let v2 = self.b.vec(u, 2);
@@ -966,12 +988,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// Loads `ty` through a pointer into a buffer view (`Aligned` where the pointer is physical, as SPIR-V requires).
-    pub fn load_from(&mut self, d: &Desc, ty: u32, ptr: u32, align: u32) -> u32 {
+    pub fn load_from(&mut self, d: &Desc, ty: Id, ptr: Id, align: u32) -> Id {
         if d.storage == StorageClass::PhysicalStorageBuffer {
             self.opn(
                 Op::Load,
                 ty,
-                &[ptr, spirv::MemoryAccess::ALIGNED.bits(), align],
+                &words![ptr, spirv::MemoryAccess::ALIGNED.bits(), align],
             )
         } else {
             self.load(ty, ptr)
@@ -979,11 +1001,11 @@ impl<'a> Ctx<'a> {
     }
 
     /// Stores through a pointer into a buffer view (see [`Ctx::load_from`]).
-    pub fn store_to(&mut self, d: &Desc, ptr: u32, value: u32, align: u32) {
+    pub fn store_to(&mut self, d: &Desc, ptr: Id, value: Id, align: u32) {
         if d.storage == StorageClass::PhysicalStorageBuffer {
             self.emit(
                 Op::Store,
-                &[ptr, value, spirv::MemoryAccess::ALIGNED.bits(), align],
+                &words![ptr, value, spirv::MemoryAccess::ALIGNED.bits(), align],
             );
         } else {
             self.store(ptr, value);
@@ -1044,14 +1066,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// A pointer into a storage-buffer view: `data[word]` (or the counter / block itself when `word` is None).
-    pub fn ssbo_ptr(&mut self, d: &Desc, elem_ty: u32, word: Option<u32>) -> u32 {
+    pub fn ssbo_ptr(&mut self, d: &Desc, elem_ty: Id, word: Option<Id>) -> Id {
         let pt = self.b.ptr(d.storage, elem_ty);
         let zero = self.b.const_u32(0);
         let word = match (word, d.window) {
             (Some(w), Some((start, count))) => Some(self.windowed(w, start, count, 0x3FFF_FFFF)),
             (w, _) => w,
         };
-        let mut idx = [0u32; 3];
+        let mut idx = [zero; 3];
         let mut n = 0;
         if let Some(i) = d.index {
             idx[n] = i;
@@ -1073,7 +1095,7 @@ impl<'a> Ctx<'a> {
     /// `index` moved into a view's window `(start, count)`. Accesses are bounds-checked against `count` before they
     /// get here when bounds checks are on; without them, an index past the window becomes `oob`, past any
     /// descriptor, which robust buffer access turns into a zero read or a dropped write.
-    pub fn windowed(&mut self, index: u32, start: u32, count: u32, oob: u32) -> u32 {
+    pub fn windowed(&mut self, index: Id, start: Id, count: Id, oob: u32) -> Id {
         let u = self.b.u32();
         let moved = self.op2(Op::IAdd, u, index, start);
         if self.opts.bounds_checks {
@@ -1087,7 +1109,7 @@ impl<'a> Ctx<'a> {
 
     /// Length of the runtime array of a storage-buffer view, in elements: the window's size where the offset buffer
     /// gives one, unlimited for root descriptors (D3D12 checks no bounds there).
-    pub fn ssbo_len(&mut self, h: &HandleInfo, d: &Desc, view: View) -> u32 {
+    pub fn ssbo_len(&mut self, h: &HandleInfo, d: &Desc, view: View) -> Id {
         if let Some((_, count)) = d.window {
             return count;
         }
@@ -1099,7 +1121,7 @@ impl<'a> Ctx<'a> {
             };
             return self.b.const_u32(u32::MAX / unit);
         }
-        let key = (h.res << 8 | view as u32, d.index.unwrap_or(0));
+        let key = (h.res << 8 | view as u32, d.index.map_or(0, Id::word));
         if let Some(&id) = self.f.desc_cache.get(&key) {
             return id;
         }
@@ -1115,15 +1137,18 @@ impl<'a> Ctx<'a> {
             }
             None => d.var,
         };
-        let id = self.opn(Op::ArrayLength, u32t, &[block, 0]);
+        let id = self.opn(Op::ArrayLength, u32t, &words![block, 0]);
         self.f.desc_cache.insert(key, id);
         id
     }
 
     /// Loads the descriptor object (image, sampler, acceleration structure) of a view.
-    pub fn load_object(&mut self, h: &HandleInfo, view: View) -> Result<(u32, u32), Error> {
+    pub fn load_object(&mut self, h: &HandleInfo, view: View) -> Result<(Id, Id), Error> {
         let d = self.desc(h, view)?;
-        let key = (h.res << 8 | view as u32 | 0x80, d.index.unwrap_or(u32::MAX));
+        let key = (
+            h.res << 8 | view as u32 | 0x80,
+            d.index.map_or(u32::MAX, Id::word),
+        );
         if let Some(&id) = self.f.desc_cache.get(&key) {
             return Ok((id, d.ty));
         }
@@ -1147,7 +1172,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The pointer to an image variable (element), for `OpImageTexelPointer`.
-    pub fn image_ptr(&mut self, h: &HandleInfo) -> Result<(u32, u32, bool), Error> {
+    pub fn image_ptr(&mut self, h: &HandleInfo) -> Result<(Id, Id, bool), Error> {
         let d = self.desc(h, View::Image)?;
         Ok(match d.index {
             Some(i) => {
@@ -1164,28 +1189,33 @@ impl<'a> Ctx<'a> {
 
     /// Word `w` of the root block: push constants, or the uniform buffer it spilled into (see
     /// [`crate::binding::RootBlockPlacement`]).
-    pub fn push_word(&mut self, w: u32) -> Result<u32, Error> {
+    pub fn push_word(&mut self, w: u32) -> Result<Id, Error> {
         let u32t = self.b.u32();
         match self.opts.binding.root_block() {
             RootBlockPlacement::PushConstants { bytes } => {
-                if self.push_block == 0 {
-                    let words = (bytes / 4).max(1);
-                    let arr = self.b.ty(TypeKey::LaidOutArray {
-                        elem: u32t,
-                        len: words,
-                        stride: 4,
-                    });
-                    let s = self.b.struct_type(&[arr]);
-                    self.b.decorate(s, Decoration::Block, &[]);
-                    self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
-                    let pt = self.b.ptr(StorageClass::PushConstant, s);
-                    self.push_block = self.b.global_var(pt, StorageClass::PushConstant, None);
-                    self.b.name(self.push_block, "root_constants");
-                }
+                let block = match self.push_block {
+                    Some(b) => b,
+                    None => {
+                        let words = (bytes / 4).max(1);
+                        let arr = self.b.ty(TypeKey::LaidOutArray {
+                            elem: u32t,
+                            len: words,
+                            stride: 4,
+                        });
+                        let s = self.b.struct_type(&[arr]);
+                        self.b.decorate(s, Decoration::Block, &[]);
+                        self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
+                        let pt = self.b.ptr(StorageClass::PushConstant, s);
+                        let var = self.b.global_var(pt, StorageClass::PushConstant, None);
+                        self.b.name(var, "root_constants");
+                        self.push_block = Some(var);
+                        var
+                    }
+                };
                 let pt = self.b.ptr(StorageClass::PushConstant, u32t);
                 let zero = self.b.const_u32(0);
                 let wc = self.b.const_u32(w);
-                let p = self.chain(pt, self.push_block, &[zero, wc]);
+                let p = self.chain(pt, block, &[zero, wc]);
                 Ok(self.load(u32t, p))
             }
             RootBlockPlacement::UniformBuffer {
@@ -1193,39 +1223,43 @@ impl<'a> Ctx<'a> {
                 binding,
                 bytes,
             } => {
-                if self.push_block == 0 {
-                    // `uvec4` rows: uniform-buffer arrays need a 16-byte stride.
-                    let rows = bytes.div_ceil(16).max(1);
-                    let v4 = self.b.vec(u32t, 4);
-                    let arr = self.b.ty(TypeKey::LaidOutArray {
-                        elem: v4,
-                        len: rows,
-                        stride: 16,
-                    });
-                    let s = self.b.struct_type(&[arr]);
-                    self.b.decorate(s, Decoration::Block, &[]);
-                    self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
-                    let pt = self.b.ptr(StorageClass::Uniform, s);
-                    let var = self.b.global_var(pt, StorageClass::Uniform, None);
-                    self.b.decorate(var, Decoration::DescriptorSet, &[set]);
-                    self.b.decorate(var, Decoration::Binding, &[binding]);
-                    self.b.name(var, "root_block");
-                    self.bindings.push(Binding {
-                        set,
-                        binding,
-                        descriptor_type: DescriptorType::UniformBuffer,
-                        count: DescriptorCount::One,
-                        resource: BoundResource::RootBlock,
-                        writable: false,
-                        format: None,
-                    });
-                    self.push_block = var;
-                }
+                let block = match self.push_block {
+                    Some(b) => b,
+                    None => {
+                        // `uvec4` rows: uniform-buffer arrays need a 16-byte stride.
+                        let rows = bytes.div_ceil(16).max(1);
+                        let v4 = self.b.vec(u32t, 4);
+                        let arr = self.b.ty(TypeKey::LaidOutArray {
+                            elem: v4,
+                            len: rows,
+                            stride: 16,
+                        });
+                        let s = self.b.struct_type(&[arr]);
+                        self.b.decorate(s, Decoration::Block, &[]);
+                        self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
+                        let pt = self.b.ptr(StorageClass::Uniform, s);
+                        let var = self.b.global_var(pt, StorageClass::Uniform, None);
+                        self.b.decorate(var, Decoration::DescriptorSet, &[set]);
+                        self.b.decorate(var, Decoration::Binding, &[binding]);
+                        self.b.name(var, "root_block");
+                        self.bindings.push(Binding {
+                            set,
+                            binding,
+                            descriptor_type: DescriptorType::UniformBuffer,
+                            count: DescriptorCount::One,
+                            resource: BoundResource::RootBlock,
+                            writable: false,
+                            format: None,
+                        });
+                        self.push_block = Some(var);
+                        var
+                    }
+                };
                 let pt = self.b.ptr(StorageClass::Uniform, u32t);
                 let zero = self.b.const_u32(0);
                 let row = self.b.const_u32(w / 4);
                 let col = self.b.const_u32(w % 4);
-                let p = self.chain(pt, self.push_block, &[zero, row, col]);
+                let p = self.chain(pt, block, &[zero, row, col]);
                 Ok(self.load(u32t, p))
             }
         }

@@ -23,7 +23,7 @@ use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, GLOp, Op, StorageCla
 use super::{Args, Ctx, Val};
 use crate::dxil::Stage;
 use crate::error::Error;
-use crate::spv::TypeKey;
+use crate::spv::{Id, TypeKey, try_ids, words};
 
 /// Numeric class of an interface variable's components.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +45,7 @@ pub(crate) enum Map {
     /// `SV_VertexID` / `SV_InstanceID`: D3D counts from the draw's first vertex / instance, Vulkan's
     /// `VertexIndex` / `InstanceIndex` include the base: subtract `BaseVertex` / `BaseInstance` (the variable
     /// held here).
-    MinusBase(u32),
+    MinusBase(Id),
     /// `SV_ClipDistance` / `SV_CullDistance`: every element of one kind shares one built-in float array; this
     /// element starts at the offset.
     Distance(u32),
@@ -58,7 +58,7 @@ pub(crate) enum Map {
 pub(crate) struct IoSlot {
     /// The signature element id (`inputSigId` / `outputSigId`).
     pub id: u32,
-    pub var: u32,
+    pub var: Id,
     pub map: Map,
     pub class: Class,
     pub rows: u32,
@@ -76,14 +76,14 @@ pub(crate) struct Interface {
     pub inputs: Vec<IoSlot>,
     pub outputs: Vec<IoSlot>,
     /// Every `Input`/`Output` variable (the entry point's interface before SPIR-V 1.4).
-    pub vars: Vec<u32>,
+    pub vars: Vec<Id>,
     /// Vertices of a geometry shader's input primitive.
     pub gs_vertices: u32,
     /// The depth execution mode a depth output asks for.
     pub depth_mode: Option<ExecutionMode>,
     pub stencil_export: bool,
     /// Built-ins read by stage operations (`SampleId`, `PrimitiveId`, ...): (built-in, variable).
-    pub builtins: Vec<(BuiltIn, u32)>,
+    pub builtins: Vec<(BuiltIn, Id)>,
     /// Several geometry streams are active: vertices go to `OpEmitStreamVertex`.
     pub multi_stream: bool,
 }
@@ -256,7 +256,7 @@ impl<'a> Ctx<'a> {
                 stage.name()
             )));
         }
-        let mut distance_var = [0u32; 2];
+        let mut distance_var: [Option<Id>; 2] = [None; 2];
         // Geometry streams other than 0 are not rasterized: their elements are plain locations after those of
         // the streams before them (each stream numbers its registers from 0).
         let stream_of = |e: &SignatureElement| {
@@ -318,21 +318,25 @@ impl<'a> Ctx<'a> {
                     let k = usize::from(b == BuiltIn::CullDistance);
                     map = Map::Distance(distance_offset[i]);
                     width = 1;
-                    if distance_var[k] == 0 {
-                        let f = self.b.f32();
-                        let mut t = self.b.ty(TypeKey::Array(f, distance_len[k]));
-                        if per_vertex {
-                            t = self.b.ty(TypeKey::Array(t, self.io.gs_vertices));
+                    match distance_var[k] {
+                        Some(v) => v,
+                        None => {
+                            let f = self.b.f32();
+                            let mut t = self.b.ty(TypeKey::Array(f, distance_len[k]));
+                            if per_vertex {
+                                t = self.b.ty(TypeKey::Array(t, self.io.gs_vertices));
+                            }
+                            let cap = if k == 0 {
+                                Capability::ClipDistance
+                            } else {
+                                Capability::CullDistance
+                            };
+                            self.b.capability(cap);
+                            let v = self.io_var(sc, t, Some(b));
+                            distance_var[k] = Some(v);
+                            v
                         }
-                        let cap = if k == 0 {
-                            Capability::ClipDistance
-                        } else {
-                            Capability::CullDistance
-                        };
-                        self.b.capability(cap);
-                        distance_var[k] = self.io_var(sc, t, Some(b));
                     }
-                    distance_var[k]
                 }
                 Some(BuiltIn::SampleMask) => {
                     map = Map::SampleMask;
@@ -501,7 +505,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// An `Input`/`Output` variable, decorated as a built-in when `bi` says so.
-    fn io_var(&mut self, sc: StorageClass, ty: u32, bi: Option<BuiltIn>) -> u32 {
+    fn io_var(&mut self, sc: StorageClass, ty: Id, bi: Option<BuiltIn>) -> Id {
         let pty = self.b.ptr(sc, ty);
         let var = self.b.global_var(pty, sc, None);
         if let Some(bi) = bi {
@@ -512,7 +516,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The SPIR-V type a built-in requires, the class it reads as and its vector width.
-    fn builtin_type(&mut self, b: BuiltIn) -> (u32, Class, u32) {
+    fn builtin_type(&mut self, b: BuiltIn) -> (Id, Class, u32) {
         match b {
             BuiltIn::Position | BuiltIn::FragCoord => {
                 let f = self.b.f32();
@@ -569,7 +573,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A scalar built-in input read by a stage operation (`SampleId`, `PrimitiveId`, `InvocationId`, ...).
-    fn stage_builtin(&mut self, b: BuiltIn) -> Result<u32, Error> {
+    fn stage_builtin(&mut self, b: BuiltIn) -> Result<Id, Error> {
         if let Some(&(_, v)) = self.io.builtins.iter().find(|(x, _)| *x == b) {
             return Ok(v);
         }
@@ -606,12 +610,12 @@ impl<'a> Ctx<'a> {
     fn slot_ptr(
         &mut self,
         s: &IoSlot,
-        var: u32,
-        vertex: Option<u32>,
-        row: u32,
+        var: Id,
+        vertex: Option<Id>,
+        row: Id,
         row_const: Option<i64>,
         col: u32,
-    ) -> Result<(u32, u32), Error> {
+    ) -> Result<(Id, Id), Error> {
         if col >= s.cols {
             return Err(self.invalid(format!(
                 "column {col} of a signature element of {} columns",
@@ -628,7 +632,7 @@ impl<'a> Ctx<'a> {
         } else {
             StorageClass::Input
         };
-        let mut idx: Vec<u32> = Vec::with_capacity(3);
+        let mut idx: Vec<Id> = Vec::with_capacity(3);
         if s.per_vertex {
             let v = vertex.ok_or_else(|| self.invalid("geometry shader input without a vertex"))?;
             idx.push(v);
@@ -674,7 +678,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Converts a component read from the interface to the LLVM type `ty`.
-    fn read_converted(&mut self, x: u32, class: Class, ty: TypeId) -> Result<u32, Error> {
+    fn read_converted(&mut self, x: Id, class: Class, ty: TypeId) -> Result<Id, Error> {
         let t = self.ty(ty)?;
         Ok(match (class, self.m.types.data(ty)) {
             (Class::Float, TypeData::Float) => x,
@@ -721,7 +725,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Converts an LLVM value of type `ty` to the interface's class.
-    fn write_converted(&mut self, x: u32, ty: TypeId, class: Class) -> Result<u32, Error> {
+    fn write_converted(&mut self, x: Id, ty: TypeId, class: Class) -> Result<Id, Error> {
         let f = self.b.f32();
         let u = self.b.u32();
         let s = self.b.ty(TypeKey::SInt(32));
@@ -802,7 +806,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A row operand: its id and, when constant, its value.
-    fn row_arg(&mut self, a: Args<'_>, k: usize) -> Result<(u32, Option<i64>), Error> {
+    fn row_arg(&mut self, a: Args<'_>, k: usize) -> Result<(Id, Option<i64>), Error> {
         let v = self.arg(a, k)?;
         match self.const_int(v) {
             Some(r) => Ok((self.b.const_u32(r as u32), Some(r))),
@@ -834,8 +838,7 @@ impl<'a> Ctx<'a> {
                 // Offsets in 1/16 pixel: signed 4-bit values (D3D's snapped grid).
                 let f = self.b.f32();
                 let v2 = self.b.vec(f, 2);
-                let mut parts = [0u32; 2];
-                for (k, part) in parts.iter_mut().enumerate() {
+                let parts: [Id; 2] = try_ids(|k| {
                     let o = self.arg_id(a, 4 + k)?;
                     let u = self.b.u32();
                     let z = self.b.const_u32(0);
@@ -845,8 +848,8 @@ impl<'a> Ctx<'a> {
                     let e = self.op1(Op::Bitcast, sf, e);
                     let fl = self.op1(Op::ConvertSToF, f, e);
                     let sixteenth = self.b.const_f32(1.0 / 16.0);
-                    *part = self.op2(Op::FMul, f, fl, sixteenth);
-                }
+                    Ok(self.op2(Op::FMul, f, fl, sixteenth))
+                })?;
                 let off = self.op2(Op::CompositeConstruct, v2, parts[0], parts[1]);
                 self.glsl(scalar, GLOp::InterpolateAtOffset, &[p, off])
             }
@@ -913,7 +916,7 @@ impl<'a> Ctx<'a> {
                 self.demote_caps();
                 let bt = self.b.bool();
                 let id = self.b.id();
-                self.emit(Op::IsHelperInvocationEXT, &[bt, id]);
+                self.emit(Op::IsHelperInvocationEXT, &words![bt, id]);
                 Ok(Val::Id(id))
             }
             OpCode::RenderTargetGetSamplePosition | OpCode::RenderTargetGetSampleCount => Err(self
@@ -971,16 +974,16 @@ impl<'a> Ctx<'a> {
         let s = self.b.const_u32(stream as u32);
         if matches!(op, OpCode::EmitStream | OpCode::EmitThenCutStream) {
             if multi {
-                self.emit(Op::EmitStreamVertex, &[s]);
+                self.emit(Op::EmitStreamVertex, &words![s]);
             } else {
-                self.emit(Op::EmitVertex, &[]);
+                self.emit(Op::EmitVertex, &words![]);
             }
         }
         if matches!(op, OpCode::CutStream | OpCode::EmitThenCutStream) {
             if multi {
-                self.emit(Op::EndStreamPrimitive, &[s]);
+                self.emit(Op::EndStreamPrimitive, &words![s]);
             } else {
-                self.emit(Op::EndPrimitive, &[]);
+                self.emit(Op::EndPrimitive, &words![]);
             }
         }
         Ok(Val::None)
@@ -998,11 +1001,11 @@ impl<'a> Ctx<'a> {
     /// `OpDemoteToHelperInvocation`, not `OpKill`.
     pub(super) fn demote_invocation(&mut self) {
         self.demote_caps();
-        self.emit(Op::DemoteToHelperInvocation, &[]);
+        self.emit(Op::DemoteToHelperInvocation, &words![]);
     }
 
     /// The execution modes of a graphics entry point.
-    pub(super) fn stage_modes(&mut self, main: u32) -> Result<(), Error> {
+    pub(super) fn stage_modes(&mut self, main: Id) -> Result<(), Error> {
         let mut modes: Vec<Vec<u32>> = Vec::new();
         match self.entry.stage {
             Stage::Pixel => {
@@ -1058,7 +1061,7 @@ impl<'a> Ctx<'a> {
             _ => {}
         }
         for m in modes {
-            let mut args = vec![main];
+            let mut args = vec![main.word()];
             args.extend_from_slice(&m);
             crate::spv::emit(&mut self.b.exec_modes, Op::ExecutionMode, &args);
         }

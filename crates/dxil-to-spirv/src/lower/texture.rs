@@ -9,7 +9,7 @@ use super::types::Scalar;
 use super::{Args, Ctx, Val};
 use crate::dxil::{ResourceClass, ResourceKind};
 use crate::error::Error;
-use crate::spv::TypeKey;
+use crate::spv::{Id, TypeKey, words};
 
 /// Coordinate shape of a texture kind.
 #[derive(Clone, Copy)]
@@ -53,8 +53,8 @@ fn shape(k: ResourceKind) -> Option<Shape> {
 /// Texel offsets of an operation.
 enum Off {
     None,
-    Const(u32),
-    Dyn(u32),
+    Const(Id),
+    Dyn(Id),
 }
 
 /// Kinds that can be sampled (and have LODs).
@@ -106,8 +106,9 @@ impl<'a> Ctx<'a> {
     }
 
     /// Builds a scalar or vector of `n` operands starting at `first` (all of one type).
-    fn vec_of(&mut self, a: Args<'_>, first: usize, n: u32, elem: u32) -> Result<u32, Error> {
-        let mut c = [0u32; 4];
+    fn vec_of(&mut self, a: Args<'_>, first: usize, n: u32, elem: Id) -> Result<Id, Error> {
+        // The first `n` slots are written below.
+        let mut c = [elem; 4];
         for (k, slot) in c.iter_mut().enumerate().take(n as usize) {
             *slot = if self.arg_undef(a, first + k) {
                 self.b.const_null(elem)
@@ -119,7 +120,7 @@ impl<'a> Ctx<'a> {
             c[0]
         } else {
             let vt = self.b.vec(elem, n);
-            self.opn(Op::CompositeConstruct, vt, &c[..n as usize])
+            self.op_ids(Op::CompositeConstruct, vt, &c[..n as usize])
         })
     }
 
@@ -129,7 +130,7 @@ impl<'a> Ctx<'a> {
         h: &HandleInfo,
         a: Args<'_>,
         first: usize,
-    ) -> Result<u32, Error> {
+    ) -> Result<Id, Error> {
         let s = self.tex_shape(h)?;
         let u = self.b.u32();
         self.vec_of(a, first, s.load, u)
@@ -139,9 +140,9 @@ impl<'a> Ctx<'a> {
     pub(super) fn coord_in_bounds(
         &mut self,
         h: &HandleInfo,
-        coord: u32,
-        _lod: Option<u32>,
-    ) -> Result<u32, Error> {
+        coord: Id,
+        _lod: Option<Id>,
+    ) -> Result<Id, Error> {
         if let Some((_, count)) = self.texel_window(h)? {
             // A typed buffer view's size is its window in the offset buffer.
             let bt = self.b.bool();
@@ -201,7 +202,8 @@ impl<'a> Ctx<'a> {
         if !any {
             return Ok(Off::None);
         }
-        let mut c = [0u32; 3];
+        // The first `n` slots are written below.
+        let mut c = [it; 3];
         for k in 0..n as usize {
             c[k] = self.b.const_bits(it, 32, vals[k] as u64);
         }
@@ -214,7 +216,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Adds an offset vector of `n` components to the first `n` of a `total`-component coordinate.
-    fn add_to_coord(&mut self, coord: u32, off: u32, n: u32, total: u32, float: bool) -> u32 {
+    fn add_to_coord(&mut self, coord: Id, off: Id, n: u32, total: u32, float: bool) -> Id {
         let et = if float { self.b.f32() } else { self.b.u32() };
         let t = if total == 1 {
             et
@@ -230,10 +232,10 @@ impl<'a> Ctx<'a> {
                 *slot = if n == 1 {
                     off
                 } else {
-                    self.opn(Op::CompositeExtract, et, &[off, k as u32])
+                    self.opn(Op::CompositeExtract, et, &words![off, k as u32])
                 };
             }
-            self.opn(Op::CompositeConstruct, t, &parts[..total as usize])
+            self.op_ids(Op::CompositeConstruct, t, &parts[..total as usize])
         };
         self.op2(if float { Op::FAdd } else { Op::IAdd }, t, coord, padded)
     }
@@ -269,7 +271,8 @@ impl<'a> Ctx<'a> {
                 self.b.const_u32(0)
             } else {
                 self.arg_id(a, 2)?
-            };
+            }
+            .word();
             n += 1;
         }
         let mut coord = coord;
@@ -277,7 +280,7 @@ impl<'a> Ctx<'a> {
             Off::None => {}
             Off::Const(o) => {
                 ops |= ImageOperands::CONST_OFFSET;
-                extra[n] = o;
+                extra[n] = o.word();
                 n += 1;
             }
             Off::Dyn(o) => {
@@ -293,10 +296,10 @@ impl<'a> Ctx<'a> {
         }
         if s.ms {
             ops |= ImageOperands::SAMPLE;
-            extra[n] = self.arg_id(a, 2)?;
+            extra[n] = self.arg_id(a, 2)?.word();
             n += 1;
         }
-        let mut args = vec![img, coord];
+        let mut args = vec![img.word(), coord.word()];
         if !ops.is_empty() {
             args.push(ops.bits());
             args.extend_from_slice(&extra[..n]);
@@ -306,7 +309,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Condition of a guarded `TextureStore(srv, c0, c1, c2, v0..v3, mask)` / `TextureStoreSample`.
-    pub(super) fn texture_store_cond(&mut self, _op: OpCode, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn texture_store_cond(&mut self, _op: OpCode, a: Args<'_>) -> Result<Id, Error> {
         let h = self.handle_of_arg(a, 1)?;
         if self.decl(&h).class != ResourceClass::Uav || !self.decl(&h).kind.is_texture() {
             return Err(self.invalid("texture store on a resource that is not a UAV texture"));
@@ -338,16 +341,16 @@ impl<'a> Ctx<'a> {
             let sample = self.arg_id(a, 10)?;
             self.emit(
                 Op::ImageWrite,
-                &[img, coord, texel, ImageOperands::SAMPLE.bits(), sample],
+                &words![img, coord, texel, ImageOperands::SAMPLE.bits(), sample],
             );
         } else {
-            self.emit(Op::ImageWrite, &[img, coord, texel]);
+            self.emit(Op::ImageWrite, &words![img, coord, texel]);
         }
         Ok(())
     }
 
     /// The sampled image of a texture handle (operand 1) and sampler handle (operand 2).
-    fn sampled_image(&mut self, a: Args<'_>, depth: bool) -> Result<(u32, HandleInfo), Error> {
+    fn sampled_image(&mut self, a: Args<'_>, depth: bool) -> Result<(Id, HandleInfo), Error> {
         let h = self.handle_of_arg(a, 1)?;
         let sh = self.handle_of_arg(a, 2)?;
         if self.decl(&sh).class != ResourceClass::Sampler {
@@ -389,7 +392,7 @@ impl<'a> Ctx<'a> {
         let coord = self.vec_of(a, 3, s.sample, f)?;
         let (st, _) = self.sampled_type(&decl);
         let mut ops = ImageOperands::NONE;
-        let mut extra: Vec<u32> = Vec::with_capacity(6);
+        let mut extra: Vec<Id> = Vec::with_capacity(6);
         // Operand positions after the coordinates (c0..c3 at 3..=6, offsets at 7..=9).
         let after = 10;
         let (dref, rest) = if cmp {
@@ -482,9 +485,9 @@ impl<'a> Ctx<'a> {
                     let ut = if n == 1 { u } else { self.b.vec(u, n) };
                     let idx: Vec<u32> = (0..n).collect();
                     if n == 1 {
-                        self.opn(Op::CompositeExtract, u, &[size, 0])
+                        self.opn(Op::CompositeExtract, u, &words![size, 0])
                     } else {
-                        let mut args = vec![size, size];
+                        let mut args = vec![size.word(), size.word()];
                         args.extend(idx);
                         self.opn(Op::VectorShuffle, ut, &args)
                     }
@@ -508,13 +511,13 @@ impl<'a> Ctx<'a> {
         if implicit {
             self.uses_derivatives = true;
         }
-        let mut args = vec![si, coord];
+        let mut args = vec![si.word(), coord.word()];
         if let Some(d) = dref {
-            args.push(d);
+            args.push(d.word());
         }
         if !ops.is_empty() {
             args.push(ops.bits());
-            args.extend_from_slice(&extra);
+            args.extend(extra.iter().map(|x| x.word()));
         }
         let sop = match (cmp, implicit) {
             (false, true) => Op::ImageSampleImplicitLod,
@@ -553,14 +556,14 @@ impl<'a> Ctx<'a> {
         let coord = self.vec_of(a, 3, s.sample, f)?;
         let (st, _) = self.sampled_type(&decl);
         let v4 = self.b.vec(st, 4);
-        let mut args = vec![si, coord];
+        let mut args = vec![si.word(), coord.word()];
         if cmp {
-            args.push(self.arg_id(a, 10)?);
+            args.push(self.arg_id(a, 10)?.word());
         } else if op == OpCode::TextureGather {
             let ch = self.arg_const(a, 9)? as u32;
-            args.push(self.b.const_u32(ch & 3));
+            args.push(self.b.const_u32(ch & 3).word());
         } else {
-            args.push(self.b.const_u32(0));
+            args.push(self.b.const_u32(0).word());
         }
         let offs = if s.offset >= 2 {
             self.offsets(a, 7, 2)?
@@ -571,12 +574,12 @@ impl<'a> Ctx<'a> {
             Off::None => {}
             Off::Const(o) => {
                 args.push(ImageOperands::CONST_OFFSET.bits());
-                args.push(o);
+                args.push(o.word());
             }
             Off::Dyn(o) => {
                 self.b.capability(Capability::ImageGatherExtended);
                 args.push(ImageOperands::OFFSET.bits());
-                args.push(o);
+                args.push(o.word());
             }
         }
         let texel = if cmp {
@@ -592,14 +595,14 @@ impl<'a> Ctx<'a> {
             let w = self.m.types.scalar_bits(et);
             let u = self.b.u32();
             let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
-            let mut parts = [0u32; 5];
+            let mut parts = [None; 5];
             for k in 0..4u32 {
                 if used & (1 << k) == 0 {
                     continue;
                 }
-                let c = self.opn(Op::CompositeExtract, st, &[texel, k]);
+                let c = self.opn(Op::CompositeExtract, st, &words![texel, k]);
                 let bits = self.convert_texel(c, st, Scalar::Int(32), u);
-                parts[k as usize] = match w {
+                parts[k as usize] = Some(match w {
                     16 => {
                         let t16 = self.scalar_ty(Scalar::Int(16), 1);
                         let x = self.op1(Op::UConvert, t16, bits);
@@ -611,12 +614,12 @@ impl<'a> Ctx<'a> {
                         let x = self.op1(Op::UConvert, t64, bits);
                         self.bitcast(t, t64, x)
                     }
-                };
+                });
             }
             if used & 0x10 != 0 {
-                parts[4] = self.b.const_u32(1);
+                parts[4] = Some(self.b.const_u32(1));
             }
-            return Ok(self.make_agg(&parts));
+            return Ok(self.make_partial_agg(&parts));
         }
         if cmp {
             return self.texel_to_resret(i, ty, f, texel);
@@ -625,7 +628,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// `CalculateLOD(srv, smp, c0, c1, c2, clamped)`.
-    pub(super) fn calculate_lod(&mut self, a: Args<'_>) -> Result<u32, Error> {
+    pub(super) fn calculate_lod(&mut self, a: Args<'_>) -> Result<Id, Error> {
         let (si, h) = self.sampled_image(a, false)?;
         let s = self.tex_shape(&h)?;
         let f = self.b.f32();
@@ -640,7 +643,11 @@ impl<'a> Ctx<'a> {
         let v2 = self.b.vec(f, 2);
         let q = self.op2(Op::ImageQueryLod, v2, si, coord);
         let clamped = self.arg_const(a, 6)? != 0;
-        Ok(self.opn(Op::CompositeExtract, f, &[q, if clamped { 0 } else { 1 }]))
+        Ok(self.opn(
+            Op::CompositeExtract,
+            f,
+            &words![q, if clamped { 0 } else { 1 }],
+        ))
     }
 
     /// `Texture2DMSGetSamplePosition(srv, index)`: D3D's standard sample pattern of the texture's sample count
@@ -697,7 +704,7 @@ impl<'a> Ctx<'a> {
         let f = self.b.f32();
         let bt = self.b.bool();
         let v2 = self.b.vec(f, 2);
-        let entries: Vec<u32> = PATTERNS
+        let entries: Vec<Id> = PATTERNS
             .iter()
             .map(|&(x, y)| {
                 let cx = self.b.const_f32(x as f32 / 16.0);
@@ -728,8 +735,8 @@ impl<'a> Ctx<'a> {
         let pe = self.b.ptr(spirv::StorageClass::Private, v2);
         let p = self.chain(pe, table, &[slot]);
         let pos = self.load(v2, p);
-        let x = self.opn(Op::CompositeExtract, f, &[pos, 0]);
-        let y = self.opn(Op::CompositeExtract, f, &[pos, 1]);
+        let x = self.opn(Op::CompositeExtract, f, &words![pos, 0]);
+        let y = self.opn(Op::CompositeExtract, f, &words![pos, 1]);
         let zf = self.b.const_f32(0.0);
         let x = self.select(f, ok, x, zf);
         let y = self.select(f, ok, y, zf);
@@ -771,7 +778,7 @@ impl<'a> Ctx<'a> {
             parts[k as usize] = if n == 1 {
                 size
             } else {
-                self.opn(Op::CompositeExtract, u, &[size, k])
+                self.opn(Op::CompositeExtract, u, &words![size, k])
             };
         }
         if s.ms {

@@ -5,7 +5,7 @@ use spirv::{Capability, Op};
 
 use super::{Ctx, Val};
 use crate::error::Error;
-use crate::spv::TypeKey;
+use crate::spv::{Id, TypeKey};
 
 /// The scalar class of a SPIR-V value type, for picking instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,10 +17,8 @@ pub(crate) enum Scalar {
 
 impl<'a> Ctx<'a> {
     /// The SPIR-V type of an LLVM value type (scalars, vectors, arrays, literal structs in memory).
-    pub fn ty(&mut self, t: TypeId) -> Result<u32, Error> {
-        if let Some(&id) = self.type_ids.get(t.index())
-            && id != 0
-        {
+    pub fn ty(&mut self, t: TypeId) -> Result<Id, Error> {
+        if let Some(&Some(id)) = self.type_ids.get(t.index()) {
             return Ok(id);
         }
         // Types nest by recursion; a malformed module could make a type contain itself.
@@ -34,7 +32,7 @@ impl<'a> Ctx<'a> {
         r
     }
 
-    fn ty_uncached(&mut self, t: TypeId) -> Result<u32, Error> {
+    fn ty_uncached(&mut self, t: TypeId) -> Result<Id, Error> {
         let id = match self.m.types.data(t) {
             TypeData::Void => self.b.void(),
             TypeData::Int(1) => self.b.bool(),
@@ -83,7 +81,7 @@ impl<'a> Ctx<'a> {
             other => return Err(self.unsupported(format!("type {other:?}"))),
         };
         if let Some(slot) = self.type_ids.get_mut(t.index()) {
-            *slot = id;
+            *slot = Some(id);
         }
         Ok(id)
     }
@@ -119,7 +117,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// SPIR-V type for a scalar class with `lanes` components.
-    pub fn scalar_ty(&mut self, s: Scalar, lanes: u32) -> u32 {
+    pub fn scalar_ty(&mut self, s: Scalar, lanes: u32) -> Id {
         let e = match s {
             Scalar::Bool => self.b.bool(),
             Scalar::Int(w) => {
@@ -139,7 +137,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A constant of scalar class `s` (integer bits or float value as raw bits), splatted to `lanes`.
-    pub fn const_scalar(&mut self, s: Scalar, lanes: u32, bits: u64) -> u32 {
+    pub fn const_scalar(&mut self, s: Scalar, lanes: u32, bits: u64) -> Id {
         let e = self.scalar_ty(s, 1);
         let c = match s {
             Scalar::Bool => self.b.const_bool(bits != 0),
@@ -156,7 +154,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Float constant of width `w` from an f64 value.
-    pub fn const_float(&mut self, w: u8, lanes: u32, v: f64) -> u32 {
+    pub fn const_float(&mut self, w: u8, lanes: u32, v: f64) -> Id {
         let bits = match w {
             16 => f32_to_f16_bits(v as f32) as u64,
             32 => (v as f32).to_bits() as u64,
@@ -166,10 +164,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// The SPIR-V id of an LLVM constant.
-    pub fn constant(&mut self, c: ConstId) -> Result<u32, Error> {
-        if let Some(&id) = self.const_ids.get(c.index())
-            && id != 0
-        {
+    pub fn constant(&mut self, c: ConstId) -> Result<Id, Error> {
+        if let Some(&Some(id)) = self.const_ids.get(c.index()) {
             return Ok(id);
         }
         self.depth += 1;
@@ -182,7 +178,7 @@ impl<'a> Ctx<'a> {
         r
     }
 
-    fn constant_uncached(&mut self, c: ConstId) -> Result<u32, Error> {
+    fn constant_uncached(&mut self, c: ConstId) -> Result<Id, Error> {
         let m = self.m;
         let k = m
             .constants
@@ -271,7 +267,7 @@ impl<'a> Ctx<'a> {
                     _ => ty,
                 });
                 let et = self.ty(elem)?;
-                let mut parts: Vec<u32> = bytes
+                let mut parts: Vec<Id> = bytes
                     .iter()
                     .map(|&x| self.b.const_bits(et, 8, x as u64))
                     .collect();
@@ -285,13 +281,13 @@ impl<'a> Ctx<'a> {
             }
         };
         if let Some(slot) = self.const_ids.get_mut(c.index()) {
-            *slot = id;
+            *slot = Some(id);
         }
         Ok(id)
     }
 
     /// The SSA id of an operand in the current block (loading demoted values as needed).
-    pub fn value(&mut self, v: Value) -> Result<u32, Error> {
+    pub fn value(&mut self, v: Value) -> Result<Id, Error> {
         match v.get() {
             ValueRef::Const(c) => self.constant(c),
             ValueRef::Inst(i) => match self.inst_val(i)? {
@@ -312,13 +308,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// The SSA id of an integer operand, or its value when it is a constant.
-    pub fn value_u32(&mut self, v: Value) -> Result<(u32, Option<u32>), Error> {
+    pub fn value_u32(&mut self, v: Value) -> Result<(Id, Option<u32>), Error> {
         let id = self.value(v)?;
         Ok((id, self.const_int(v).map(|c| c as u32)))
     }
 
     /// `Op`, type and operand helper for a bitcast between same-width scalars (no-op when the types agree).
-    pub fn bitcast(&mut self, to: u32, from_ty: u32, v: u32) -> u32 {
+    pub fn bitcast(&mut self, to: Id, from_ty: Id, v: Id) -> Id {
         if to == from_ty {
             v
         } else {

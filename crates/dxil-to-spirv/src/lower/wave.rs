@@ -7,15 +7,16 @@ use spirv::{BuiltIn, Capability, GroupOperation, Op, Scope};
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
 use crate::error::Error;
+use crate::spv::{Id, try_ids, words};
 
 impl<'a> Ctx<'a> {
-    fn subgroup(&mut self) -> u32 {
+    fn subgroup(&mut self) -> Id {
         self.b.capability(Capability::GroupNonUniform);
         self.b.const_u32(Scope::Subgroup as u32)
     }
 
     /// `GroupNonUniformBallot` of a bool → `uvec4`.
-    fn ballot(&mut self, cond: u32) -> u32 {
+    fn ballot(&mut self, cond: Id) -> Id {
         let sg = self.subgroup();
         self.b.capability(Capability::GroupNonUniformBallot);
         let u = self.b.u32();
@@ -23,13 +24,9 @@ impl<'a> Ctx<'a> {
         self.op2(Op::GroupNonUniformBallot, v4, sg, cond)
     }
 
-    fn split4(&mut self, v: u32) -> [u32; 4] {
+    fn split4(&mut self, v: Id) -> [Id; 4] {
         let u = self.b.u32();
-        let mut out = [0u32; 4];
-        for (k, slot) in out.iter_mut().enumerate() {
-            *slot = self.opn(Op::CompositeExtract, u, &[v, k as u32]);
-        }
-        out
+        std::array::from_fn(|k| self.opn(Op::CompositeExtract, u, &words![v, k as u32]))
     }
 
     /// The arithmetic group op of `WaveActiveOp` / `WavePrefixOp` (op: sum, product, min, max; sop: signed,
@@ -51,10 +48,10 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn group_arith(&mut self, o: Op, t: u32, group: GroupOperation, x: u32) -> u32 {
+    fn group_arith(&mut self, o: Op, t: Id, group: GroupOperation, x: Id) -> Id {
         let sg = self.subgroup();
         self.b.capability(Capability::GroupNonUniformArithmetic);
-        self.opn(o, t, &[sg, group as u32, x])
+        self.opn(o, t, &words![sg, group as u32, x])
     }
 
     pub(super) fn wave_op(
@@ -71,7 +68,7 @@ impl<'a> Ctx<'a> {
         ) {
             self.uses_quads = true;
         }
-        let id = |x: u32| Ok(Val::Id(x));
+        let id = |x: Id| Ok(Val::Id(x));
         match op {
             OpCode::WaveIsFirstLane => {
                 let sg = self.subgroup();
@@ -206,7 +203,11 @@ impl<'a> Ctx<'a> {
                 } else {
                     GroupOperation::ExclusiveScan
                 };
-                id(self.opn(Op::GroupNonUniformBallotBitCount, u, &[sg, g as u32, v]))
+                id(self.opn(
+                    Op::GroupNonUniformBallotBitCount,
+                    u,
+                    &words![sg, g as u32, v],
+                ))
             }
             // Compute shaders have no helper lanes.
             OpCode::IsHelperLane => id(self.b.const_bool(false)),
@@ -230,7 +231,7 @@ impl<'a> Ctx<'a> {
 
     /// The partition key of a looped wave op: `WaveMatch`'s value, `WaveMultiPrefix*`'s mask; returns
     /// `key == first active lane's key`.
-    pub(super) fn wave_loop_head(&mut self, body: &Body, i: u32) -> Result<u32, Error> {
+    pub(super) fn wave_loop_head(&mut self, body: &Body, i: u32) -> Result<Id, Error> {
         let (op, _ty, a) = self.call_args(body, i)?;
         let sg = self.subgroup();
         self.b.capability(Capability::GroupNonUniformBallot);
@@ -260,11 +261,8 @@ impl<'a> Ctx<'a> {
         }
         let u = self.b.u32();
         let v4 = self.b.vec(u, 4);
-        let mut m = [0u32; 4];
-        for (k, slot) in m.iter_mut().enumerate() {
-            *slot = self.arg_id(a, 2 + k)?;
-        }
-        let key = self.opn(Op::CompositeConstruct, v4, &m);
+        let m: [Id; 4] = try_ids(|k| self.arg_id(a, 2 + k))?;
+        let key = self.op_ids(Op::CompositeConstruct, v4, &m);
         let first = self.op2(Op::GroupNonUniformBroadcastFirst, v4, sg, key);
         let bv = self.b.vec(bt, 4);
         let eq = self.op2(Op::IEqual, bv, key, first);
@@ -319,7 +317,7 @@ impl<'a> Ctx<'a> {
                 let r = self.opn(
                     Op::GroupNonUniformBallotBitCount,
                     u,
-                    &[sg, GroupOperation::ExclusiveScan as u32, v],
+                    &words![sg, GroupOperation::ExclusiveScan as u32, v],
                 );
                 if let Some(var) = self.demoted_var(i, 0) {
                     self.store(var, r);

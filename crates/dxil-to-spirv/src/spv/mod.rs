@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::{BuildHasher, Hasher};
+use std::num::NonZeroU32;
 
 use spirv::{Capability, Decoration, Op, StorageClass};
 
@@ -14,6 +15,81 @@ use spirv::{Capability, Decoration, Op, StorageClass};
 pub const MAGIC: u32 = 0x0723_0203;
 /// Generator word: tool id 0 ("unregistered") with our version 1.
 pub const GENERATOR: u32 = 0x0000_0001;
+
+/// A SPIR-V result id. Ids start at 1, so "no id" is `Option<Id>` (no bigger than the id itself), never 0.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+#[repr(transparent)]
+pub struct Id(NonZeroU32);
+
+impl Id {
+    /// The id as an instruction word.
+    #[inline]
+    pub const fn word(self) -> u32 {
+        self.0.get()
+    }
+}
+
+impl From<Id> for u32 {
+    #[inline]
+    fn from(id: Id) -> u32 {
+        id.word()
+    }
+}
+
+/// An operand word: a literal (`u32`) or an id. Lets one operand list mix both ([`words!`]).
+pub trait Word: Copy {
+    fn word(self) -> u32;
+}
+
+impl Word for u32 {
+    #[inline]
+    fn word(self) -> u32 {
+        self
+    }
+}
+
+impl Word for Id {
+    #[inline]
+    fn word(self) -> u32 {
+        Id::word(self)
+    }
+}
+
+/// The words of a list of operands that mixes ids and literals: `&words![ty, id, 0]`.
+macro_rules! words {
+    ($x:expr; $n:expr) => {
+        [$crate::spv::Word::word($x); $n]
+    };
+    ($($x:expr),* $(,)?) => {
+        [$($crate::spv::Word::word($x)),*]
+    };
+}
+pub(crate) use words;
+
+/// `[f(0), …, f(N - 1)]`, or the first error.
+pub fn try_ids<const N: usize, E>(mut f: impl FnMut(usize) -> Result<Id, E>) -> Result<[Id; N], E> {
+    let mut err = None;
+    let out = std::array::from_fn(|k| {
+        if err.is_none() {
+            match f(k) {
+                Ok(id) => return id,
+                Err(e) => err = Some(e),
+            }
+        }
+        // Never seen: the array is dropped when an error stopped the calls.
+        Id(NonZeroU32::MAX)
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// Appends the words of `ids`.
+#[inline]
+pub fn push_ids(buf: &mut Vec<u32>, ids: &[Id]) {
+    buf.extend(ids.iter().map(|i| i.word()));
+}
 
 /// A fast non-cryptographic hasher for small integer keys (ids, type keys).
 #[derive(Default, Clone, Copy)]
@@ -87,24 +163,25 @@ pub enum TypeKey {
     /// Signed integer (only for image sampled types, where Vulkan wants the signedness of the format).
     SInt(u8),
     Float(u8),
-    Vector(u32, u32),
+    Vector(Id, u32),
     /// `OpTypeMatrix` of `n` columns.
-    Matrix(u32, u32),
+    Matrix(Id, u32),
     /// `OpTypeArray` without layout decorations (Function, Private, Workgroup storage).
-    Array(u32, u32),
+    Array(Id, u32),
     /// `OpTypeArray` / `OpTypeRuntimeArray` (len 0) with an `ArrayStride` decoration (buffer blocks).
     LaidOutArray {
-        elem: u32,
+        elem: Id,
         len: u32,
         stride: u32,
     },
     /// `OpTypeRuntimeArray` of descriptors (no stride).
-    DescriptorRuntimeArray(u32),
-    Pointer(u32, u32),
+    DescriptorRuntimeArray(Id),
+    /// Storage class, pointee.
+    Pointer(u32, Id),
     /// `void()` — the only function type the translator makes.
     VoidFn,
     Image {
-        sampled: u32,
+        sampled: Id,
         dim: u32,
         depth: u8,
         arrayed: bool,
@@ -113,7 +190,7 @@ pub enum TypeKey {
         format: u32,
     },
     Sampler,
-    SampledImage(u32),
+    SampledImage(Id),
     AccelerationStructure,
     RayQuery,
 }
@@ -139,11 +216,11 @@ fn scalar_slot(key: TypeKey) -> Option<usize> {
 
 /// The module under construction.
 pub struct Builder {
-    next_id: u32,
+    next_id: NonZeroU32,
     pub version: u32,
     capabilities: Vec<Capability>,
     extensions: Vec<&'static str>,
-    glsl: u32,
+    glsl: Option<Id>,
     pub entry_points: Vec<u32>,
     pub exec_modes: Vec<u32>,
     pub debug: Vec<u32>,
@@ -151,19 +228,19 @@ pub struct Builder {
     /// Types, constants and global variables, in dependency order.
     pub globals: Vec<u32>,
     pub functions: Vec<u32>,
-    types: FxMap<TypeKey, u32>,
-    scalar_consts: FxMap<(u32, u64), u32>,
-    null_consts: FxMap<u32, u32>,
-    composite_consts: HashMap<(u32, Vec<u32>), u32, FxBuild>,
+    types: FxMap<TypeKey, Id>,
+    scalar_consts: FxMap<(Id, u64), Id>,
+    null_consts: FxMap<Id, Id>,
+    composite_consts: HashMap<(Id, Vec<Id>), Id, FxBuild>,
     /// Global variables (for the entry point's interface list from SPIR-V 1.4 on).
-    pub interface: Vec<u32>,
+    pub interface: Vec<Id>,
     /// Ids of the scalar types, which every instruction asks for: void, bool, u8..u64, s32, s64, f16..f64.
-    scalars: [u32; 11],
+    scalars: [Option<Id>; 11],
     /// `u32` constants 0..256.
-    small_u32: [u32; 256],
+    small_u32: [Option<Id>; 256],
     /// Direct-mapped cache of pointer types, (storage class, pointee, id) by a hash of the first two: every access
     /// chain asks for one, and a compare here is several times cheaper than a hash-map probe.
-    ptr_cache: [(u32, u32, u32); PTR_CACHE],
+    ptr_cache: [Option<(u32, Id, Id)>; PTR_CACHE],
     /// Emit `OpName`s.
     pub names: bool,
     /// `PhysicalStorageBuffer64` addressing (buffer device addresses) instead of `Logical`.
@@ -173,11 +250,11 @@ pub struct Builder {
 impl Default for Builder {
     fn default() -> Self {
         Builder {
-            next_id: 1,
+            next_id: NonZeroU32::MIN,
             version: 0x0001_0300,
             capabilities: Vec::new(),
             extensions: Vec::new(),
-            glsl: 0,
+            glsl: None,
             entry_points: Vec::new(),
             exec_modes: Vec::new(),
             debug: Vec::new(),
@@ -191,9 +268,9 @@ impl Default for Builder {
             interface: Vec::new(),
             names: false,
             physical_addressing: false,
-            scalars: [0; 11],
-            small_u32: [0; 256],
-            ptr_cache: [(0, 0, 0); PTR_CACHE],
+            scalars: [None; 11],
+            small_u32: [None; 256],
+            ptr_cache: [None; PTR_CACHE],
         }
     }
 }
@@ -251,11 +328,11 @@ impl Builder {
 
     /// Forget the module, keeping allocations.
     pub fn reset(&mut self) {
-        self.next_id = 1;
+        self.next_id = NonZeroU32::MIN;
         self.version = 0x0001_0300;
         self.capabilities.clear();
         self.extensions.clear();
-        self.glsl = 0;
+        self.glsl = None;
         self.entry_points.clear();
         self.exec_modes.clear();
         self.debug.clear();
@@ -268,15 +345,15 @@ impl Builder {
         clear_map(&mut self.composite_consts);
         self.interface.clear();
         self.physical_addressing = false;
-        self.scalars = [0; 11];
-        self.small_u32 = [0; 256];
-        self.ptr_cache = [(0, 0, 0); PTR_CACHE];
+        self.scalars = [None; 11];
+        self.small_u32 = [None; 256];
+        self.ptr_cache = [None; PTR_CACHE];
     }
 
     #[inline]
-    pub fn id(&mut self) -> u32 {
-        let id = self.next_id;
-        self.next_id += 1;
+    pub fn id(&mut self) -> Id {
+        let id = Id(self.next_id);
+        self.next_id = self.next_id.saturating_add(1);
         id
     }
 
@@ -306,44 +383,47 @@ impl Builder {
     }
 
     /// The GLSL.std.450 extended instruction set id.
-    pub fn glsl(&mut self) -> u32 {
-        if self.glsl == 0 {
-            self.glsl = self.id();
+    pub fn glsl(&mut self) -> Id {
+        match self.glsl {
+            Some(id) => id,
+            None => {
+                let id = self.id();
+                self.glsl = Some(id);
+                id
+            }
         }
-        self.glsl
     }
 
-    pub fn decorate(&mut self, target: u32, d: Decoration, args: &[u32]) {
+    pub fn decorate(&mut self, target: Id, d: Decoration, args: &[u32]) {
         let buf = &mut self.annotations;
         buf.push(((args.len() as u32 + 3) << 16) | Op::Decorate as u32);
-        buf.push(target);
+        buf.push(target.word());
         buf.push(d as u32);
         buf.extend_from_slice(args);
     }
 
-    pub fn member_decorate(&mut self, target: u32, member: u32, d: Decoration, args: &[u32]) {
+    pub fn member_decorate(&mut self, target: Id, member: u32, d: Decoration, args: &[u32]) {
         let buf = &mut self.annotations;
         buf.push(((args.len() as u32 + 4) << 16) | Op::MemberDecorate as u32);
-        buf.push(target);
+        buf.push(target.word());
         buf.push(member);
         buf.push(d as u32);
         buf.extend_from_slice(args);
     }
 
-    pub fn name(&mut self, target: u32, name: &str) {
+    pub fn name(&mut self, target: Id, name: &str) {
         if self.names && !name.is_empty() {
-            emit_with_string(&mut self.debug, Op::Name, &[target], name, &[]);
+            emit_with_string(&mut self.debug, Op::Name, &[target.word()], name, &[]);
         }
     }
 
     // -----------------------------------------------------------------------------------------------------------
     // Types
 
-    pub fn ty(&mut self, key: TypeKey) -> u32 {
+    pub fn ty(&mut self, key: TypeKey) -> Id {
         let slot = scalar_slot(key);
         if let Some(i) = slot
-            && let Some(&id) = self.scalars.get(i)
-            && id != 0
+            && let Some(&Some(id)) = self.scalars.get(i)
         {
             return id;
         }
@@ -351,49 +431,49 @@ impl Builder {
         if let Some(i) = slot
             && let Some(s) = self.scalars.get_mut(i)
         {
-            *s = id;
+            *s = Some(id);
         }
         id
     }
 
-    fn ty_slow(&mut self, key: TypeKey) -> u32 {
+    fn ty_slow(&mut self, key: TypeKey) -> Id {
         // One hash and probe for both the lookup and the insertion. The id is recorded before the instruction is
         // written: making a type never asks for itself.
+        let fresh = Id(self.next_id);
         let id = match self.types.entry(key) {
             Entry::Occupied(e) => return *e.get(),
             Entry::Vacant(e) => {
-                let id = self.next_id;
-                self.next_id += 1;
-                *e.insert(id)
+                self.next_id = self.next_id.saturating_add(1);
+                *e.insert(fresh)
             }
         };
         let g = &mut self.globals;
         match key {
-            TypeKey::Void => emit(g, Op::TypeVoid, &[id]),
-            TypeKey::Bool => emit(g, Op::TypeBool, &[id]),
-            TypeKey::Int(w) => emit(g, Op::TypeInt, &[id, w as u32, 0]),
-            TypeKey::SInt(w) => emit(g, Op::TypeInt, &[id, w as u32, 1]),
-            TypeKey::Float(w) => emit(g, Op::TypeFloat, &[id, w as u32]),
-            TypeKey::Vector(e, n) => emit(g, Op::TypeVector, &[id, e, n]),
-            TypeKey::Matrix(c, n) => emit(g, Op::TypeMatrix, &[id, c, n]),
+            TypeKey::Void => emit(g, Op::TypeVoid, &words![id]),
+            TypeKey::Bool => emit(g, Op::TypeBool, &words![id]),
+            TypeKey::Int(w) => emit(g, Op::TypeInt, &words![id, w as u32, 0]),
+            TypeKey::SInt(w) => emit(g, Op::TypeInt, &words![id, w as u32, 1]),
+            TypeKey::Float(w) => emit(g, Op::TypeFloat, &words![id, w as u32]),
+            TypeKey::Vector(e, n) => emit(g, Op::TypeVector, &words![id, e, n]),
+            TypeKey::Matrix(c, n) => emit(g, Op::TypeMatrix, &words![id, c, n]),
             TypeKey::Array(e, len) => {
                 let len_id = self.const_u32(len);
-                emit(&mut self.globals, Op::TypeArray, &[id, e, len_id]);
+                emit(&mut self.globals, Op::TypeArray, &words![id, e, len_id]);
             }
             TypeKey::LaidOutArray { elem, len, stride } => {
                 if len == 0 {
-                    emit(g, Op::TypeRuntimeArray, &[id, elem]);
+                    emit(g, Op::TypeRuntimeArray, &words![id, elem]);
                 } else {
                     let len_id = self.const_u32(len);
-                    emit(&mut self.globals, Op::TypeArray, &[id, elem, len_id]);
+                    emit(&mut self.globals, Op::TypeArray, &words![id, elem, len_id]);
                 }
                 self.decorate(id, Decoration::ArrayStride, &[stride]);
             }
-            TypeKey::DescriptorRuntimeArray(e) => emit(g, Op::TypeRuntimeArray, &[id, e]),
-            TypeKey::Pointer(sc, p) => emit(g, Op::TypePointer, &[id, sc, p]),
+            TypeKey::DescriptorRuntimeArray(e) => emit(g, Op::TypeRuntimeArray, &words![id, e]),
+            TypeKey::Pointer(sc, p) => emit(g, Op::TypePointer, &words![id, sc, p]),
             TypeKey::VoidFn => {
                 let v = self.ty(TypeKey::Void);
-                emit(&mut self.globals, Op::TypeFunction, &[id, v]);
+                emit(&mut self.globals, Op::TypeFunction, &words![id, v]);
             }
             TypeKey::Image {
                 sampled,
@@ -406,7 +486,7 @@ impl Builder {
             } => emit(
                 g,
                 Op::TypeImage,
-                &[
+                &words![
                     id,
                     sampled,
                     dim,
@@ -417,61 +497,63 @@ impl Builder {
                     format,
                 ],
             ),
-            TypeKey::Sampler => emit(g, Op::TypeSampler, &[id]),
-            TypeKey::SampledImage(i) => emit(g, Op::TypeSampledImage, &[id, i]),
+            TypeKey::Sampler => emit(g, Op::TypeSampler, &words![id]),
+            TypeKey::SampledImage(i) => emit(g, Op::TypeSampledImage, &words![id, i]),
             TypeKey::AccelerationStructure => {
-                emit(g, Op::TypeAccelerationStructureKHR, &[id]);
+                emit(g, Op::TypeAccelerationStructureKHR, &words![id]);
             }
-            TypeKey::RayQuery => emit(g, Op::TypeRayQueryKHR, &[id]),
+            TypeKey::RayQuery => emit(g, Op::TypeRayQueryKHR, &words![id]),
         }
         id
     }
 
     /// The id of an already made type, without making it.
-    pub fn lookup(&self, key: TypeKey) -> Option<u32> {
+    pub fn lookup(&self, key: TypeKey) -> Option<Id> {
         self.types.get(&key).copied()
     }
 
-    pub fn void(&mut self) -> u32 {
+    pub fn void(&mut self) -> Id {
         self.ty(TypeKey::Void)
     }
-    pub fn bool(&mut self) -> u32 {
+    pub fn bool(&mut self) -> Id {
         self.ty(TypeKey::Bool)
     }
-    pub fn u32(&mut self) -> u32 {
+    pub fn u32(&mut self) -> Id {
         self.ty(TypeKey::Int(32))
     }
-    pub fn uint(&mut self, bits: u8) -> u32 {
+    pub fn uint(&mut self, bits: u8) -> Id {
         self.ty(TypeKey::Int(bits))
     }
-    pub fn f32(&mut self) -> u32 {
+    pub fn f32(&mut self) -> Id {
         self.ty(TypeKey::Float(32))
     }
-    pub fn float(&mut self, bits: u8) -> u32 {
+    pub fn float(&mut self, bits: u8) -> Id {
         self.ty(TypeKey::Float(bits))
     }
-    pub fn vec(&mut self, elem: u32, n: u32) -> u32 {
+    pub fn vec(&mut self, elem: Id, n: u32) -> Id {
         self.ty(TypeKey::Vector(elem, n))
     }
-    pub fn ptr(&mut self, sc: StorageClass, pointee: u32) -> u32 {
+    pub fn ptr(&mut self, sc: StorageClass, pointee: Id) -> Id {
         let sc = sc as u32;
-        let slot = (pointee.wrapping_mul(8).wrapping_add(sc) as usize) & (PTR_CACHE - 1);
-        let (csc, cp, cid) = self.ptr_cache[slot];
-        if cid != 0 && csc == sc && cp == pointee {
+        let slot = (pointee.word().wrapping_mul(8).wrapping_add(sc) as usize) & (PTR_CACHE - 1);
+        if let Some((csc, cp, cid)) = self.ptr_cache[slot]
+            && csc == sc
+            && cp == pointee
+        {
             return cid;
         }
         let id = self.ty(TypeKey::Pointer(sc, pointee));
-        self.ptr_cache[slot] = (sc, pointee, id);
+        self.ptr_cache[slot] = Some((sc, pointee, id));
         id
     }
 
     /// A new struct type (never interned), with optional `Block` and member offsets.
-    pub fn struct_type(&mut self, members: &[u32]) -> u32 {
+    pub fn struct_type(&mut self, members: &[Id]) -> Id {
         let id = self.id();
         let g = &mut self.globals;
         g.push(((members.len() as u32 + 2) << 16) | Op::TypeStruct as u32);
-        g.push(id);
-        g.extend_from_slice(members);
+        g.push(id.word());
+        push_ids(g, members);
         id
     }
 
@@ -479,7 +561,7 @@ impl Builder {
     // Constants
 
     /// A scalar constant of type `ty` with the given bits (`width` decides whether one or two words).
-    pub fn const_bits(&mut self, ty: u32, width: u32, bits: u64) -> u32 {
+    pub fn const_bits(&mut self, ty: Id, width: u32, bits: u64) -> Id {
         // Narrow types are sign- or zero-extended to a word by the spec; our integers are unsigned, so the high
         // bits must be zero. Normalizing first also keeps the interning key canonical.
         let bits = if width >= 64 {
@@ -487,46 +569,48 @@ impl Builder {
         } else {
             bits & ((1u64 << width) - 1)
         };
+        let fresh = Id(self.next_id);
         let id = match self.scalar_consts.entry((ty, bits)) {
             Entry::Occupied(e) => return *e.get(),
             Entry::Vacant(e) => {
-                let id = self.next_id;
-                self.next_id += 1;
-                *e.insert(id)
+                self.next_id = self.next_id.saturating_add(1);
+                *e.insert(fresh)
             }
         };
         if width > 32 {
             emit(
                 &mut self.globals,
                 Op::Constant,
-                &[ty, id, bits as u32, (bits >> 32) as u32],
+                &words![ty, id, bits as u32, (bits >> 32) as u32],
             );
         } else {
-            emit(&mut self.globals, Op::Constant, &[ty, id, bits as u32]);
+            emit(
+                &mut self.globals,
+                Op::Constant,
+                &words![ty, id, bits as u32],
+            );
         }
         id
     }
 
-    pub fn const_u32(&mut self, v: u32) -> u32 {
-        if let Some(&id) = self.small_u32.get(v as usize)
-            && id != 0
-        {
+    pub fn const_u32(&mut self, v: u32) -> Id {
+        if let Some(&Some(id)) = self.small_u32.get(v as usize) {
             return id;
         }
         let t = self.u32();
         let id = self.const_bits(t, 32, v as u64);
         if let Some(slot) = self.small_u32.get_mut(v as usize) {
-            *slot = id;
+            *slot = Some(id);
         }
         id
     }
 
-    pub fn const_f32(&mut self, v: f32) -> u32 {
+    pub fn const_f32(&mut self, v: f32) -> Id {
         let t = self.f32();
         self.const_bits(t, 32, v.to_bits() as u64)
     }
 
-    pub fn const_bool(&mut self, v: bool) -> u32 {
+    pub fn const_bool(&mut self, v: bool) -> Id {
         let t = self.bool();
         // Bools are keyed by (type, 0/1) like scalars; OpConstantTrue/False have no value word.
         if let Some(&id) = self.scalar_consts.get(&(t, v as u64)) {
@@ -540,23 +624,23 @@ impl Builder {
             } else {
                 Op::ConstantFalse
             },
-            &[t, id],
+            &words![t, id],
         );
         self.scalar_consts.insert((t, v as u64), id);
         id
     }
 
-    pub fn const_null(&mut self, ty: u32) -> u32 {
+    pub fn const_null(&mut self, ty: Id) -> Id {
         if let Some(&id) = self.null_consts.get(&ty) {
             return id;
         }
         let id = self.id();
-        emit(&mut self.globals, Op::ConstantNull, &[ty, id]);
+        emit(&mut self.globals, Op::ConstantNull, &words![ty, id]);
         self.null_consts.insert(ty, id);
         id
     }
 
-    pub fn const_composite(&mut self, ty: u32, parts: &[u32]) -> u32 {
+    pub fn const_composite(&mut self, ty: Id, parts: &[Id]) -> Id {
         // The key needs an owned vector; composites are rare (initializers, vector constants).
         let key = (ty, parts.to_vec());
         if let Some(&id) = self.composite_consts.get(&key) {
@@ -565,19 +649,27 @@ impl Builder {
         let id = self.id();
         let g = &mut self.globals;
         g.push(((parts.len() as u32 + 3) << 16) | Op::ConstantComposite as u32);
-        g.push(ty);
-        g.push(id);
-        g.extend_from_slice(parts);
+        g.push(ty.word());
+        g.push(id.word());
+        push_ids(g, parts);
         self.composite_consts.insert(key, id);
         id
     }
 
     /// A module-scope variable.
-    pub fn global_var(&mut self, ptr_ty: u32, sc: StorageClass, init: Option<u32>) -> u32 {
+    pub fn global_var(&mut self, ptr_ty: Id, sc: StorageClass, init: Option<Id>) -> Id {
         let id = self.id();
         match init {
-            Some(i) => emit(&mut self.globals, Op::Variable, &[ptr_ty, id, sc as u32, i]),
-            None => emit(&mut self.globals, Op::Variable, &[ptr_ty, id, sc as u32]),
+            Some(i) => emit(
+                &mut self.globals,
+                Op::Variable,
+                &words![ptr_ty, id, sc as u32, i],
+            ),
+            None => emit(
+                &mut self.globals,
+                Op::Variable,
+                &words![ptr_ty, id, sc as u32],
+            ),
         }
         self.interface.push(id);
         id
@@ -594,15 +686,15 @@ impl Builder {
                 + self.globals.len()
                 + self.functions.len(),
         );
-        out.extend_from_slice(&[MAGIC, self.version, GENERATOR, self.next_id, 0]);
+        out.extend_from_slice(&[MAGIC, self.version, GENERATOR, self.next_id.get(), 0]);
         for &c in &self.capabilities {
             emit(out, Op::Capability, &[c as u32]);
         }
         for e in &self.extensions {
             emit_with_string(out, Op::Extension, &[], e, &[]);
         }
-        if self.glsl != 0 {
-            emit_with_string(out, Op::ExtInstImport, &[self.glsl], "GLSL.std.450", &[]);
+        if let Some(glsl) = self.glsl {
+            emit_with_string(out, Op::ExtInstImport, &[glsl.word()], "GLSL.std.450", &[]);
         }
         emit(
             out,
@@ -655,7 +747,7 @@ mod tests {
         let mut out = Vec::new();
         m.finish(&mut out);
         assert_eq!(out[0], MAGIC);
-        assert_eq!(out[3], m.next_id);
+        assert_eq!(out[3], m.next_id.get());
     }
 
     #[test]
@@ -666,7 +758,7 @@ mod tests {
         let pos = m
             .globals
             .windows(3)
-            .position(|w| w[1] == t16 && w[2] == c)
+            .position(|w| w[1] == t16.word() && w[2] == c.word())
             .unwrap();
         assert_eq!(m.globals[pos + 3], 0x8000);
     }
