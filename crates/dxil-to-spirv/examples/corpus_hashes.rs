@@ -32,6 +32,7 @@ fn kind(e: &Error) -> &'static str {
         Error::Binding(_) => "binding",
         Error::Limit(_) => "limit",
         Error::UnknownOpcode { .. } => "unknown-opcode",
+        _ => "other",
     }
 }
 

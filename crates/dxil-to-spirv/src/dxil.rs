@@ -5,7 +5,7 @@
 
 use dxil_module::{ConstData, FuncId, Module, Value};
 
-use crate::error::Error;
+use crate::error::{Error, MetadataError};
 
 /// Pipeline stage from `dx.shaderModel`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -289,14 +289,14 @@ pub enum DenormMode {
     FlushToZero,
 }
 
-fn bad(what: impl Into<String>) -> Error {
-    Error::Metadata(what.into())
+fn bad(what: impl Into<crate::error::Detail>) -> Error {
+    MetadataError::entry(what).into()
 }
 
 /// Reads the entry point (the first of `dx.entryPoints`, or the one named `want`) and its resources, through
 /// dxil-shader's typed view of the metadata.
 pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
-    let dm = dxil_shader::DxilModule::from_module(m).map_err(|e| bad(e.to_string()))?;
+    let dm = dxil_shader::DxilModule::from_module(m).map_err(MetadataError::Shader)?;
     let stage = Stage::from_name(dm.shader_model.stage_name().as_bytes()).ok_or_else(|| {
         bad(format!(
             "dx.shaderModel: unknown stage {}",
@@ -359,7 +359,7 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
 fn resource_decl(m: &Module, r: &dxil_shader::Resource) -> Result<ResourceDecl, Error> {
     use dxil_shader::ClassFields;
     let class = ResourceClass::from_u32(r.class.raw()).ok_or_else(|| {
-        bad(format!(
+        MetadataError::resource(format!(
             "dx.resources: unknown resource class {}",
             r.class.raw()
         ))
@@ -368,7 +368,7 @@ fn resource_decl(m: &Module, r: &dxil_shader::Resource) -> Result<ResourceDecl, 
         ResourceClass::Cbv => ResourceKind::CBuffer,
         ResourceClass::Sampler => ResourceKind::Sampler,
         _ => ResourceKind::from_u32(r.kind.raw()).ok_or_else(|| {
-            bad(format!(
+            MetadataError::resource(format!(
                 "dx.resources: unknown resource kind {}",
                 r.kind.raw()
             ))

@@ -144,7 +144,7 @@ pub use binding::{
     Placement, RegisterBindings, RootBlockPlacement, RootSignatureBindings,
 };
 pub use dxil::{ResourceClass, ResourceKind, Stage};
-pub use error::{Error, Location};
+pub use error::{Detail, Error, Invalid, Limit, Location, MetadataError, Unsupported};
 pub use lower::Translator;
 
 /// Translation options. [`Options::default`] is the default binding model ([`RegisterBindings::default`]), the
@@ -265,13 +265,12 @@ pub fn translate_container(bytes: &[u8], options: &Options) -> Result<Translatio
 
 /// Reads the DXIL program part of a container into a module.
 pub fn read_container(bytes: &[u8]) -> Result<dxil_module::Module, Error> {
-    let c = dxil_container::Container::parse(bytes).map_err(|e| Error::Container(e.to_string()))?;
-    let p = c
-        .program()
-        .ok_or(Error::NoProgram)?
-        .map_err(|e| Error::Container(e.to_string()))?;
-    dxil_module::read_module(p.bitcode, p.bitcode_byte_offset_in_container as u64)
-        .map_err(|e| Error::Module(e.to_string()))
+    let c = dxil_container::Container::parse(bytes)?;
+    let p = c.program().ok_or(Error::NoProgram)??;
+    Ok(dxil_module::read_module(
+        p.bitcode,
+        p.bitcode_byte_offset_in_container as u64,
+    )?)
 }
 
 /// SPIR-V words as readable text (one instruction per line, `%id` names).

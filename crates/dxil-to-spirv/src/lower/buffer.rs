@@ -13,7 +13,7 @@ use super::res::{HandleInfo, View};
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
 use crate::dxil::{ResourceClass, ResourceKind};
-use crate::error::Error;
+use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, try_ids, words};
 
 /// Address of component 0 of a raw or structured access.
@@ -50,14 +50,14 @@ impl<'a> Ctx<'a> {
         let d = body
             .insts
             .get(i as usize)
-            .ok_or_else(|| self.invalid("no instruction"))?;
+            .ok_or_else(|| self.invalid(Invalid::reference("no instruction")))?;
         let InstKind::Call { callee, args, .. } = &d.kind else {
-            return Err(self.invalid("not a call"));
+            return Err(self.invalid(Invalid::internal("not a call")));
         };
         let a = Args(args.get(&body.pool));
         let op = self
             .dx_opcode(*callee, a)?
-            .ok_or_else(|| self.invalid("not a dx.op call"))?;
+            .ok_or_else(|| self.invalid(Invalid::internal("not a dx.op call")))?;
         Ok((op, d.ty, a))
     }
 
@@ -85,7 +85,9 @@ impl<'a> Ctx<'a> {
             }
             ResourceKind::StructuredBuffer => {
                 if decl.stride == 0 {
-                    return Err(self.invalid("structured buffer without a stride"));
+                    return Err(
+                        self.invalid(Invalid::resource("structured buffer without a stride"))
+                    );
                 }
                 let index = self.arg_id(a, index_at)?;
                 let ci = self.const_int(self.arg(a, index_at)?);
@@ -128,7 +130,9 @@ impl<'a> Ctx<'a> {
                     byte_c,
                 })
             }
-            other => Err(self.invalid(format!("raw access to a {other:?} resource"))),
+            other => Err(self.invalid(Invalid::resource(format!(
+                "raw access to a {other:?} resource"
+            )))),
         }
     }
 
@@ -266,7 +270,7 @@ impl<'a> Ctx<'a> {
         let w = self.m.types.scalar_bits(t) as u8;
         let s = self
             .scalar_of(t)
-            .ok_or_else(|| self.invalid("buffer access of a non-numeric value"))?;
+            .ok_or_else(|| self.invalid(Invalid::ty("buffer access of a non-numeric value")))?;
         if w == 16 && !self.native16 {
             let u = self.b.u32();
             return Ok(match s {
@@ -302,7 +306,7 @@ impl<'a> Ctx<'a> {
     fn value_in_slot(&mut self, bits: Id, slot: u32, t: TypeId) -> Result<Id, Error> {
         let s = self
             .scalar_of(t)
-            .ok_or_else(|| self.invalid("buffer access of a non-numeric value"))?;
+            .ok_or_else(|| self.invalid(Invalid::ty("buffer access of a non-numeric value")))?;
         if slot == 32 && self.m.types.scalar_bits(t) == 16 {
             let t16 = self.ty(t)?;
             return Ok(match s {
@@ -399,7 +403,7 @@ impl<'a> Ctx<'a> {
                 let coord = self.arg_id(a, 2)?;
                 self.typed_load(i, ty, &h, coord, None, None)
             }
-            k => Err(self.invalid(format!("BufferLoad from a {k:?}"))),
+            k => Err(self.invalid(Invalid::resource(format!("BufferLoad from a {k:?}")))),
         }
     }
 
@@ -462,7 +466,7 @@ impl<'a> Ctx<'a> {
         if ok {
             Ok(())
         } else {
-            Err(self.invalid(format!(
+            Err(self.invalid(Invalid::ty(format!(
                 "{} on a {:?} {}",
                 op.name(),
                 d.kind,
@@ -471,7 +475,7 @@ impl<'a> Ctx<'a> {
                 } else {
                     "non-UAV"
                 }
-            )))
+            ))))
         }
     }
 
@@ -524,7 +528,7 @@ impl<'a> Ctx<'a> {
                 }
                 self.counter_guard_cond(&h)
             }
-            _ => Err(self.invalid("guard on an unexpected operation")),
+            _ => Err(self.invalid(Invalid::internal("guard on an unexpected operation"))),
         }
     }
 
@@ -568,7 +572,7 @@ impl<'a> Ctx<'a> {
                 }
                 Ok(())
             }
-            _ => Err(self.invalid("guard on an unexpected operation")),
+            _ => Err(self.invalid(Invalid::internal("guard on an unexpected operation"))),
         }
     }
 
@@ -593,7 +597,7 @@ impl<'a> Ctx<'a> {
             OpCode::TextureStore | OpCode::TextureStoreSample => {
                 self.texture_store(op, a).map(|_| Val::None)
             }
-            _ => Err(self.invalid("unexpected store")),
+            _ => Err(self.invalid(Invalid::internal("unexpected store"))),
         }
     }
 
@@ -756,7 +760,7 @@ impl<'a> Ctx<'a> {
         let mut parts = [None; 5];
         let es = self
             .scalar_of(et)
-            .ok_or_else(|| self.invalid("texel of a non-numeric type"))?;
+            .ok_or_else(|| self.invalid(Invalid::ty("texel of a non-numeric type")))?;
         for k in 0..4u32 {
             if used & (1 << k) == 0 {
                 continue;
@@ -788,7 +792,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn texel_value(&mut self, v: Id, vt: TypeId, st: Id) -> Result<Id, Error> {
         let s = self
             .scalar_of(vt)
-            .ok_or_else(|| self.invalid("texel of a non-numeric type"))?;
+            .ok_or_else(|| self.invalid(Invalid::ty("texel of a non-numeric type")))?;
         let t = self.ty(vt)?;
         if t == st {
             return Ok(v);
@@ -796,7 +800,7 @@ impl<'a> Ctx<'a> {
         let from = match s {
             Scalar::Float(w) => (Num::F, w),
             Scalar::Int(w) => (Num::U, w),
-            Scalar::Bool => return Err(self.invalid("bool texel")),
+            Scalar::Bool => return Err(self.invalid(Invalid::ty("bool texel"))),
         };
         let to = self.kind_of_type(st);
         Ok(self.convert_num(v, from, to))
@@ -876,7 +880,7 @@ impl<'a> Ctx<'a> {
     /// Four overload values → a texel vector of the sampled type.
     pub(super) fn texel_of(&mut self, a: Args<'_>, first: usize, st: Id) -> Result<Id, Error> {
         let vt = self.arg_ty(a, first)?;
-        let c: [Id; 4] = try_ids(|k| {
+        let c = try_ids::<4, Error>(|k| {
             let v = self.arg_id(a, first + k)?;
             self.texel_value(v, vt, st)
         })?;
@@ -950,10 +954,12 @@ impl<'a> Ctx<'a> {
         let vt = self.atomic_value_ty(op, a)?;
         let w = self.m.types.scalar_bits(vt);
         if self.m.types.int_width(vt).is_none() || !matches!(w, 32 | 64) {
-            return Err(self.invalid("atomic on a value that is not a 32- or 64-bit integer"));
+            return Err(self.invalid(Invalid::ty(
+                "atomic on a value that is not a 32- or 64-bit integer",
+            )));
         }
         if decl.class != ResourceClass::Uav {
-            return Err(self.invalid("atomic on a resource that is not a UAV"));
+            return Err(self.invalid(Invalid::resource("atomic on a resource that is not a UAV")));
         }
         if w == 64 {
             self.b.capability(Capability::Int64Atomics);
@@ -993,7 +999,12 @@ impl<'a> Ctx<'a> {
                 6 => Op::AtomicUMin,
                 7 => Op::AtomicUMax,
                 8 => Op::AtomicExchange,
-                _ => return Err(self.invalid(format!("unknown atomic operation {aop}"))),
+                _ => {
+                    return Err(self.invalid(Invalid::Enum {
+                        what: "atomic operation",
+                        value: aop,
+                    }));
+                }
             };
             self.opn(o, elem_t, &words![ptr, scope, sem, v])
         } else {
@@ -1045,7 +1056,9 @@ impl<'a> Ctx<'a> {
         if let crate::binding::Placement::PushConstants { first_word, words } = placement {
             let u = self.b.u32();
             let Some(r) = row_const else {
-                return Err(self.unsupported("dynamic indexing of root constants"));
+                return Err(
+                    self.unsupported(Unsupported::resource("dynamic indexing of root constants"))
+                );
             };
             // Every slot is written below.
             let mut out = [u; 4];
@@ -1199,10 +1212,12 @@ impl<'a> Ctx<'a> {
     pub(super) fn update_counter(&mut self, a: Args<'_>) -> Result<Id, Error> {
         let h = self.handle_of_arg(a, 1)?;
         if self.decl(&h).class != ResourceClass::Uav {
-            return Err(self.invalid("counter of a resource that is not a UAV"));
+            return Err(self.invalid(Invalid::resource("counter of a resource that is not a UAV")));
         }
         if self.counter_by_address(&h)? {
-            return Err(self.invalid("a counter read through an address outside its guard"));
+            return Err(self.invalid(Invalid::internal(
+                "a counter read through an address outside its guard",
+            )));
         }
         let inc = self.arg_const(a, 2)? as i8;
         let d = self.desc(&h, View::Counter)?;
@@ -1272,7 +1287,9 @@ impl<'a> Ctx<'a> {
                 let bytes = self.op2(Op::IMul, u, len, four);
                 let x = if decl.kind == ResourceKind::StructuredBuffer {
                     if decl.stride == 0 {
-                        return Err(self.invalid("structured buffer without a stride"));
+                        return Err(
+                            self.invalid(Invalid::resource("structured buffer without a stride"))
+                        );
                     }
                     if decl.stride.is_multiple_of(4) {
                         let s = self.b.const_u32(decl.stride / 4);
@@ -1297,7 +1314,7 @@ impl<'a> Ctx<'a> {
                 Ok(self.make_agg(&[n, zero, zero, zero]))
             }
             k if k.is_texture() => self.texture_dimensions(i, &h, a),
-            k => Err(self.unsupported(format!("GetDimensions of a {k:?}"))),
+            k => Err(self.unsupported(Unsupported::resource(format!("GetDimensions of a {k:?}")))),
         }
     }
 }

@@ -9,21 +9,22 @@ use super::func::Shape;
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
 use crate::dxil::{ResourceClass, ResourceKind};
-use crate::error::Error;
+use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, words};
 
 impl<'a> Ctx<'a> {
     /// Operand `k` of a call.
     pub fn arg(&self, a: Args<'_>, k: usize) -> Result<Value, Error> {
         a.get(k)
-            .ok_or_else(|| self.invalid(format!("dx.op call has no operand {k}")))
+            .ok_or_else(|| self.invalid(Invalid::operand(format!("dx.op call has no operand {k}"))))
     }
 
     /// Operand `k` as a constant integer.
     pub fn arg_const(&self, a: Args<'_>, k: usize) -> Result<i64, Error> {
         let v = self.arg(a, k)?;
-        self.const_int(v)
-            .ok_or_else(|| self.invalid(format!("operand {k} must be a constant")))
+        self.const_int(v).ok_or_else(|| {
+            self.invalid(Invalid::operand(format!("operand {k} must be a constant")))
+        })
     }
 
     /// Operand `k` as an SSA id.
@@ -53,7 +54,7 @@ impl<'a> Ctx<'a> {
         let v = self.arg(a, k)?;
         self.m
             .value_type(self.func_of(self.entry.function), v)
-            .ok_or_else(|| self.invalid(format!("operand {k} has no type")))
+            .ok_or_else(|| self.invalid(Invalid::operand(format!("operand {k} has no type"))))
     }
 
     /// Makes an aggregate value from component ids.
@@ -176,7 +177,9 @@ impl<'a> Ctx<'a> {
             // Discard with a constant condition (otherwise it is guarded).
             OpCode::Discard => {
                 if self.f.shape[i as usize] != Shape::Plain {
-                    return Err(self.invalid("guarded discard lowered outside its blocks"));
+                    return Err(self.invalid(Invalid::internal(
+                        "guarded discard lowered outside its blocks",
+                    )));
                 }
                 if self.arg_const(a, 1)? != 0 {
                     self.demote_invocation();
@@ -188,9 +191,10 @@ impl<'a> Ctx<'a> {
             | OpCode::AnnotateHandle
             | OpCode::CreateHandleFromBinding
             | OpCode::CreateHandleFromHeap => Ok(self.f.vals[i as usize]),
-            OpCode::CreateHandleForLib => {
-                Err(self.unsupported("createHandleForLib (library shaders)"))
-            }
+            OpCode::CreateHandleForLib => Err(self.unsupported(Unsupported::OperationNeeds {
+                op: OpCode::CreateHandleForLib,
+                why: "library shaders",
+            })),
 
             // System values.
             OpCode::ThreadId => self.sysval(BuiltIn::GlobalInvocationId, a),
@@ -286,7 +290,9 @@ impl<'a> Ctx<'a> {
                 if self.m.types.scalar_bits(at) != self.m.types.scalar_bits(ty)
                     || self.lanes(at) != self.lanes(ty)
                 {
-                    return Err(self.invalid("bitcast between types of different widths"));
+                    return Err(
+                        self.invalid(Invalid::ty("bitcast between types of different widths"))
+                    );
                 }
                 let x = self.arg_id(a, 1)?;
                 id(self.op1(Op::Bitcast, t, x))
@@ -322,7 +328,9 @@ impl<'a> Ctx<'a> {
                 if self.f.shape[i as usize] == Shape::Plain {
                     self.guard_body_plain(body, i)
                 } else {
-                    Err(self.invalid("guarded operation lowered outside its blocks"))
+                    Err(self.invalid(Invalid::internal(
+                        "guarded operation lowered outside its blocks",
+                    )))
                 }
             }
             OpCode::BufferUpdateCounter => self.update_counter(a).map(Val::Id),
@@ -374,7 +382,9 @@ impl<'a> Ctx<'a> {
             | OpCode::QuadVote
             | OpCode::IsHelperLane => self.wave_op(i, op, ty, a),
             OpCode::WaveMatch | OpCode::WaveMultiPrefixOp | OpCode::WaveMultiPrefixBitCount => {
-                Err(self.invalid("partitioned wave operation lowered outside its blocks"))
+                Err(self.invalid(Invalid::internal(
+                    "partitioned wave operation lowered outside its blocks",
+                )))
             }
 
             // Inline ray tracing.
@@ -439,7 +449,7 @@ impl<'a> Ctx<'a> {
                 id(self.op2(Op::Dot, t, x, y))
             }
 
-            _ => Err(self.unsupported(format!("{} (opcode {})", op.name(), op.as_u32()))),
+            _ => Err(self.unsupported(Unsupported::Operation(op))),
         }
     }
 
@@ -447,7 +457,7 @@ impl<'a> Ctx<'a> {
         let c = self.arg(a, 1)?;
         match self.const_int(c) {
             Some(c) if (0..3).contains(&c) => Ok(Val::Id(self.load_builtin(bi, Some(c as u32)))),
-            Some(_) => Err(self.invalid("system value component out of range")),
+            Some(_) => Err(self.invalid(Invalid::range("system value component out of range"))),
             None => {
                 let var = self.builtin(bi);
                 let u = self.b.u32();

@@ -25,7 +25,7 @@ use spirv::{Op, SelectionControl};
 
 use super::{Ctx, NONE, Val};
 use crate::cfg::{self, Condition, Merge, OutTerminator, Selector, Structured};
-use crate::error::Error;
+use crate::error::{Error, Invalid, Limit, MetadataError, Unsupported};
 use crate::spv::{self, FxMap, Id, words};
 
 /// What an instruction needs around it.
@@ -118,11 +118,11 @@ impl<'a> Ctx<'a> {
         let m = self.m;
         let func = m
             .function(fid)
-            .ok_or_else(|| Error::Metadata("entry function does not exist".into()))?;
+            .ok_or_else(|| MetadataError::entry("entry function does not exist"))?;
         let body = func
             .body
             .as_ref()
-            .ok_or_else(|| Error::Metadata(format!("entry @{} has no body", func.name)))?;
+            .ok_or_else(|| MetadataError::entry(format!("entry @{} has no body", func.name)))?;
         self.fname.clear();
         self.fname.push_str(&func.name);
         let n = body.insts.len();
@@ -179,7 +179,7 @@ impl<'a> Ctx<'a> {
         self.build_cfg(body)?;
 
         let (Some(mut st), Some(cfg)) = (self.st.take(), self.cfg.take()) else {
-            return Err(self.invalid("structurizer is busy"));
+            return Err(self.invalid(Invalid::internal("structurizer is busy")));
         };
         let result = match st.run(&cfg) {
             Ok(s) => self.emit_structured(body, &s, spv_id),
@@ -226,7 +226,9 @@ impl<'a> Ctx<'a> {
                 return Ok(());
             }
         }
-        Err(self.invalid("annotateHandle chain does not resolve to a handle"))
+        Err(self.invalid(Invalid::resource(
+            "annotateHandle chain does not resolve to a handle",
+        )))
     }
 
     /// Pass 2: shapes, virtual blocks, allocas and the list of cross-block uses.
@@ -238,7 +240,7 @@ impl<'a> Ctx<'a> {
             let r = body.block_insts(dxil_module::BlockId(bb as u32));
             self.at_block = bb as u32;
             if r.is_empty() {
-                return Err(self.invalid("empty basic block"));
+                return Err(self.invalid(Invalid::block("empty basic block")));
             }
             let term = r.end - 1;
             if !body
@@ -247,7 +249,9 @@ impl<'a> Ctx<'a> {
                 .is_some_and(|d| d.kind.is_terminator())
             {
                 self.at_inst = term;
-                return Err(self.invalid("basic block does not end in a terminator"));
+                return Err(
+                    self.invalid(Invalid::block("basic block does not end in a terminator"))
+                );
             }
             let mut p0 = r.start;
             while p0 < term && matches!(body.insts[p0 as usize].kind, InstKind::Phi { .. }) {
@@ -315,7 +319,9 @@ impl<'a> Ctx<'a> {
         for &(v, p, phi) in &phi_uses {
             let Some(&pv) = self.f.last_vb.get(p as usize) else {
                 self.at_inst = phi;
-                return Err(self.invalid(format!("phi names block {p}, which does not exist")));
+                return Err(self.invalid(Invalid::reference(format!(
+                    "phi names block {p}, which does not exist"
+                ))));
             };
             self.record_use(body, v, pv);
         }
@@ -507,7 +513,10 @@ impl<'a> Ctx<'a> {
                             .get(b.index())
                             .map(|&x| cfg::BlockId(x))
                             .ok_or_else(|| {
-                                s.invalid(format!("branch to block {}, which does not exist", b.0))
+                                s.invalid(Invalid::block(format!(
+                                    "branch to block {}, which does not exist",
+                                    b.0
+                                )))
                             })
                     };
                     match body.insts.get(vbk.end as usize).map(|d| &d.kind) {
@@ -538,14 +547,20 @@ impl<'a> Ctx<'a> {
                             let mut list = Vec::new();
                             for (val, target) in body.switch_cases(*cases) {
                                 let lit = self.const_int(val).ok_or_else(|| {
-                                    self.invalid("switch case is not an integer constant")
+                                    self.invalid(Invalid::block(
+                                        "switch case is not an integer constant",
+                                    ))
                                 })?;
                                 list.push((lit as u64 & mask, to(target, self)?));
                             }
                             cfg.push_switch(d, list);
                             continue;
                         }
-                        _ => return Err(self.invalid("block ends in an unknown terminator")),
+                        _ => {
+                            return Err(
+                                self.invalid(Invalid::block("block ends in an unknown terminator"))
+                            );
+                        }
                     }
                 }
             };
@@ -597,7 +612,7 @@ impl<'a> Ctx<'a> {
         if self.f.demoted.get(idx).copied().unwrap_or(0) != 0 && def != self.f.cur_vb {
             let d = self
                 .inst_data(i)
-                .ok_or_else(|| self.invalid("no such instruction"))?;
+                .ok_or_else(|| self.invalid(Invalid::reference("no such instruction")))?;
             let ty = d.ty;
             if let TypeData::Struct { elems, .. } = self.m.types.data(ty) {
                 let n = elems.len() as u32;
@@ -612,9 +627,10 @@ impl<'a> Ctx<'a> {
             return Ok(Val::Id(id));
         }
         match self.f.vals.get(idx).copied() {
-            Some(Val::None) | None => {
-                Err(self.invalid(format!("instruction {} is used before it is defined", i.0)))
-            }
+            Some(Val::None) | None => Err(self.invalid(Invalid::reference(format!(
+                "instruction {} is used before it is defined",
+                i.0
+            )))),
             Some(v) => Ok(v),
         }
     }
@@ -625,7 +641,7 @@ impl<'a> Ctx<'a> {
         }
         let var = self
             .demoted_var(i, c)
-            .ok_or_else(|| self.invalid("demoted value has no variable"))?;
+            .ok_or_else(|| self.invalid(Invalid::internal("demoted value has no variable")))?;
         let t = self.ty(ty)?;
         let id = self.load(t, var);
         self.f.load_cache.insert((i, c), id);
@@ -759,7 +775,9 @@ impl<'a> Ctx<'a> {
                         }
                     };
                     let Some(c) = c else {
-                        return Err(self.invalid("branch condition was not computed"));
+                        return Err(
+                            self.invalid(Invalid::internal("branch condition was not computed"))
+                        );
                     };
                     let (lt, lf) = (self.f.labels[t.index()], self.f.labels[f.index()]);
                     self.emit(Op::BranchConditional, &words![c, lt, lf]);
@@ -779,8 +797,9 @@ impl<'a> Ctx<'a> {
                                     .map_or(32, |t| self.m.types.scalar_bits(t)),
                                 _ => 32,
                             };
-                            let sel = self.f.vb_cond[x.index()]
-                                .ok_or_else(|| self.invalid("switch selector was not computed"))?;
+                            let sel = self.f.vb_cond[x.index()].ok_or_else(|| {
+                                self.invalid(Invalid::internal("switch selector was not computed"))
+                            })?;
                             (sel, w)
                         }
                         Selector::Zero => (self.b.const_u32(0), 32),
@@ -799,7 +818,7 @@ impl<'a> Ctx<'a> {
                     }
                     let len = (self.f.body.len() - at) as u32;
                     if len > 0xFFFF {
-                        return Err(Error::Limit(format!("switch with {len} words")));
+                        return Err(Limit::SwitchWords(len).into());
                     }
                     self.f.body[at] = (len << 16) | Op::Switch as u32;
                 }
@@ -810,7 +829,9 @@ impl<'a> Ctx<'a> {
         for k in 0..self.f.phi_fix.len() {
             let (pos, phi, pvb) = self.f.phi_fix[k];
             let id = self.f.phi_res.get(&(phi, pvb)).copied().ok_or_else(|| {
-                self.invalid(format!("phi {phi} has no value for its predecessor"))
+                self.invalid(Invalid::block(format!(
+                    "phi {phi} has no value for its predecessor"
+                )))
             })?;
             if let Some(w) = self.f.body.get_mut(pos as usize) {
                 *w = id.word();
@@ -823,7 +844,7 @@ impl<'a> Ctx<'a> {
             .labels
             .first()
             .copied()
-            .ok_or_else(|| self.invalid("function without blocks"))?;
+            .ok_or_else(|| self.invalid(Invalid::internal("function without blocks")))?;
         let void = self.b.void();
         let fnty = self.b.ty(crate::spv::TypeKey::VoidFn);
         let out = &mut self.b.functions;
@@ -867,7 +888,9 @@ impl<'a> Ctx<'a> {
                         self.f.vb_cond[v as usize] = Some(c);
                     }
                     Some(InstKind::Ret { value: Some(_) }) => {
-                        return Err(self.unsupported("returning a value from the entry point"));
+                        return Err(self.unsupported(Unsupported::instruction(
+                            "returning a value from the entry point",
+                        )));
                     }
                     _ => {}
                 }
@@ -897,7 +920,9 @@ impl<'a> Ctx<'a> {
                 let c = (v as usize)
                     .checked_sub(2)
                     .and_then(|h| self.f.vb_cond.get(h).copied().flatten())
-                    .ok_or_else(|| self.invalid("wave loop latch emitted before its head"))?;
+                    .ok_or_else(|| {
+                        self.invalid(Invalid::internal("wave loop latch emitted before its head"))
+                    })?;
                 self.f.vb_cond[v as usize] = Some(c);
             }
         }
@@ -926,7 +951,7 @@ impl<'a> Ctx<'a> {
                     let id = self.b.id();
                     let n = list.len() as u32;
                     if 3 + 2 * n > 0xFFFF {
-                        return Err(Error::Limit(format!("phi with {n} predecessors")));
+                        return Err(Limit::PhiPredecessors(n).into());
                     }
                     self.f.body.push(((3 + 2 * n) << 16) | Op::Phi as u32);
                     self.f.body.push(t.word());
@@ -943,9 +968,9 @@ impl<'a> Ctx<'a> {
                 }
                 None => {
                     let t = self.ty(d.ty)?;
-                    let var = self
-                        .demoted_var(i, 0)
-                        .ok_or_else(|| self.invalid("demoted phi has no variable"))?;
+                    let var = self.demoted_var(i, 0).ok_or_else(|| {
+                        self.invalid(Invalid::internal("demoted phi has no variable"))
+                    })?;
                     let id = self.load(t, var);
                     self.f.vals[i as usize] = Val::Id(id);
                 }
@@ -1012,10 +1037,10 @@ impl<'a> Ctx<'a> {
                     break;
                 };
                 let Some((val, _)) = body.phi_incoming(*incoming).find(|&(_, p)| p == bb) else {
-                    return Err(self.invalid(format!(
+                    return Err(self.invalid(Invalid::block(format!(
                         "phi {i} has no incoming value for predecessor block {}",
                         bb.0
-                    )));
+                    ))));
                 };
                 self.at_inst = i;
                 let id = self.value(val)?;
@@ -1044,8 +1069,10 @@ impl<'a> Ctx<'a> {
 
     /// The variable of the structurizer's flag (made when the structured output uses one).
     fn flag_var(&self) -> Result<Id, Error> {
-        self.f
-            .flag_var
-            .ok_or_else(|| self.invalid("structurizer flag used without its variable"))
+        self.f.flag_var.ok_or_else(|| {
+            self.invalid(Invalid::internal(
+                "structurizer flag used without its variable",
+            ))
+        })
     }
 }

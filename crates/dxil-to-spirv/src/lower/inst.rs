@@ -7,7 +7,7 @@ use spirv::{Decoration, GLOp, Op, StorageClass};
 
 use super::types::Scalar;
 use super::{Args, Ctx, PtrInfo, Val};
-use crate::error::Error;
+use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, words};
 
 /// One index of an access chain.
@@ -41,7 +41,9 @@ impl<'a> Ctx<'a> {
             InstKind::ExtractValue { aggregate, indices } => {
                 let idx = body.raw(*indices);
                 let &[k] = idx else {
-                    return Err(self.unsupported("extractvalue with nested indices"));
+                    return Err(self.unsupported(Unsupported::instruction(
+                        "extractvalue with nested indices",
+                    )));
                 };
                 Val::Id(self.extract(*aggregate, k)?)
             }
@@ -52,7 +54,8 @@ impl<'a> Ctx<'a> {
             } => {
                 let idx = body.raw(*indices);
                 let &[k] = idx else {
-                    return Err(self.unsupported("insertvalue with nested indices"));
+                    return Err(self
+                        .unsupported(Unsupported::instruction("insertvalue with nested indices")));
                 };
                 self.insert_value(ty, *aggregate, *element, k)?
             }
@@ -84,14 +87,16 @@ impl<'a> Ctx<'a> {
                 }
             }
             InstKind::ShuffleVector { v1, v2, mask } => Val::Id(self.shuffle(ty, *v1, *v2, *mask)?),
-            InstKind::Phi { .. } => return Err(self.invalid("phi after the start of its block")),
+            InstKind::Phi { .. } => {
+                return Err(self.invalid(Invalid::block("phi after the start of its block")));
+            }
             // Allocas have their variable already; pointers are resolved at their uses (see `access`).
             InstKind::Alloca { .. } => Val::Ignore,
             // Pointers are resolved at their uses (see `access`).
             InstKind::Gep { .. } => Val::Ignore,
             InstKind::Load { ptr, atomic, .. } => {
                 if atomic.is_some() {
-                    return Err(self.unsupported("atomic load"));
+                    return Err(self.unsupported(Unsupported::instruction("atomic load")));
                 }
                 let (p, pointee, _) = self.access(body, *ptr)?;
                 let t = self.ty(pointee)?;
@@ -104,14 +109,14 @@ impl<'a> Ctx<'a> {
                 ptr, value, atomic, ..
             } => {
                 if atomic.is_some() {
-                    return Err(self.unsupported("atomic store"));
+                    return Err(self.unsupported(Unsupported::instruction("atomic store")));
                 }
                 let (p, pointee, _) = self.access(body, *ptr)?;
                 let v = self.value(*value)?;
                 let vty = self
                     .m
                     .value_type(self.func_of(self.entry.function), *value)
-                    .ok_or_else(|| self.invalid("stored value has no type"))?;
+                    .ok_or_else(|| self.invalid(Invalid::operand("stored value has no type")))?;
                 let have = self.ty(vty)?;
                 let want = self.ty(pointee)?;
                 let v = self.reinterpret(want, pointee, have, vty, v)?;
@@ -126,14 +131,18 @@ impl<'a> Ctx<'a> {
                 let argv: &[u32] = args.get(&body.pool);
                 self.call(body, i, ty, *callee, Args(argv))?
             }
-            InstKind::Fence { .. } => return Err(self.unsupported("fence instruction")),
-            InstKind::VaArg { .. } => return Err(self.unsupported("va_arg")),
+            InstKind::Fence { .. } => {
+                return Err(self.unsupported(Unsupported::instruction("fence instruction")));
+            }
+            InstKind::VaArg { .. } => {
+                return Err(self.unsupported(Unsupported::instruction("va_arg")));
+            }
             InstKind::Ret { .. }
             | InstKind::Br { .. }
             | InstKind::CondBr { .. }
             | InstKind::Switch { .. }
             | InstKind::Unreachable => {
-                return Err(self.invalid("terminator in the middle of a block"));
+                return Err(self.invalid(Invalid::block("terminator in the middle of a block")));
             }
         };
         if let Val::Id(id) = val
@@ -160,9 +169,9 @@ impl<'a> Ctx<'a> {
         _i: u32,
     ) -> Result<Id, Error> {
         let t = self.ty(ty)?;
-        let s = self
-            .scalar_of(ty)
-            .ok_or_else(|| self.unsupported("binary operation on a non-numeric type"))?;
+        let s = self.scalar_of(ty).ok_or_else(|| {
+            self.unsupported(Unsupported::value("binary operation on a non-numeric type"))
+        })?;
         let lanes = self.lanes(ty);
         let a = self.value(lhs)?;
         use BinOp::*;
@@ -172,7 +181,9 @@ impl<'a> Ctx<'a> {
                 And | Mul => Op::LogicalAnd,
                 Or => Op::LogicalOr,
                 Xor | Add | Sub => Op::LogicalNotEqual,
-                _ => return Err(self.unsupported(format!("{} on i1", op.name()))),
+                _ => {
+                    return Err(self.unsupported(Unsupported::value(format!("{} on i1", op.name()))));
+                }
             };
             return Ok(self.op2(o, t, a, b));
         }
@@ -332,10 +343,10 @@ impl<'a> Ctx<'a> {
         let lt = self
             .m
             .value_type(self.func_of(self.entry.function), lhs)
-            .ok_or_else(|| self.invalid("comparison operand without a type"))?;
-        let s = self
-            .scalar_of(lt)
-            .ok_or_else(|| self.unsupported("comparison of non-numeric values"))?;
+            .ok_or_else(|| self.invalid(Invalid::operand("comparison operand without a type")))?;
+        let s = self.scalar_of(lt).ok_or_else(|| {
+            self.unsupported(Unsupported::value("comparison of non-numeric values"))
+        })?;
         let t = self.ty(ty)?;
         let a = self.value(lhs)?;
         let b = self.value(rhs)?;
@@ -381,12 +392,14 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 p => {
-                    let o = float_cmp(p).ok_or_else(|| self.invalid("unknown float predicate"))?;
+                    let o = float_cmp(p)
+                        .ok_or_else(|| self.invalid(Invalid::ty("unknown float predicate")))?;
                     self.op2(o, t, a, b)
                 }
             });
         }
-        let o = int_cmp(pred).ok_or_else(|| self.invalid("unknown integer predicate"))?;
+        let o =
+            int_cmp(pred).ok_or_else(|| self.invalid(Invalid::ty("unknown integer predicate")))?;
         Ok(self.op2(o, t, a, b))
     }
 
@@ -395,7 +408,9 @@ impl<'a> Ctx<'a> {
             self.m.types.data(ty),
             TypeData::Struct { .. } | TypeData::Pointer { .. }
         ) {
-            return Err(self.unsupported("select of aggregates, handles or pointers"));
+            return Err(self.unsupported(Unsupported::instruction(
+                "select of aggregates, handles or pointers",
+            )));
         }
         let t = self.ty(ty)?;
         let mut c = self.value(cond)?;
@@ -423,7 +438,9 @@ impl<'a> Ctx<'a> {
         let c = mask
             .as_const()
             .and_then(|c| self.m.constants.get(c))
-            .ok_or_else(|| self.invalid("shufflevector mask is not a constant"))?;
+            .ok_or_else(|| {
+                self.invalid(Invalid::operand("shufflevector mask is not a constant"))
+            })?;
         let n = self.lanes(ty);
         match &c.data {
             ConstData::Aggregate(r) => {
@@ -436,7 +453,11 @@ impl<'a> Ctx<'a> {
             }
             ConstData::Null => lits.resize(n as usize, 0),
             ConstData::Undef => lits.resize(n as usize, u32::MAX),
-            _ => return Err(self.invalid("shufflevector mask is not a constant vector")),
+            _ => {
+                return Err(self.invalid(Invalid::operand(
+                    "shufflevector mask is not a constant vector",
+                )));
+            }
         }
         let mut args = vec![a.word(), b.word()];
         args.extend(lits);
@@ -450,20 +471,28 @@ impl<'a> Ctx<'a> {
         let from_ty = self
             .m
             .value_type(self.func_of(self.entry.function), value)
-            .ok_or_else(|| self.invalid("cast operand without a type"))?;
+            .ok_or_else(|| self.invalid(Invalid::operand("cast operand without a type")))?;
         if matches!(self.m.types.data(ty), TypeData::Pointer { .. }) {
             // Pointer bitcasts only feed lifetime markers in DXIL; anything else is resolved at the use.
             let _ = body;
             return match op {
                 CastOp::BitCast | CastOp::AddrSpaceCast => Ok(Val::Ignore),
-                _ => Err(self.unsupported(format!("{} to a pointer", op.name()))),
+                _ => Err(self.unsupported(Unsupported::instruction(format!(
+                    "{} to a pointer",
+                    op.name()
+                )))),
             };
         }
         let t = self.ty(ty)?;
         let lanes = self.lanes(ty);
         let (fs, ts) = match (self.scalar_of(from_ty), self.scalar_of(ty)) {
             (Some(a), Some(b)) => (a, b),
-            _ => return Err(self.unsupported(format!("{} of non-numeric values", op.name()))),
+            _ => {
+                return Err(self.unsupported(Unsupported::value(format!(
+                    "{} of non-numeric values",
+                    op.name()
+                ))));
+            }
         };
         let x = self.value(value)?;
         use CastOp::*;
@@ -471,7 +500,7 @@ impl<'a> Ctx<'a> {
             Trunc => match ts {
                 Scalar::Bool => {
                     let Scalar::Int(w) = fs else {
-                        return Err(self.invalid("trunc from a non-integer"));
+                        return Err(self.invalid(Invalid::ty("trunc from a non-integer")));
                     };
                     let it = self.scalar_ty(fs, lanes);
                     let one = self.const_scalar(Scalar::Int(w), lanes, 1);
@@ -484,7 +513,7 @@ impl<'a> Ctx<'a> {
             ZExt | SExt => match fs {
                 Scalar::Bool => {
                     let Scalar::Int(w) = ts else {
-                        return Err(self.invalid("extension to a non-integer"));
+                        return Err(self.invalid(Invalid::ty("extension to a non-integer")));
                     };
                     let one = self.const_scalar(
                         Scalar::Int(w),
@@ -499,14 +528,14 @@ impl<'a> Ctx<'a> {
             },
             FPToUI | FPToSI => {
                 let (Scalar::Float(fw), Scalar::Int(iw)) = (fs, ts) else {
-                    return Err(self.unsupported("float to bool conversion"));
+                    return Err(self.unsupported(Unsupported::value("float to bool conversion")));
                 };
                 self.float_to_int(op == FPToSI, x, fw, iw, lanes)
             }
             UIToFP | SIToFP => match fs {
                 Scalar::Bool => {
                     let Scalar::Float(w) = ts else {
-                        return Err(self.invalid("conversion to a non-float"));
+                        return Err(self.invalid(Invalid::ty("conversion to a non-float")));
                     };
                     let one = self.const_float(w, lanes, if op == SIToFP { -1.0 } else { 1.0 });
                     let zero = self.const_float(w, lanes, 0.0);
@@ -518,12 +547,12 @@ impl<'a> Ctx<'a> {
             FPTrunc | FPExt => self.op1(Op::FConvert, t, x),
             BitCast => {
                 if fs == Scalar::Bool || ts == Scalar::Bool {
-                    return Err(self.unsupported("bitcast of i1"));
+                    return Err(self.unsupported(Unsupported::value("bitcast of i1")));
                 }
                 self.op1(Op::Bitcast, t, x)
             }
             PtrToInt | IntToPtr | AddrSpaceCast => {
-                return Err(self.unsupported(op.name()));
+                return Err(self.unsupported(Unsupported::Pointer(op.name())));
             }
         };
         Ok(Val::Id(id))
@@ -582,41 +611,43 @@ impl<'a> Ctx<'a> {
                     .copied()
                     .flatten()
                     .ok_or_else(|| {
-                        self.invalid(format!("component {k} of {} was not computed", i.0))
+                        self.invalid(Invalid::internal(format!(
+                            "component {k} of {} was not computed",
+                            i.0
+                        )))
                     }),
                 Val::Id(id) => {
                     let d = self
                         .inst_data(i)
-                        .ok_or_else(|| self.invalid("no instruction"))?;
-                    let et = self
-                        .m
-                        .types
-                        .element_at(d.ty, k as u64)
-                        .ok_or_else(|| self.invalid("extractvalue index out of range"))?;
+                        .ok_or_else(|| self.invalid(Invalid::reference("no instruction")))?;
+                    let et = self.m.types.element_at(d.ty, k as u64).ok_or_else(|| {
+                        self.invalid(Invalid::range("extractvalue index out of range"))
+                    })?;
                     let t = self.ty(et)?;
                     Ok(self.opn(Op::CompositeExtract, t, &words![id, k]))
                 }
-                other => Err(self.invalid(format!("extractvalue from {other:?}"))),
+                other => Err(self.invalid(Invalid::ty(format!("extractvalue from {other:?}")))),
             },
             ValueRef::Const(c) => {
                 let k_ = self
                     .m
                     .constants
                     .get(c)
-                    .ok_or_else(|| self.invalid("no constant"))?;
-                let et = self
-                    .m
-                    .types
-                    .element_at(k_.ty, k as u64)
-                    .ok_or_else(|| self.invalid("extractvalue index out of range"))?;
+                    .ok_or_else(|| self.invalid(Invalid::reference("no constant")))?;
+                let et = self.m.types.element_at(k_.ty, k as u64).ok_or_else(|| {
+                    self.invalid(Invalid::range("extractvalue index out of range"))
+                })?;
                 match &k_.data {
                     ConstData::Aggregate(r) => {
-                        let e = *self
-                            .m
-                            .constants
-                            .values_of(*r)
-                            .get(k as usize)
-                            .ok_or_else(|| self.invalid("extractvalue index out of range"))?;
+                        let e =
+                            *self
+                                .m
+                                .constants
+                                .values_of(*r)
+                                .get(k as usize)
+                                .ok_or_else(|| {
+                                    self.invalid(Invalid::range("extractvalue index out of range"))
+                                })?;
                         self.value(e)
                     }
                     _ => {
@@ -632,7 +663,7 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
-            _ => Err(self.unsupported("extractvalue from this operand")),
+            _ => Err(self.unsupported(Unsupported::instruction("extractvalue from this operand"))),
         }
     }
 
@@ -646,10 +677,10 @@ impl<'a> Ctx<'a> {
         let n = match self.m.types.data(ty) {
             TypeData::Struct { elems, .. } => elems.len() as u32,
             TypeData::Array { len, .. } => *len as u32,
-            _ => return Err(self.invalid("insertvalue into a non-aggregate")),
+            _ => return Err(self.invalid(Invalid::ty("insertvalue into a non-aggregate"))),
         };
         if k >= n || n > 64 {
-            return Err(self.unsupported("insertvalue shape"));
+            return Err(self.unsupported(Unsupported::instruction("insertvalue shape")));
         }
         let start = self.agg.len() as u32;
         for c in 0..n {
@@ -678,33 +709,44 @@ impl<'a> Ctx<'a> {
         let (var, storage, base_ty) = loop {
             steps += 1;
             if steps > 64 {
-                return Err(self.unsupported("pointer chain deeper than 64"));
+                return Err(self.unsupported(Unsupported::Pointer("pointer chain deeper than 64")));
             }
             match cur.get() {
                 ValueRef::Global(g) => {
                     let (var, sc) = self.global_var(g)?;
-                    let gv = self.m.global(g).ok_or_else(|| self.invalid("no global"))?;
+                    let gv = self
+                        .m
+                        .global(g)
+                        .ok_or_else(|| self.invalid(Invalid::reference("no global")))?;
                     break (var, sc, gv.value_ty);
                 }
                 ValueRef::Inst(i) => {
                     if let Some(v) = self.alloca_of(cur) {
                         let d = self
                             .inst_data(i)
-                            .ok_or_else(|| self.invalid("no instruction"))?;
+                            .ok_or_else(|| self.invalid(Invalid::reference("no instruction")))?;
                         let InstKind::Alloca { allocated, .. } = &d.kind else {
-                            return Err(self.invalid("alloca expected"));
+                            return Err(self.invalid(Invalid::reference("alloca expected")));
                         };
                         break (v, StorageClass::Function, *allocated);
                     }
-                    let d = body.inst(i).ok_or_else(|| self.invalid("no instruction"))?;
+                    let d = body
+                        .inst(i)
+                        .ok_or_else(|| self.invalid(Invalid::reference("no instruction")))?;
                     match &d.kind {
                         InstKind::Gep { operands, .. } => {
                             let ops: Vec<Value> = body.values(*operands).collect();
-                            cur = *ops.first().ok_or_else(|| self.invalid("empty GEP"))?;
+                            cur = *ops
+                                .first()
+                                .ok_or_else(|| self.invalid(Invalid::reference("empty GEP")))?;
                             geps.push(ops);
                         }
                         InstKind::Cast { value, .. } => cur = *value,
-                        _ => return Err(self.unsupported("pointer from this instruction")),
+                        _ => {
+                            return Err(self.unsupported(Unsupported::Pointer(
+                                "pointer from this instruction",
+                            )));
+                        }
                     }
                 }
                 ValueRef::Const(c) => {
@@ -712,18 +754,20 @@ impl<'a> Ctx<'a> {
                         .m
                         .constants
                         .get(c)
-                        .ok_or_else(|| self.invalid("no constant"))?;
+                        .ok_or_else(|| self.invalid(Invalid::reference("no constant")))?;
                     match &k.data {
                         ConstData::Gep { operands, .. } => {
                             let ops: Vec<Value> = self.m.constants.values_of(*operands).to_vec();
-                            cur = *ops.first().ok_or_else(|| self.invalid("empty GEP"))?;
+                            cur = *ops
+                                .first()
+                                .ok_or_else(|| self.invalid(Invalid::reference("empty GEP")))?;
                             geps.push(ops);
                         }
                         ConstData::Cast { value, .. } => cur = *value,
-                        _ => return Err(self.unsupported("pointer constant")),
+                        _ => return Err(self.unsupported(Unsupported::Pointer("pointer constant"))),
                     }
                 }
-                _ => return Err(self.unsupported("pointer operand")),
+                _ => return Err(self.unsupported(Unsupported::Pointer("pointer operand"))),
             }
         };
         if geps.is_empty() {
@@ -738,16 +782,18 @@ impl<'a> Ctx<'a> {
             let f = self.const_int(*first);
             if f != Some(0) {
                 let Some(f) = f else {
-                    return Err(
-                        self.unsupported("pointer arithmetic with a dynamic first GEP index")
-                    );
+                    return Err(self.unsupported(Unsupported::Pointer(
+                        "pointer arithmetic with a dynamic first GEP index",
+                    )));
                 };
                 if let Some(last) = terms.last_mut() {
                     // Stepping over elements of the innermost array.
                     match last {
                         Ix::C(c) => *c += f,
                         Ix::V(_) => {
-                            return Err(self.unsupported("pointer arithmetic on a dynamic index"));
+                            return Err(self.unsupported(Unsupported::Pointer(
+                                "pointer arithmetic on a dynamic index",
+                            )));
                         }
                     }
                 } else {
@@ -755,18 +801,18 @@ impl<'a> Ctx<'a> {
                     let len = match self.m.types.data(base_ty) {
                         TypeData::Array { len, .. } => *len as i64,
                         _ => {
-                            return Err(
-                                self.unsupported("pointer arithmetic past a scalar variable")
-                            );
+                            return Err(self.unsupported(Unsupported::Pointer(
+                                "pointer arithmetic past a scalar variable",
+                            )));
                         }
                     };
                     let next = rest
                         .first()
                         .and_then(|&v| self.const_int(v))
                         .ok_or_else(|| {
-                            self.unsupported(
+                            self.unsupported(Unsupported::instruction(
                                 "pointer arithmetic past a variable with a dynamic index",
-                            )
+                            ))
                         })?;
                     terms.push(Ix::C(f.saturating_mul(len).saturating_add(next)));
                     for &x in rest.iter().skip(1) {
@@ -787,14 +833,16 @@ impl<'a> Ctx<'a> {
                 TypeData::Vector { len, elem } => (*elem, Some(*len as u64)),
                 TypeData::Struct { elems, .. } => {
                     let Ix::C(k) = t else {
-                        return Err(self.invalid("struct GEP index is not a constant"));
+                        return Err(
+                            self.invalid(Invalid::operand("struct GEP index is not a constant"))
+                        );
                     };
-                    let e = *elems
-                        .get(k as usize)
-                        .ok_or_else(|| self.invalid("struct GEP index out of range"))?;
+                    let e = *elems.get(k as usize).ok_or_else(|| {
+                        self.invalid(Invalid::range("struct GEP index out of range"))
+                    })?;
                     (e, None)
                 }
-                _ => return Err(self.invalid("GEP into a scalar")),
+                _ => return Err(self.invalid(Invalid::ty("GEP into a scalar"))),
             };
             let last = len.map(|l| l.saturating_sub(1).min(u32::MAX as u64) as u32);
             let id = match (t, last) {
@@ -822,7 +870,7 @@ impl<'a> Ctx<'a> {
                     let lc = self.b.const_u32(l);
                     self.glsl(u, GLOp::UMin, &[x, lc])
                 }
-                (Ix::V(_), None) => return Err(self.invalid("dynamic struct index")),
+                (Ix::V(_), None) => return Err(self.invalid(Invalid::ty("dynamic struct index"))),
             };
             ids.push(id);
             pointee = next;
@@ -850,7 +898,9 @@ impl<'a> Ctx<'a> {
         );
         let scalars = self.scalar_of(want_ty).is_some() && self.scalar_of(have_ty).is_some();
         if !scalars || a != b || a == 1 || self.lanes(want_ty) != self.lanes(have_ty) {
-            return Err(self.unsupported("memory access through a pointer of a different type"));
+            return Err(self.unsupported(Unsupported::Pointer(
+                "memory access through a pointer of a different type",
+            )));
         }
         Ok(self.op1(Op::Bitcast, want, v))
     }
@@ -869,11 +919,18 @@ impl<'a> Ctx<'a> {
         {
             return Ok((pi.var, pi.storage));
         }
-        let gv = self.m.global(g).ok_or_else(|| self.invalid("no global"))?;
+        let gv = self
+            .m
+            .global(g)
+            .ok_or_else(|| self.invalid(Invalid::reference("no global")))?;
         let sc = match gv.address_space {
             3 => StorageClass::Workgroup,
             0 => StorageClass::Private,
-            a => return Err(self.unsupported(format!("global in address space {a}"))),
+            a => {
+                return Err(self.unsupported(Unsupported::instruction(format!(
+                    "global in address space {a}"
+                ))));
+            }
         };
         let t = self.ty(gv.value_ty)?;
         let init = match (sc, gv.init) {
@@ -906,8 +963,9 @@ impl<'a> Ctx<'a> {
         let (p, pointee, sc) = self.access(body, ptr)?;
         let t = self.ty(ty)?;
         if self.ty(pointee)? != t || !matches!(self.scalar_of(ty), Some(Scalar::Int(32 | 64))) {
-            return Err(self
-                .unsupported("atomicrmw through a pointer of another type, or on a non-integer"));
+            return Err(self.unsupported(Unsupported::value(
+                "atomicrmw through a pointer of another type, or on a non-integer",
+            )));
         }
         if self.m.types.scalar_bits(ty) == 64 {
             self.b.capability(spirv::Capability::Int64Atomics);
@@ -926,7 +984,7 @@ impl<'a> Ctx<'a> {
             RmwOp::Min => Op::AtomicSMin,
             RmwOp::UMax => Op::AtomicUMax,
             RmwOp::UMin => Op::AtomicUMin,
-            RmwOp::Nand => return Err(self.unsupported("atomicrmw nand")),
+            RmwOp::Nand => return Err(self.unsupported(Unsupported::instruction("atomicrmw nand"))),
         };
         Ok(self.opn(o, t, &words![p, scope, sem, v]))
     }
@@ -944,11 +1002,11 @@ impl<'a> Ctx<'a> {
         let vt = self
             .m
             .value_type(self.func_of(self.entry.function), cmp)
-            .ok_or_else(|| self.invalid("cmpxchg operand without a type"))?;
+            .ok_or_else(|| self.invalid(Invalid::operand("cmpxchg operand without a type")))?;
         if self.ty(vt)? != t || !matches!(self.scalar_of(pointee), Some(Scalar::Int(32 | 64))) {
-            return Err(
-                self.unsupported("cmpxchg through a pointer of another type, or on a non-integer")
-            );
+            return Err(self.unsupported(Unsupported::value(
+                "cmpxchg through a pointer of another type, or on a non-integer",
+            )));
         }
         if self.m.types.scalar_bits(pointee) == 64 {
             self.b.capability(spirv::Capability::Int64Atomics);
@@ -989,7 +1047,7 @@ impl<'a> Ctx<'a> {
         if let Some(op) = self.dx_opcode(callee, args)? {
             return self.dx_op(body, i, op, ty, args);
         }
-        Err(self.unsupported(format!("call to @{name}")))
+        Err(self.unsupported(Unsupported::instruction(format!("call to @{name}"))))
     }
 }
 

@@ -6,7 +6,7 @@ use spirv::{Capability, GLOp, Op};
 
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
-use crate::error::Error;
+use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, try_ids, words};
 
 impl<'a> Ctx<'a> {
@@ -17,13 +17,13 @@ impl<'a> Ctx<'a> {
         let lanes = self.lanes(in_ty);
         let s = self
             .scalar_of(in_ty)
-            .ok_or_else(|| self.invalid("unary operation on a non-numeric value"))?;
+            .ok_or_else(|| self.invalid(Invalid::ty("unary operation on a non-numeric value")))?;
         let g = |this: &mut Self, o: GLOp| this.glsl(t, o, &[x]);
         Ok(match op {
             OpCode::FAbs => g(self, GLOp::FAbs),
             OpCode::Saturate => {
                 let Scalar::Float(w) = s else {
-                    return Err(self.invalid("saturate of an integer"));
+                    return Err(self.invalid(Invalid::ty("saturate of an integer")));
                 };
                 let zero = self.const_float(w, lanes, 0.0);
                 let one = self.const_float(w, lanes, 1.0);
@@ -39,7 +39,7 @@ impl<'a> Ctx<'a> {
             }
             OpCode::IsNormal => {
                 let Scalar::Float(w) = s else {
-                    return Err(self.invalid("IsNormal of an integer"));
+                    return Err(self.invalid(Invalid::ty("IsNormal of an integer")));
                 };
                 let ft = self.scalar_ty(s, lanes);
                 let ax = self.glsl(ft, GLOp::FAbs, &[x]);
@@ -85,7 +85,7 @@ impl<'a> Ctx<'a> {
                 if self.quad_mode().is_none() =>
             {
                 let Scalar::Float(w) = s else {
-                    return Err(self.invalid("derivative of an integer"));
+                    return Err(self.invalid(Invalid::ty("derivative of an integer")));
                 };
                 self.const_float(w, lanes, 0.0)
             }
@@ -111,7 +111,7 @@ impl<'a> Ctx<'a> {
                     self.op1(o, t, x)
                 }
             }
-            _ => return Err(self.unsupported(op.name())),
+            _ => return Err(self.unsupported(Unsupported::Operation(op))),
         })
     }
 
@@ -150,7 +150,7 @@ impl<'a> Ctx<'a> {
                 let rhi = self.op1(Op::BitReverse, t32, hi);
                 self.join64(rhi, rlo, lanes)
             }
-            _ => return Err(self.unsupported("Bfrev of this type")),
+            _ => return Err(self.unsupported(Unsupported::value("Bfrev of this type"))),
         })
     }
 
@@ -178,7 +178,7 @@ impl<'a> Ctx<'a> {
                 let b = self.op1(Op::BitCount, t32, hi);
                 self.op2(Op::IAdd, t32, a, b)
             }
-            _ => return Err(self.unsupported("Countbits of this type")),
+            _ => return Err(self.unsupported(Unsupported::value("Countbits of this type"))),
         })
     }
 
@@ -203,7 +203,7 @@ impl<'a> Ctx<'a> {
                 let lnone = self.op2(Op::IEqual, bt, l, none);
                 self.select(t32, lnone, hv, l)
             }
-            _ => return Err(self.unsupported("FirstbitLo of this type")),
+            _ => return Err(self.unsupported(Unsupported::value("FirstbitLo of this type"))),
         })
     }
 
@@ -258,7 +258,7 @@ impl<'a> Ctx<'a> {
                 let hnone = self.op2(Op::IEqual, bt, h, none);
                 (self.select(t32, hnone, l, h32), 64)
             }
-            _ => return Err(self.unsupported("FirstbitHi of this type")),
+            _ => return Err(self.unsupported(Unsupported::value("FirstbitHi of this type"))),
         };
         let wm1 = self.const_scalar(Scalar::Int(32), lanes, width - 1);
         let r = self.op2(Op::ISub, t32, wm1, msb);
@@ -333,7 +333,7 @@ impl<'a> Ctx<'a> {
                 let _ = ty;
                 self.make_agg(&[v, cb])
             }
-            _ => return Err(self.unsupported(op.name())),
+            _ => return Err(self.unsupported(Unsupported::Operation(op))),
         })
     }
 
@@ -360,7 +360,7 @@ impl<'a> Ctx<'a> {
                 let w = self.arg_id(a, 4)?;
                 self.bfi(x, y, z, w, lanes)
             }
-            _ => return Err(self.unsupported(op.name())),
+            _ => return Err(self.unsupported(Unsupported::Operation(op))),
         })
     }
 
@@ -465,7 +465,7 @@ impl<'a> Ctx<'a> {
             // test_shader_sm64_packed pins down).
             let f = self.b.f32();
             let h = self.scalar_ty(Scalar::Float(16), 1);
-            let p: [Id; 2] = try_ids(|k| {
+            let p = try_ids::<2, Error>(|k| {
                 let x = self.arg_id(a, 2 + k)?;
                 let y = self.arg_id(a, 4 + k)?;
                 let m = self.op2(Op::FMul, h, x, y);

@@ -26,7 +26,7 @@ use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, 
 
 use crate::cfg::{Cfg, Structurizer};
 use crate::dxil::{self, DenormMode, EntryInfo, Stage};
-use crate::error::{Error, Location};
+use crate::error::{Error, Invalid, Location, Unsupported};
 use crate::spv::{self, Builder, Id, words};
 use crate::{Options, Translation};
 
@@ -395,14 +395,14 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub fn unsupported(&self, what: impl Into<String>) -> Error {
+    pub fn unsupported(&self, what: Unsupported) -> Error {
         Error::Unsupported {
-            what: what.into(),
+            what,
             at: self.loc(),
         }
     }
 
-    pub fn invalid(&self, what: impl Into<String>) -> Error {
+    pub fn invalid(&self, what: impl Into<Invalid>) -> Error {
         Error::Invalid {
             what: what.into(),
             at: self.loc(),
@@ -600,7 +600,7 @@ impl<'a> Ctx<'a> {
                 opcode,
                 at: self.loc(),
             },
-            None => self.invalid("dx.op call without a constant opcode"),
+            None => self.invalid(Invalid::operand("dx.op call without a constant opcode")),
         }
     }
 

@@ -11,7 +11,7 @@ use spirv::Op;
 
 use super::res::View;
 use super::{Args, Ctx, Val};
-use crate::error::Error;
+use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, TypeKey, words};
 
 /// The template flags of a ray query: known, or loaded from the flag table.
@@ -31,7 +31,11 @@ impl<'a> Ctx<'a> {
             .rq_allocs
             .iter()
             .position(|&(x, _)| x == i)
-            .ok_or_else(|| self.invalid("AllocateRayQuery was not seen by the scan"))?;
+            .ok_or_else(|| {
+                self.invalid(Invalid::internal(
+                    "AllocateRayQuery was not seen by the scan",
+                ))
+            })?;
         Ok(Val::Id(self.b.const_u32(k as u32)))
     }
 
@@ -40,7 +44,9 @@ impl<'a> Ctx<'a> {
         self.ray_query_caps();
         let n = self.f.rq_allocs.len() as u32;
         if n == 0 {
-            return Err(self.invalid("ray query operation without AllocateRayQuery"));
+            return Err(self.invalid(Invalid::resource(
+                "ray query operation without AllocateRayQuery",
+            )));
         }
         let rqt = self.b.ty(TypeKey::RayQuery);
         let var = match self.f.rq_var {
@@ -189,7 +195,9 @@ impl<'a> Ctx<'a> {
                 let row = self.arg_const(a, 2)? as u32;
                 let col = self.arg_const(a, 3)? as u32;
                 if row > 2 || col > 3 {
-                    return Err(self.invalid("ray query matrix element out of range"));
+                    return Err(
+                        self.invalid(Invalid::range("ray query matrix element out of range"))
+                    );
                 }
                 // SPIR-V returns 4 columns of 3 rows; DXIL indexes the 3×4 matrix by (row, col).
                 id(self.opn(Op::CompositeExtract, f, &words![m, col, row]))
@@ -210,7 +218,7 @@ impl<'a> Ctx<'a> {
                 let b = self.op2(Op::RayQueryGetIntersectionBarycentricsKHR, v2, rq, c);
                 let k = self.arg_const(a, 2)? as u32;
                 if k > 1 {
-                    return Err(self.invalid("barycentric component out of range"));
+                    return Err(self.invalid(Invalid::range("barycentric component out of range")));
                 }
                 id(self.opn(Op::CompositeExtract, f, &words![b, k]))
             }
@@ -294,7 +302,7 @@ impl<'a> Ctx<'a> {
             }
             _ => {
                 let _ = ty;
-                Err(self.unsupported(op.name()))
+                Err(self.unsupported(Unsupported::Operation(op)))
             }
         }
     }
@@ -302,7 +310,7 @@ impl<'a> Ctx<'a> {
     fn component3(&self, a: Args<'_>) -> Result<u32, Error> {
         let k = self.arg_const(a, 2)? as u32;
         if k > 2 {
-            return Err(self.invalid("vector component out of range"));
+            return Err(self.invalid(Invalid::range("vector component out of range")));
         }
         Ok(k)
     }

@@ -19,7 +19,7 @@ use crate::binding::{
     ArraySize, D3dBinding, DescriptorType, OffsetEntry, OffsetKind, Placement, RootBlockPlacement,
 };
 use crate::dxil::{ResourceClass, ResourceDecl, ResourceKind, ResourceProps, SampledClass};
-use crate::error::Error;
+use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, TypeKey, words};
 use crate::{Binding, BoundResource, DescriptorCount};
 
@@ -117,23 +117,26 @@ impl<'a> Ctx<'a> {
         op: OpCode,
         argv: &dyn Fn(usize) -> Option<Value>,
     ) -> Result<Option<u32>, Error> {
-        let arg = |k: usize| argv(k).ok_or_else(|| self.invalid("missing operand"));
+        let arg =
+            |k: usize| argv(k).ok_or_else(|| self.invalid(Invalid::operand("missing operand")));
         let info = match op {
             // CreateHandle(class, rangeId, index, nonUniform)
             OpCode::CreateHandle => {
                 let class = self.const_int(arg(1)?).map(|c| c as u32);
                 let range = self.const_int(arg(2)?).map(|c| c as u32);
                 let (Some(class), Some(range)) = (class, range) else {
-                    return Err(self.invalid("createHandle with a non-constant class or range id"));
+                    return Err(self.invalid(Invalid::operand(
+                        "createHandle with a non-constant class or range id",
+                    )));
                 };
                 let res = self
                     .res
                     .iter()
                     .position(|r| r.heap.is_none() && r.decl.class as u32 == class && r.decl.range_id == range)
                     .ok_or_else(|| {
-                        self.invalid(format!(
+                        self.invalid(Invalid::ty(format!(
                             "createHandle names range {range} of class {class}, which dx.resources does not declare"
-                        ))
+                        )))
                     })?;
                 HandleInfo {
                     res: res as u32,
@@ -146,7 +149,9 @@ impl<'a> Ctx<'a> {
             OpCode::CreateHandleFromBinding => {
                 let (lo, _hi, space, class) =
                     crate::dxil::res_bind(self.m, arg(1)?).ok_or_else(|| {
-                        self.invalid("createHandleFromBinding: the binding is not a constant")
+                        self.invalid(Invalid::operand(
+                            "createHandleFromBinding: the binding is not a constant",
+                        ))
                     })?;
                 let res = self
                     .res
@@ -159,9 +164,9 @@ impl<'a> Ctx<'a> {
                             && (r.decl.count == u32::MAX || lo - r.decl.lower < r.decl.count)
                     })
                     .ok_or_else(|| {
-                        self.invalid(format!(
+                        self.invalid(Invalid::ty(format!(
                             "createHandleFromBinding: no declared range of class {class} holds register {lo} of space {space}"
-                        ))
+                        )))
                     })?;
                 HandleInfo {
                     res: res as u32,
@@ -179,9 +184,9 @@ impl<'a> Ctx<'a> {
             },
             // AnnotateHandle(handle, props)
             OpCode::AnnotateHandle => {
-                let src = arg(1)?
-                    .as_inst()
-                    .ok_or_else(|| self.invalid("annotateHandle of a non-instruction"))?;
+                let src = arg(1)?.as_inst().ok_or_else(|| {
+                    self.invalid(Invalid::reference("annotateHandle of a non-instruction"))
+                })?;
                 let h = self.f.handle_of.get(src.index()).copied().unwrap_or(NONE);
                 if h == NONE {
                     return Ok(None);
@@ -189,17 +194,24 @@ impl<'a> Ctx<'a> {
                 let mut info = self.handles[h as usize];
                 if info.res == NONE {
                     let (w0, w1) = crate::dxil::props_words(self.m, arg(2)?).ok_or_else(|| {
-                        self.invalid("annotateHandle: properties are not a constant")
+                        self.invalid(Invalid::operand(
+                            "annotateHandle: properties are not a constant",
+                        ))
                     })?;
                     let props = ResourceProps::decode(w0, w1).ok_or_else(|| {
-                        self.invalid(format!("annotateHandle: unknown resource kind in {w0:#x}"))
+                        self.invalid(Invalid::resource(format!(
+                            "annotateHandle: unknown resource kind in {w0:#x}"
+                        )))
                     })?;
                     info.res = self.heap_resource(props, info.heap.unwrap_or(false));
                 }
                 info
             }
             OpCode::CreateHandleForLib => {
-                return Err(self.unsupported("createHandleForLib (library shaders)"));
+                return Err(self.unsupported(Unsupported::OperationNeeds {
+                    op: OpCode::CreateHandleForLib,
+                    why: "library shaders",
+                }));
             }
             _ => return Ok(None),
         };
@@ -255,17 +267,19 @@ impl<'a> Ctx<'a> {
 
     /// The handle a `dx.op` operand refers to.
     pub fn handle(&self, v: Option<Value>) -> Result<HandleInfo, Error> {
-        let i = v
-            .and_then(|v| v.as_inst())
-            .ok_or_else(|| self.invalid("resource operand is not a handle instruction"))?;
+        let i = v.and_then(|v| v.as_inst()).ok_or_else(|| {
+            self.invalid(Invalid::resource(
+                "resource operand is not a handle instruction",
+            ))
+        })?;
         let h = self.f.handle_of.get(i.index()).copied().unwrap_or(NONE);
         let info = self
             .handles
             .get(h as usize)
             .copied()
-            .ok_or_else(|| self.unsupported("resource handle not made by createHandle*/annotateHandle (phi or select of handles)"))?;
+            .ok_or_else(|| self.unsupported(Unsupported::resource("resource handle not made by createHandle*/annotateHandle (phi or select of handles)")))?;
         if info.res == NONE {
-            return Err(self.invalid("heap handle used without annotateHandle"));
+            return Err(self.invalid(Invalid::resource("heap handle used without annotateHandle")));
         }
         Ok(info)
     }
@@ -432,7 +446,9 @@ impl<'a> Ctx<'a> {
             TextureCubeArray => (Dim::DimCube, true, false),
             TypedBuffer => (Dim::DimBuffer, false, false),
             other => {
-                return Err(self.unsupported(format!("{other:?} as an image")));
+                return Err(
+                    self.unsupported(Unsupported::resource(format!("{other:?} as an image")))
+                );
             }
         };
         let uav = d.class == ResourceClass::Uav;
@@ -790,10 +806,11 @@ impl<'a> Ctx<'a> {
                 return self.root_address_desc(h, view, offset, ty);
             }
             Placement::PushConstants { .. } => {
-                return Err(self.invalid("root constants read as a descriptor"));
+                return Err(self.invalid(Invalid::internal("root constants read as a descriptor")));
             }
         };
-        let var = var.ok_or_else(|| self.invalid("descriptor view without a variable"))?;
+        let var = var
+            .ok_or_else(|| self.invalid(Invalid::internal("descriptor view without a variable")))?;
         if array == ArraySize::One {
             return Ok(Desc {
                 var,

@@ -22,7 +22,7 @@ use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, GLOp, Op, StorageCla
 
 use super::{Args, Ctx, Val};
 use crate::dxil::Stage;
-use crate::error::Error;
+use crate::error::{Error, Invalid, MetadataError, Unsupported};
 use crate::spv::{Id, TypeKey, try_ids, words};
 
 /// Numeric class of an interface variable's components.
@@ -184,10 +184,10 @@ impl<'a> Ctx<'a> {
         let stage = self.entry.stage;
         if stage == Stage::Geometry {
             let gs = self.entry.gs_state.ok_or_else(|| {
-                Error::Metadata("geometry shader without its state (tag 1)".into())
+                MetadataError::signature("geometry shader without its state (tag 1)")
             })?;
             self.io.gs_vertices = primitive_vertices(gs.input_primitive).ok_or_else(|| {
-                Error::Metadata(format!(
+                MetadataError::signature(format!(
                     "geometry shader input primitive {:?} is unsupported (control-point patches)",
                     gs.input_primitive
                 ))
@@ -220,7 +220,7 @@ impl<'a> Ctx<'a> {
         // Signature elements are not instructions: the location names the entry function only.
         let entry_name = self.entry.name.clone();
         let unsupported = |what: String| Error::Unsupported {
-            what,
+            what: Unsupported::signature(what),
             at: crate::error::Location {
                 function: entry_name.clone(),
                 block: 0,
@@ -305,10 +305,11 @@ impl<'a> Ctx<'a> {
             let rows = e.rows.max(1);
             let cols = u32::from(e.cols.max(1));
             if rows > 4096 || cols > 4 {
-                return Err(Error::Metadata(format!(
+                return Err(MetadataError::signature(format!(
                     "signature element {} `{}`: {rows} rows of {cols} columns",
                     e.id, e.name
-                )));
+                ))
+                .into());
             }
             let mut map = Map::Direct;
             let mut slot_class = class;
@@ -407,10 +408,11 @@ impl<'a> Ctx<'a> {
                 }
                 None => {
                     if e.start_row < 0 || e.start_col < 0 {
-                        return Err(Error::Metadata(format!(
+                        return Err(MetadataError::signature(format!(
                             "signature element {} `{}` has no register",
                             e.id, e.name
-                        )));
+                        ))
+                        .into());
                     }
                     let scalar = match class {
                         Class::Float => self.b.f32(),
@@ -598,10 +600,10 @@ impl<'a> Ctx<'a> {
             &self.io.inputs
         };
         list.iter().find(|s| s.id == id).copied().ok_or_else(|| {
-            self.invalid(format!(
+            self.invalid(Invalid::ty(format!(
                 "no {} signature element {id}",
                 if output { "output" } else { "input" }
-            ))
+            )))
         })
     }
 
@@ -617,15 +619,18 @@ impl<'a> Ctx<'a> {
         col: u32,
     ) -> Result<(Id, Id), Error> {
         if col >= s.cols {
-            return Err(self.invalid(format!(
+            return Err(self.invalid(Invalid::range(format!(
                 "column {col} of a signature element of {} columns",
                 s.cols
-            )));
+            ))));
         }
         if let Some(r) = row_const
             && !(0..i64::from(s.rows)).contains(&r)
         {
-            return Err(self.invalid(format!("row {r} of a signature element of {} rows", s.rows)));
+            return Err(self.invalid(Invalid::range(format!(
+                "row {r} of a signature element of {} rows",
+                s.rows
+            ))));
         }
         let sc = if s.output {
             StorageClass::Output
@@ -634,7 +639,9 @@ impl<'a> Ctx<'a> {
         };
         let mut idx: Vec<Id> = Vec::with_capacity(3);
         if s.per_vertex {
-            let v = vertex.ok_or_else(|| self.invalid("geometry shader input without a vertex"))?;
+            let v = vertex.ok_or_else(|| {
+                self.invalid(Invalid::range("geometry shader input without a vertex"))
+            })?;
             idx.push(v);
         }
         let scalar = match s.class {
@@ -717,9 +724,9 @@ impl<'a> Ctx<'a> {
             }
             (Class::SInt, TypeData::Float) => self.op1(Op::Bitcast, t, x),
             (c, other) => {
-                return Err(
-                    self.unsupported(format!("reading a {c:?} signature element as {other:?}"))
-                );
+                return Err(self.unsupported(Unsupported::signature(format!(
+                    "reading a {c:?} signature element as {other:?}"
+                ))));
             }
         })
     }
@@ -754,9 +761,9 @@ impl<'a> Ctx<'a> {
             (TypeData::Float, Class::UInt) => self.op1(Op::Bitcast, u, x),
             (TypeData::Float, Class::SInt) => self.op1(Op::Bitcast, s, x),
             (other, c) => {
-                return Err(
-                    self.unsupported(format!("writing {other:?} to a {c:?} signature element"))
-                );
+                return Err(self.unsupported(Unsupported::signature(format!(
+                    "writing {other:?} to a {c:?} signature element"
+                ))));
             }
         })
     }
@@ -820,9 +827,9 @@ impl<'a> Ctx<'a> {
         let id = self.arg_const(a, 1)? as u32;
         let s = self.slot(false, id)?;
         if s.class != Class::Float || s.map != Map::Direct {
-            return Err(
-                self.unsupported("pull-model evaluation of a non-float or system-value input")
-            );
+            return Err(self.unsupported(Unsupported::signature(
+                "pull-model evaluation of a non-float or system-value input",
+            )));
         }
         let (row, row_const) = self.row_arg(a, 2)?;
         let col = self.arg_const(a, 3)? as u32;
@@ -838,7 +845,7 @@ impl<'a> Ctx<'a> {
                 // Offsets in 1/16 pixel: signed 4-bit values (D3D's snapped grid).
                 let f = self.b.f32();
                 let v2 = self.b.vec(f, 2);
-                let parts: [Id; 2] = try_ids(|k| {
+                let parts = try_ids::<2, Error>(|k| {
                     let o = self.arg_id(a, 4 + k)?;
                     let u = self.b.u32();
                     let z = self.b.const_u32(0);
@@ -920,13 +927,14 @@ impl<'a> Ctx<'a> {
                 Ok(Val::Id(id))
             }
             OpCode::RenderTargetGetSamplePosition | OpCode::RenderTargetGetSampleCount => Err(self
-                .unsupported(format!(
-                    "{} (Vulkan has no render-target sample query in shaders)",
-                    op.name()
-                ))),
-            OpCode::AttributeAtVertex => Err(self.unsupported(
-                "AttributeAtVertex (needs fragment shader barycentrics, per-vertex inputs)",
-            )),
+                .unsupported(Unsupported::OperationNeeds {
+                    op,
+                    why: "Vulkan has no render-target sample query in shaders",
+                })),
+            OpCode::AttributeAtVertex => Err(self.unsupported(Unsupported::OperationNeeds {
+                op: OpCode::AttributeAtVertex,
+                why: "needs fragment shader barycentrics, per-vertex inputs",
+            })),
             _ => return None,
         };
         Some(r)
@@ -968,7 +976,7 @@ impl<'a> Ctx<'a> {
     fn gs_stream(&mut self, op: OpCode, a: Args<'_>) -> Result<Val, Error> {
         let stream = self.arg_const(a, 1)?;
         if !(0..4).contains(&stream) {
-            return Err(self.invalid(format!("geometry stream {stream}")));
+            return Err(self.invalid(Invalid::range(format!("geometry stream {stream}"))));
         }
         let multi = self.io.multi_stream;
         let s = self.b.const_u32(stream as u32);
@@ -1029,7 +1037,7 @@ impl<'a> Ctx<'a> {
                 let gs = self
                     .entry
                     .gs_state
-                    .ok_or_else(|| Error::Metadata("geometry shader without its state".into()))?;
+                    .ok_or_else(|| MetadataError::signature("geometry shader without its state"))?;
                 let input = match gs.input_primitive {
                     InputPrimitive::Point => ExecutionMode::InputPoints,
                     InputPrimitive::Line => ExecutionMode::InputLines,

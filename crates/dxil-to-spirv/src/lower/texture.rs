@@ -8,7 +8,7 @@ use super::res::{HandleInfo, View};
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
 use crate::dxil::{ResourceClass, ResourceKind};
-use crate::error::Error;
+use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, TypeKey, words};
 
 /// Coordinate shape of a texture kind.
@@ -87,7 +87,7 @@ impl<'a> Ctx<'a> {
     ) -> Result<(), Error> {
         let d = self.decl(h);
         if !kinds.contains(&d.kind) || (d.class == ResourceClass::Uav) != uav {
-            return Err(self.invalid(format!(
+            return Err(self.invalid(Invalid::ty(format!(
                 "{what} on a {:?} {}",
                 d.kind,
                 if d.class == ResourceClass::Uav {
@@ -95,14 +95,15 @@ impl<'a> Ctx<'a> {
                 } else {
                     "SRV"
                 }
-            )));
+            ))));
         }
         Ok(())
     }
 
     fn tex_shape(&self, h: &HandleInfo) -> Result<Shape, Error> {
         let k = self.decl(h).kind;
-        shape(k).ok_or_else(|| self.invalid(format!("texture operation on a {k:?}")))
+        shape(k)
+            .ok_or_else(|| self.invalid(Invalid::resource(format!("texture operation on a {k:?}"))))
     }
 
     /// Builds a scalar or vector of `n` operands starting at `first` (all of one type).
@@ -250,7 +251,7 @@ impl<'a> Ctx<'a> {
                 ResourceKind::TextureCube | ResourceKind::TextureCubeArray
             )
         {
-            return Err(self.invalid(format!("TextureLoad from a {k:?}")));
+            return Err(self.invalid(Invalid::resource(format!("TextureLoad from a {k:?}"))));
         }
         let s = self.tex_shape(&h)?;
         let decl = self.decl(&h).clone();
@@ -312,7 +313,9 @@ impl<'a> Ctx<'a> {
     pub(super) fn texture_store_cond(&mut self, _op: OpCode, a: Args<'_>) -> Result<Id, Error> {
         let h = self.handle_of_arg(a, 1)?;
         if self.decl(&h).class != ResourceClass::Uav || !self.decl(&h).kind.is_texture() {
-            return Err(self.invalid("texture store on a resource that is not a UAV texture"));
+            return Err(self.invalid(Invalid::resource(
+                "texture store on a resource that is not a UAV texture",
+            )));
         }
         let coord = self.texture_coord(&h, a, 2)?;
         self.coord_in_bounds(&h, coord, None)
@@ -354,7 +357,7 @@ impl<'a> Ctx<'a> {
         let h = self.handle_of_arg(a, 1)?;
         let sh = self.handle_of_arg(a, 2)?;
         if self.decl(&sh).class != ResourceClass::Sampler {
-            return Err(self.invalid("sampler operand is not a sampler"));
+            return Err(self.invalid(Invalid::resource("sampler operand is not a sampler")));
         }
         self.require_kind(&h, SAMPLEABLE, false, "sampling")?;
         let (img, img_ty) = self.load_object(&h, View::Image)?;
@@ -450,7 +453,7 @@ impl<'a> Ctx<'a> {
                 extra.push(dy);
                 clamp_at = Some(rest + 6);
             }
-            _ => return Err(self.unsupported(op.name())),
+            _ => return Err(self.unsupported(Unsupported::Operation(op))),
         }
         let mut coord = coord;
         match self.offsets(a, 7, s.offset)? {

@@ -4,7 +4,7 @@ use dxil_module::{ConstData, ConstId, TypeData, TypeId, Value, ValueRef};
 use spirv::{Capability, Op};
 
 use super::{Ctx, Val};
-use crate::error::Error;
+use crate::error::{Error, Invalid, Limit, Unsupported};
 use crate::spv::{Id, TypeKey};
 
 /// The scalar class of a SPIR-V value type, for picking instructions.
@@ -24,7 +24,7 @@ impl<'a> Ctx<'a> {
         // Types nest by recursion; a malformed module could make a type contain itself.
         self.depth += 1;
         let r = if self.depth > 64 {
-            Err(self.invalid("type nested more than 64 deep"))
+            Err(self.invalid(Invalid::ty("type nested more than 64 deep")))
         } else {
             self.ty_uncached(t)
         };
@@ -52,25 +52,26 @@ impl<'a> Ctx<'a> {
             }
             &TypeData::Vector { len, elem } => {
                 if !(2..=4).contains(&len) {
-                    return Err(self.unsupported(format!("vector of {len} elements")));
+                    return Err(
+                        self.unsupported(Unsupported::ty(format!("vector of {len} elements")))
+                    );
                 }
                 let e = self.ty(elem)?;
                 self.b.vec(e, len)
             }
             &TypeData::Array { len, elem } => {
-                let len = u32::try_from(len)
-                    .ok()
-                    .filter(|&l| l > 0)
-                    .ok_or_else(|| self.unsupported(format!("array of {len} elements")))?;
+                let len = u32::try_from(len).ok().filter(|&l| l > 0).ok_or_else(|| {
+                    self.unsupported(Unsupported::ty(format!("array of {len} elements")))
+                })?;
                 let e = self.ty(elem)?;
                 self.b.ty(TypeKey::Array(e, len))
             }
             TypeData::Struct { elems, name, .. } => {
                 if name.as_deref().is_some_and(|n| n.starts_with("dx.types.")) {
-                    return Err(self.unsupported(format!(
+                    return Err(self.unsupported(Unsupported::ty(format!(
                         "`%{}` value as a first-class SPIR-V value",
                         name.as_deref().unwrap_or("")
-                    )));
+                    ))));
                 }
                 let mut members = Vec::with_capacity(elems.len());
                 for &e in elems {
@@ -78,7 +79,7 @@ impl<'a> Ctx<'a> {
                 }
                 self.b.struct_type(&members)
             }
-            other => return Err(self.unsupported(format!("type {other:?}"))),
+            other => return Err(self.unsupported(Unsupported::ty(format!("type {other:?}")))),
         };
         if let Some(slot) = self.type_ids.get_mut(t.index()) {
             *slot = Some(id);
@@ -170,7 +171,7 @@ impl<'a> Ctx<'a> {
         }
         self.depth += 1;
         let r = if self.depth > 64 {
-            Err(self.invalid("constant nested more than 64 deep"))
+            Err(self.invalid(Invalid::ty("constant nested more than 64 deep")))
         } else {
             self.constant_uncached(c)
         };
@@ -180,10 +181,12 @@ impl<'a> Ctx<'a> {
 
     fn constant_uncached(&mut self, c: ConstId) -> Result<Id, Error> {
         let m = self.m;
-        let k = m
-            .constants
-            .get(c)
-            .ok_or_else(|| self.invalid(format!("constant {} does not exist", c.0)))?;
+        let k = m.constants.get(c).ok_or_else(|| {
+            self.invalid(Invalid::reference(format!(
+                "constant {} does not exist",
+                c.0
+            )))
+        })?;
         let ty = k.ty;
         let id = match &k.data {
             // Undefined values become zero: a valid refinement of `undef`, and deterministic.
@@ -206,7 +209,9 @@ impl<'a> Ctx<'a> {
                     let t = self.ty(ty)?;
                     self.b.const_bits(t, w, v as u64)
                 }
-                _ => return Err(self.invalid("integer constant of a non-integer type")),
+                _ => {
+                    return Err(self.invalid(Invalid::ty("integer constant of a non-integer type")));
+                }
             },
             &ConstData::Float(bits) => {
                 let t = self.ty(ty)?;
@@ -219,17 +224,14 @@ impl<'a> Ctx<'a> {
                 let mut parts = Vec::with_capacity(vals.len());
                 for v in vals {
                     let ValueRef::Const(e) = v.get() else {
-                        return Err(
-                            self.unsupported("aggregate constant with a non-constant element")
-                        );
+                        return Err(self.unsupported(Unsupported::ty(
+                            "aggregate constant with a non-constant element",
+                        )));
                     };
                     parts.push(self.constant(e)?);
                 }
                 if parts.len() > 65_000 {
-                    return Err(Error::Limit(format!(
-                        "constant with {} elements",
-                        parts.len()
-                    )));
+                    return Err(Limit::ConstantElements(parts.len()).into());
                 }
                 self.b.const_composite(t, &parts)
             }
@@ -238,16 +240,17 @@ impl<'a> Ctx<'a> {
                 let t = self.ty(ty)?;
                 let elem = match self.m.types.data(ty) {
                     TypeData::Array { elem, .. } | TypeData::Vector { elem, .. } => *elem,
-                    _ => return Err(self.invalid("data constant of a non-sequence type")),
+                    _ => {
+                        return Err(
+                            self.invalid(Invalid::ty("data constant of a non-sequence type"))
+                        );
+                    }
                 };
                 let et = self.ty(elem)?;
                 let w = self.m.types.scalar_bits(elem);
                 let is_bool = matches!(self.m.types.data(elem), TypeData::Int(1));
                 if words.len() > 65_000 {
-                    return Err(Error::Limit(format!(
-                        "constant with {} elements",
-                        words.len()
-                    )));
+                    return Err(Limit::ConstantElements(words.len()).into());
                 }
                 let mut parts = Vec::with_capacity(words.len());
                 for bits in words {
@@ -277,7 +280,9 @@ impl<'a> Ctx<'a> {
                 self.b.const_composite(t, &parts)
             }
             other => {
-                return Err(self.unsupported(format!("constant expression {other:?}")));
+                return Err(
+                    self.unsupported(Unsupported::ty(format!("constant expression {other:?}")))
+                );
             }
         };
         if let Some(slot) = self.const_ids.get_mut(c.index()) {
@@ -292,17 +297,19 @@ impl<'a> Ctx<'a> {
             ValueRef::Const(c) => self.constant(c),
             ValueRef::Inst(i) => match self.inst_val(i)? {
                 Val::Id(id) => Ok(id),
-                other => Err(self.invalid(format!(
+                other => Err(self.invalid(Invalid::ty(format!(
                     "instruction {} used as a plain value but lowers to {other:?}",
                     i.0
-                ))),
+                )))),
             },
-            ValueRef::Global(_) | ValueRef::Function(_) => {
-                Err(self.unsupported("a global or function address used as a value"))
+            ValueRef::Global(_) | ValueRef::Function(_) => Err(self.unsupported(
+                Unsupported::Pointer("a global or function address used as a value"),
+            )),
+            ValueRef::Arg(_) => {
+                Err(self.unsupported(Unsupported::instruction("function arguments")))
             }
-            ValueRef::Arg(_) => Err(self.unsupported("function arguments")),
             ValueRef::Metadata(_) | ValueRef::Unresolved(_) => {
-                Err(self.invalid("metadata or unresolved value as an operand"))
+                Err(self.invalid(Invalid::ty("metadata or unresolved value as an operand")))
             }
         }
     }

@@ -7,7 +7,7 @@
 use dxil_module::{Body, CastOp, InstKind, TypeData, TypeId, Value};
 
 use super::Ctx;
-use crate::error::Error;
+use crate::error::{Error, Invalid};
 
 impl<'a> Ctx<'a> {
     pub(super) fn verify_types(&mut self, body: &Body) -> Result<(), Error> {
@@ -20,10 +20,12 @@ impl<'a> Ctx<'a> {
             for i in body.block_insts(dxil_module::BlockId(bb as u32)) {
                 self.at_inst = i;
                 let Some(d) = body.insts.get(i as usize) else {
-                    return Err(self.invalid("instruction index out of range"));
+                    return Err(self.invalid(Invalid::range("instruction index out of range")));
                 };
                 let ty = d.ty;
-                let bad = |what: &str| Err(self.invalid(format!("ill-typed instruction: {what}")));
+                let bad = |what: &str| {
+                    Err(self.invalid(Invalid::ty(format!("ill-typed instruction: {what}"))))
+                };
                 let same = |a: Value, t: TypeId| vt(a) == Some(t);
                 let is_i1 = |t: Option<TypeId>| {
                     t.is_some_and(|t| matches!(tys.data(tys.scalar_of(t)), TypeData::Int(1)))
@@ -216,7 +218,7 @@ impl<'a> Ctx<'a> {
     fn verify_dx_op_classes(&mut self) -> Result<(), Error> {
         let func = self
             .func_of(self.entry.function)
-            .ok_or_else(|| self.invalid("no entry function"))?;
+            .ok_or_else(|| self.invalid(Invalid::reference("no entry function")))?;
         let table = self.entry.dxil.dx_ops();
         let Some(body) = func.body.as_ref() else {
             return Ok(());
@@ -230,7 +232,7 @@ impl<'a> Ctx<'a> {
                 && let Err(e) = table.decode(self.m, func, dxil_module::InstId(i as u32))
             {
                 self.at_inst = i as u32;
-                return Err(self.invalid(e.to_string()));
+                return Err(self.invalid(e));
             }
         }
         Ok(())

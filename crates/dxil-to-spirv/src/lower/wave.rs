@@ -6,7 +6,7 @@ use spirv::{BuiltIn, Capability, GroupOperation, Op, Scope};
 
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
-use crate::error::Error;
+use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, try_ids, words};
 
 impl<'a> Ctx<'a> {
@@ -44,7 +44,9 @@ impl<'a> Ctx<'a> {
             (3, true, _) => Op::GroupNonUniformFMax,
             (3, false, 0) => Op::GroupNonUniformSMax,
             (3, false, _) => Op::GroupNonUniformUMax,
-            _ => return Err(self.invalid(format!("unknown wave operation {op}/{sop}"))),
+            _ => {
+                return Err(self.invalid(Invalid::ty(format!("unknown wave operation {op}/{sop}"))));
+            }
         })
     }
 
@@ -130,11 +132,11 @@ impl<'a> Ctx<'a> {
                 let x = self.arg_id(a, 1)?;
                 let wop = self.arg_const(a, 2)?;
                 let sop = self.arg_const(a, 3)?;
-                let s = self
-                    .scalar_of(ty)
-                    .ok_or_else(|| self.invalid("wave operation on a non-numeric value"))?;
+                let s = self.scalar_of(ty).ok_or_else(|| {
+                    self.invalid(Invalid::ty("wave operation on a non-numeric value"))
+                })?;
                 if s == Scalar::Bool {
-                    return Err(self.unsupported("wave arithmetic on bool"));
+                    return Err(self.unsupported(Unsupported::value("wave arithmetic on bool")));
                 }
                 let o = self.arith_op(wop, sop, s)?;
                 let g = if op == OpCode::WaveActiveOp {
@@ -151,7 +153,12 @@ impl<'a> Ctx<'a> {
                     0 => Op::GroupNonUniformBitwiseAnd,
                     1 => Op::GroupNonUniformBitwiseOr,
                     2 => Op::GroupNonUniformBitwiseXor,
-                    k => return Err(self.invalid(format!("unknown wave bit operation {k}"))),
+                    k => {
+                        return Err(self.invalid(Invalid::Enum {
+                            what: "wave bit operation",
+                            value: k,
+                        }));
+                    }
                 };
                 id(self.group_arith(o, t, GroupOperation::Reduce, x))
             }
@@ -186,7 +193,10 @@ impl<'a> Ctx<'a> {
                 let x = self.arg_id(a, 1)?;
                 let dir = self.arg_const(a, 2)? as u32;
                 if dir > 2 {
-                    return Err(self.invalid(format!("unknown quad operation {dir}")));
+                    return Err(self.invalid(Invalid::Enum {
+                        what: "quad operation",
+                        value: i64::from(dir),
+                    }));
                 }
                 let sg = self.subgroup();
                 self.b.capability(Capability::GroupNonUniformQuad);
@@ -225,7 +235,7 @@ impl<'a> Ctx<'a> {
                 }
                 id(acc)
             }
-            _ => Err(self.unsupported(op.name())),
+            _ => Err(self.unsupported(Unsupported::Operation(op))),
         }
     }
 
@@ -241,7 +251,7 @@ impl<'a> Ctx<'a> {
             let x = self.arg_id(a, 1)?;
             let s = self
                 .scalar_of(vt)
-                .ok_or_else(|| self.invalid("WaveMatch of a non-numeric value"))?;
+                .ok_or_else(|| self.invalid(Invalid::ty("WaveMatch of a non-numeric value")))?;
             // Compare bit patterns: NaNs and signed zeros partition by their bits.
             let (k, kt) = match s {
                 Scalar::Float(w) => {
@@ -261,7 +271,7 @@ impl<'a> Ctx<'a> {
         }
         let u = self.b.u32();
         let v4 = self.b.vec(u, 4);
-        let m: [Id; 4] = try_ids(|k| self.arg_id(a, 2 + k))?;
+        let m = try_ids::<4, Error>(|k| self.arg_id(a, 2 + k))?;
         let key = self.op_ids(Op::CompositeConstruct, v4, &m);
         let first = self.op2(Op::GroupNonUniformBroadcastFirst, v4, sg, key);
         let bv = self.b.vec(bt, 4);
@@ -288,9 +298,9 @@ impl<'a> Ctx<'a> {
                 let x = self.arg_id(a, 1)?;
                 let wop = self.arg_const(a, 6)?;
                 let sop = self.arg_const(a, 7)?;
-                let s = self
-                    .scalar_of(ty)
-                    .ok_or_else(|| self.invalid("wave operation on a non-numeric value"))?;
+                let s = self.scalar_of(ty).ok_or_else(|| {
+                    self.invalid(Invalid::ty("wave operation on a non-numeric value"))
+                })?;
                 // WaveMultiPrefixOpKind: sum, and, or, xor, product.
                 let float = matches!(s, Scalar::Float(_));
                 let o = match (wop, float) {
@@ -301,7 +311,12 @@ impl<'a> Ctx<'a> {
                     (3, false) => Op::GroupNonUniformBitwiseXor,
                     (4, true) => Op::GroupNonUniformFMul,
                     (4, false) => Op::GroupNonUniformIMul,
-                    _ => return Err(self.invalid(format!("unknown multi-prefix operation {wop}"))),
+                    _ => {
+                        return Err(self.invalid(Invalid::Enum {
+                            what: "multi-prefix operation",
+                            value: wop,
+                        }));
+                    }
                 };
                 let _ = sop;
                 let r = self.group_arith(o, t, GroupOperation::ExclusiveScan, x);
@@ -323,7 +338,7 @@ impl<'a> Ctx<'a> {
                     self.store(var, r);
                 }
             }
-            _ => return Err(self.invalid("looped wave operation expected")),
+            _ => return Err(self.invalid(Invalid::internal("looped wave operation expected"))),
         }
         Ok(())
     }
