@@ -22,7 +22,8 @@
 //!   Vulkan 1.2), static samplers, SM 6.6 heap indexing, view windows from the offset buffer, UAV counters through
 //!   the counter address table, a root block spilled into a uniform buffer).
 //! * `spv`: a direct SPIR-V word emitter with interned types and constants.
-//! * `lower::stage`: the graphics stages (below).
+//! * `lower::stage`: what differs per stage (execution model and modes, interface, stage operations), one file per
+//!   stage (compute, vertex, pixel, geometry; below).
 //!
 //! # Graphics stages
 //! Vertex (`Vertex`), pixel (`Fragment`) and geometry (`Geometry`) entry points take their interface from the entry

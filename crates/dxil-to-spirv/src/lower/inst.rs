@@ -182,7 +182,9 @@ impl<'a> Ctx<'a> {
                 Or => Op::LogicalOr,
                 Xor | Add | Sub => Op::LogicalNotEqual,
                 _ => {
-                    return Err(self.unsupported(Unsupported::value(format!("{} on i1", op.name()))));
+                    return Err(
+                        self.unsupported(Unsupported::value(format!("{} on i1", op.name())))
+                    );
                 }
             };
             return Ok(self.op2(o, t, a, b));

@@ -3,7 +3,8 @@
 //! [`Ctx`] carries the module-wide state (builder, resources, caches) and the state of the function being
 //! lowered. The work is split by topic: `func` (virtual blocks, structurization, emission order, phis and
 //! demotion), `inst` (LLVM instructions), `types` (types and constants), `res` (resources, handles and the binding
-//! model), `dxop` (dispatch of `dx.op` calls), `buffer`, `math`, `wave`, `texture` and `rayquery`.
+//! model), `dxop` (dispatch of `dx.op` calls), `buffer`, `math`, `wave`, `texture` and `rayquery`; `stage` holds
+//! what differs per shader stage (execution model and modes, the interface, stage operations), one file per stage.
 
 mod buffer;
 mod dxop;
@@ -22,7 +23,7 @@ mod wave;
 
 use dxil_module::{FuncId, InstId, Module, Value, ValueRef};
 use dxil_shader::ops::OpCode;
-use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
+use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass};
 
 use crate::cfg::{Cfg, Structurizer};
 use crate::dxil::{self, DenormMode, EntryInfo, Stage};
@@ -105,10 +106,7 @@ impl Translator {
     /// Translates `module`'s entry point (see [`crate::translate`]).
     pub fn translate(&mut self, module: &Module, options: &Options) -> Result<Translation, Error> {
         let entry = dxil::read_entry(module, options.entry_point.as_deref())?;
-        if !matches!(
-            entry.stage,
-            Stage::Compute | Stage::Vertex | Stage::Pixel | Stage::Geometry
-        ) {
+        if stage::execution_model(entry.stage).is_none() {
             return Err(Error::Stage {
                 stage: entry.stage.name(),
             });
@@ -238,10 +236,10 @@ impl<'a> Ctx<'a> {
         self.side_buffers.clear();
 
         self.b.capability(Capability::Shader);
-        let compute = self.entry.stage == Stage::Compute;
-        if !compute {
-            self.declare_interface()?;
-        }
+        let model = stage::execution_model(self.entry.stage).ok_or(Error::Stage {
+            stage: self.entry.stage.name(),
+        })?;
+        self.declare_interface()?;
         let func_id = self.entry.function;
         let main = self.b.id();
         self.lower_function(func_id, main)?;
@@ -256,12 +254,6 @@ impl<'a> Ctx<'a> {
             v
         };
         let interface_words: Vec<u32> = interface.iter().map(|v| v.word()).collect();
-        let model = match self.entry.stage {
-            Stage::Vertex => ExecutionModel::Vertex,
-            Stage::Pixel => ExecutionModel::Fragment,
-            Stage::Geometry => ExecutionModel::Geometry,
-            _ => ExecutionModel::GLCompute,
-        };
         // Taken and put back rather than cloned: both are read while the builder is written.
         let name = std::mem::take(&mut self.entry.name);
         let mut ep = std::mem::take(&mut self.b.entry_points);
@@ -277,33 +269,7 @@ impl<'a> Ctx<'a> {
         if self.b.version >= 0x0001_0400 {
             self.b.interface = interface;
         }
-        if compute {
-            let [x, y, z] = self.entry.num_threads;
-            spv::emit(
-                &mut self.b.exec_modes,
-                Op::ExecutionMode,
-                &words![main, ExecutionMode::LocalSize as u32, x, y, z],
-            );
-        } else {
-            self.stage_modes(main)?;
-        }
-        if compute
-            && (self.uses_derivatives || self.uses_quads)
-            && let Some(mode) = self.quad_mode()
-        {
-            let cap = if mode == ExecutionMode::DerivativeGroupQuadsNV {
-                Capability::ComputeDerivativeGroupQuadsNV
-            } else {
-                Capability::ComputeDerivativeGroupLinearNV
-            };
-            self.b.capability(cap);
-            self.b.extension("SPV_NV_compute_shader_derivatives");
-            spv::emit(
-                &mut self.b.exec_modes,
-                Op::ExecutionMode,
-                &words![main, mode as u32],
-            );
-        }
+        self.entry_modes(main)?;
         if self.opts.denorm_modes
             && let Some(mode) = self.entry.fp32_denorm
         {
@@ -326,28 +292,6 @@ impl<'a> Ctx<'a> {
         }
         self.b.name(main, &self.entry.name);
         Ok(())
-    }
-
-    /// How D3D forms quads in this compute shader: 2×2 thread blocks when x and y are even and y > 1, else 4
-    /// consecutive threads; `None` when the group cannot be cut into quads (then derivatives are 0 and implicit-LOD
-    /// sampling uses level 0, as no quad neighbours exist).
-    ///
-    /// Pixel shaders have quads of their own (reported as `DerivativeGroupQuadsNV`, which is then not emitted);
-    /// vertex and geometry shaders have none.
-    pub fn quad_mode(&self) -> Option<ExecutionMode> {
-        match self.entry.stage {
-            Stage::Compute => {}
-            Stage::Pixel => return Some(ExecutionMode::DerivativeGroupQuadsNV),
-            _ => return None,
-        }
-        let [x, y, z] = self.entry.num_threads;
-        if y > 1 && x.is_multiple_of(2) && y.is_multiple_of(2) {
-            Some(ExecutionMode::DerivativeGroupQuadsNV)
-        } else if (x as u64 * y as u64 * z as u64).is_multiple_of(4) {
-            Some(ExecutionMode::DerivativeGroupLinearNV)
-        } else {
-            None
-        }
     }
 
     fn translation(&mut self, words: Vec<u32>) -> Translation {

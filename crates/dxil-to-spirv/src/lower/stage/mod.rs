@@ -1,0 +1,922 @@
+//! Shader stages: per stage, the execution model and modes of the entry point, its interface (signature elements
+//! → `Input`/`Output` variables) and the stage operations (`loadInput`, `storeOutput`, `discard`, pull-model
+//! evaluation, geometry streams, stage system values).
+//!
+//! This module holds what the stages share: the one [`execution_model`] match that decides which stages are
+//! translated, the interface machinery and the dispatch of system values, operations and execution modes to the
+//! stage's own file (`compute`, `vertex`, `pixel`, `geometry`; a new stage is a new file beside them and an arm in
+//! each dispatch).
+//!
+//! Every signature element becomes one variable, declared up front so that the interface between stages is
+//! complete even where the shader never touches an element. An element of `rows × cols` is a vector of `cols`
+//! components (a scalar for one column), an array of `rows` of them when it has several rows, and, for geometry
+//! shader inputs, an array of that over the primitive's vertices. `loadInput`/`storeOutput` index it by vertex,
+//! row (which may be dynamic) and column (constant in DXIL).
+//!
+//! Component types: 32-bit elements keep their class (float, signed, unsigned; signed integers are declared signed
+//! so that vertex formats and render-target formats match). 16-bit elements (min precision or native) are 32-bit in
+//! the interface and converted at each access: the interface of every stage translated here agrees, and Vulkan
+//! needs `storageInputOutput16` otherwise. 64-bit elements are unsupported.
+
+mod compute;
+mod geometry;
+mod pixel;
+mod vertex;
+
+use dxil_module::{TypeData, TypeId};
+use dxil_shader::ops::OpCode;
+use dxil_shader::{InterpolationMode, SemanticKind, SignatureElement};
+use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
+
+use super::{Args, Ctx, Val};
+use crate::dxil::Stage;
+use crate::error::{Error, Invalid, MetadataError, Unsupported};
+use crate::spv::{Id, TypeKey};
+
+/// The SPIR-V execution model of a stage; `None` for the stages not translated (yet).
+pub(crate) fn execution_model(stage: Stage) -> Option<ExecutionModel> {
+    Some(match stage {
+        Stage::Compute => ExecutionModel::GLCompute,
+        Stage::Vertex => ExecutionModel::Vertex,
+        Stage::Pixel => ExecutionModel::Fragment,
+        Stage::Geometry => ExecutionModel::Geometry,
+        _ => return None,
+    })
+}
+
+/// Numeric class of an interface variable's components.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Class {
+    Float,
+    SInt,
+    UInt,
+    /// `FrontFacing` / `FullyCoveredEXT`: a bool that D3D reads as an integer.
+    Bool,
+}
+
+/// How an element maps onto its variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Map {
+    /// A user location, or a built-in of the same shape (`Position`, `Layer`, ...): indexed [vertex][row][col].
+    Direct,
+    /// `FragCoord`: D3D's `SV_Position.w` in a pixel shader is the clip-space w, Vulkan's `FragCoord.w` is 1/w.
+    FragCoord,
+    /// `SV_VertexID` / `SV_InstanceID`: D3D counts from the draw's first vertex / instance, Vulkan's
+    /// `VertexIndex` / `InstanceIndex` include the base: subtract `BaseVertex` / `BaseInstance` (the variable
+    /// held here).
+    MinusBase(Id),
+    /// `SV_ClipDistance` / `SV_CullDistance`: every element of one kind shares one built-in float array; this
+    /// element starts at the offset.
+    Distance(u32),
+    /// `SV_Coverage`: `SampleMask[0]`.
+    SampleMask,
+}
+
+/// One signature element's variable.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IoSlot {
+    /// The signature element id (`inputSigId` / `outputSigId`).
+    pub id: u32,
+    pub var: Id,
+    pub map: Map,
+    pub class: Class,
+    pub rows: u32,
+    pub cols: u32,
+    /// Components of the variable's vector (1: a scalar); `Position` is a vec4 whatever the element's width.
+    pub width: u32,
+    /// Geometry shader inputs: indexed by vertex first.
+    pub per_vertex: bool,
+    pub output: bool,
+}
+
+/// The interface of a graphics entry point.
+#[derive(Default)]
+pub(crate) struct Interface {
+    pub inputs: Vec<IoSlot>,
+    pub outputs: Vec<IoSlot>,
+    /// Every `Input`/`Output` variable (the entry point's interface before SPIR-V 1.4).
+    pub vars: Vec<Id>,
+    /// Vertices of a geometry shader's input primitive.
+    pub gs_vertices: u32,
+    /// The depth execution mode a depth output asks for.
+    pub depth_mode: Option<ExecutionMode>,
+    pub stencil_export: bool,
+    /// Built-ins read by stage operations (`SampleId`, `PrimitiveId`, ...): (built-in, variable).
+    pub builtins: Vec<(BuiltIn, Id)>,
+    /// Several geometry streams are active: vertices go to `OpEmitStreamVertex`.
+    pub multi_stream: bool,
+}
+
+/// How one element's variable is shaped: its direction, whether it is indexed by vertex first, and its rows and
+/// columns.
+#[derive(Clone, Copy)]
+struct ElementShape {
+    output: bool,
+    per_vertex: bool,
+    rows: u32,
+    cols: u32,
+}
+
+/// Where the clip and cull distance elements sit: the length of each array (clip, cull) and each element's offset.
+struct DistanceLayout {
+    len: [u32; 2],
+    offset: Vec<u32>,
+}
+
+/// The storage class of an interface variable.
+fn storage(output: bool) -> StorageClass {
+    if output {
+        StorageClass::Output
+    } else {
+        StorageClass::Input
+    }
+}
+
+/// The built-in a system value maps to in `stage` (input or output); `Ok(None)` for a user location; `Err` names
+/// what is not supported. The stage's own values first, then those every stage shares.
+pub(crate) fn system_value(
+    stage: Stage,
+    output: bool,
+    kind: SemanticKind,
+) -> Result<Option<BuiltIn>, &'static str> {
+    use SemanticKind as K;
+    if kind == K::Arbitrary {
+        return Ok(None);
+    }
+    let own = match stage {
+        Stage::Vertex => vertex::system_value(output, kind),
+        Stage::Pixel => pixel::system_value(output, kind),
+        Stage::Geometry => geometry::system_value(output, kind),
+        _ => None,
+    };
+    if let Some(r) = own {
+        return r;
+    }
+    Ok(Some(match kind {
+        K::Position => BuiltIn::Position,
+        K::ClipDistance => BuiltIn::ClipDistance,
+        K::CullDistance => BuiltIn::CullDistance,
+        K::ViewID => BuiltIn::ViewIndex,
+        K::CullPrimitive => return Err("SV_CullPrimitive (mesh shaders)"),
+        _ => return Err("this system value in this stage"),
+    }))
+}
+
+/// The component class of a signature element.
+fn class_of(e: &SignatureElement) -> Result<Class, String> {
+    use dxil_shader::ComponentType as C;
+    Ok(match e.component_type {
+        C::F32 | C::F16 | C::SNormF16 | C::UNormF16 | C::SNormF32 | C::UNormF32 => Class::Float,
+        C::I32 | C::I16 => Class::SInt,
+        C::U32 | C::U16 | C::I1 => Class::UInt,
+        other => {
+            return Err(format!(
+                "signature element {} `{}` of component type {other:?}",
+                e.id, e.name
+            ));
+        }
+    })
+}
+
+impl<'a> Ctx<'a> {
+    /// Declares the interface variables of the entry point (none for compute shaders).
+    pub(in crate::lower) fn declare_interface(&mut self) -> Result<(), Error> {
+        match self.entry.stage {
+            Stage::Compute => return Ok(()),
+            Stage::Geometry => self.geometry_prepare()?,
+            _ => {}
+        }
+        let inputs = std::mem::take(&mut self.entry.inputs);
+        let outputs = std::mem::take(&mut self.entry.outputs);
+        let r = self
+            .declare_elements(&inputs, false)
+            .and_then(|()| self.declare_elements(&outputs, true));
+        self.entry.inputs = inputs;
+        self.entry.outputs = outputs;
+        r
+    }
+
+    /// The variables of a signature's elements.
+    fn declare_elements(&mut self, elems: &[SignatureElement], output: bool) -> Result<(), Error> {
+        let stage = self.entry.stage;
+        let per_vertex = stage == Stage::Geometry && !output;
+        let dir = if output { "output" } else { "input" };
+        let distances = self.distance_layout(elems, dir)?;
+        let mut distance_var: [Option<Id>; 2] = [None; 2];
+        let stream_base = geometry::stream_bases(stage, output, elems);
+        for (i, e) in elems.iter().enumerate() {
+            if stage == Stage::Geometry && !output && geometry::read_by_operation(e.semantic_kind) {
+                continue;
+            }
+            let stream = geometry::stream_of(stage, output, e);
+            let bi = if stream > 0 {
+                Ok(None)
+            } else {
+                system_value(stage, output, e.semantic_kind)
+            };
+            let bi = bi.map_err(|why| {
+                self.signature_unsupported(format!(
+                    "system value `{}` ({why}) in the {} shader {dir}s",
+                    e.name,
+                    stage.name()
+                ))
+            })?;
+            let class = class_of(e).map_err(|w| self.signature_unsupported(w))?;
+            let rows = e.rows.max(1);
+            let cols = u32::from(e.cols.max(1));
+            if rows > 4096 || cols > 4 {
+                return Err(MetadataError::signature(format!(
+                    "signature element {} `{}`: {rows} rows of {cols} columns",
+                    e.id, e.name
+                ))
+                .into());
+            }
+            let shape = ElementShape {
+                output,
+                per_vertex,
+                rows,
+                cols,
+            };
+            let (var, map, slot_class, width) = match bi {
+                Some(b @ (BuiltIn::ClipDistance | BuiltIn::CullDistance)) => {
+                    let k = usize::from(b == BuiltIn::CullDistance);
+                    let var = match distance_var[k] {
+                        Some(v) => v,
+                        None => {
+                            let v = self.distance_var(b, distances.len[k], per_vertex, output);
+                            distance_var[k] = Some(v);
+                            v
+                        }
+                    };
+                    (var, Map::Distance(distances.offset[i]), class, 1)
+                }
+                Some(BuiltIn::SampleMask) => {
+                    let u = self.b.u32();
+                    let t = self.b.ty(TypeKey::Array(u, 1));
+                    let v = self.io_var(storage(output), t, Some(BuiltIn::SampleMask));
+                    if !output {
+                        self.io.builtins.push((BuiltIn::SampleMask, v));
+                    }
+                    (v, Map::SampleMask, Class::UInt, 1)
+                }
+                Some(b) => self.builtin_element(e, b, shape)?,
+                None => {
+                    let var = self.location_element(e, class, shape, stream_base[stream])?;
+                    (var, Map::Direct, class, cols)
+                }
+            };
+            if stage == Stage::Pixel && !output && bi.is_some_and(pixel::flat_builtin_input) {
+                self.b.decorate(var, Decoration::Flat, &[]);
+            }
+            let slot = IoSlot {
+                id: e.id,
+                var,
+                map,
+                class: slot_class,
+                rows,
+                cols,
+                width,
+                per_vertex,
+                output,
+            };
+            if output {
+                self.io.outputs.push(slot);
+            } else {
+                self.io.inputs.push(slot);
+            }
+        }
+        Ok(())
+    }
+
+    /// An error about a signature element. Signature elements are not instructions: the location names the entry
+    /// function only.
+    fn signature_unsupported(&self, what: String) -> Error {
+        Error::Unsupported {
+            what: Unsupported::signature(what),
+            at: crate::error::Location {
+                function: self.entry.name.clone(),
+                block: 0,
+                inst: 0,
+            },
+        }
+    }
+
+    /// Clip and cull distances: one float array each, elements concatenated in semantic-index order.
+    fn distance_layout(
+        &self,
+        elems: &[SignatureElement],
+        dir: &str,
+    ) -> Result<DistanceLayout, Error> {
+        let stage = self.entry.stage;
+        let mut layout = DistanceLayout {
+            len: [0; 2],
+            offset: vec![0; elems.len()],
+        };
+        let mut order: Vec<usize> = (0..elems.len()).collect();
+        order.sort_by_key(|&i| elems[i].semantic_indices.first().copied().unwrap_or(0));
+        for &i in &order {
+            let e = &elems[i];
+            let k = match e.semantic_kind {
+                SemanticKind::ClipDistance => 0,
+                SemanticKind::CullDistance => 1,
+                _ => continue,
+            };
+            if class_of(e).ok() != Some(Class::Float) {
+                return Err(self.signature_unsupported(format!(
+                    "{} {dir} `{}` of a non-float type",
+                    stage.name(),
+                    e.name
+                )));
+            }
+            layout.offset[i] = layout.len[k];
+            layout.len[k] += e.rows.max(1) * u32::from(e.cols.max(1));
+        }
+        let total = layout.len.iter().sum::<u32>();
+        if total > 8 {
+            return Err(self.signature_unsupported(format!(
+                "{total} clip and cull distances in the {} {dir}s (Vulkan guarantees 8)",
+                stage.name()
+            )));
+        }
+        Ok(layout)
+    }
+
+    /// The `ClipDistance` / `CullDistance` array of `len` floats.
+    fn distance_var(&mut self, b: BuiltIn, len: u32, per_vertex: bool, output: bool) -> Id {
+        let f = self.b.f32();
+        let mut t = self.b.ty(TypeKey::Array(f, len));
+        if per_vertex {
+            t = self.b.ty(TypeKey::Array(t, self.io.gs_vertices));
+        }
+        let cap = if b == BuiltIn::ClipDistance {
+            Capability::ClipDistance
+        } else {
+            Capability::CullDistance
+        };
+        self.b.capability(cap);
+        self.io_var(storage(output), t, Some(b))
+    }
+
+    /// The variable of a system value that is a built-in of its own: (variable, map, class, width).
+    fn builtin_element(
+        &mut self,
+        e: &SignatureElement,
+        b: BuiltIn,
+        shape: ElementShape,
+    ) -> Result<(Id, Map, Class, u32), Error> {
+        let stage = self.entry.stage;
+        if shape.rows > 1 {
+            let dir = if shape.output { "output" } else { "input" };
+            return Err(self.signature_unsupported(format!(
+                "system value `{}` of {} rows in the {} shader {dir}s",
+                e.name,
+                shape.rows,
+                stage.name()
+            )));
+        }
+        let b = if b == BuiltIn::BaryCoordKHR
+            && matches!(
+                e.interpolation_mode,
+                InterpolationMode::LinearNoperspective
+                    | InterpolationMode::LinearNoperspectiveCentroid
+                    | InterpolationMode::LinearNoperspectiveSample
+            ) {
+            BuiltIn::BaryCoordNoPerspKHR
+        } else {
+            b
+        };
+        let (t, class, width) = self.builtin_type(b);
+        let t = if shape.per_vertex {
+            self.b.ty(TypeKey::Array(t, self.io.gs_vertices))
+        } else {
+            t
+        };
+        let var = self.io_var(storage(shape.output), t, Some(b));
+        self.builtin_caps(b)?;
+        if !shape.output && !shape.per_vertex {
+            // Stage operations reading the same built-in share the variable.
+            self.io.builtins.push((b, var));
+        }
+        let mut map = Map::Direct;
+        match b {
+            BuiltIn::FragCoord => map = Map::FragCoord,
+            BuiltIn::VertexIndex | BuiltIn::InstanceIndex => {
+                map = Map::MinusBase(self.stage_builtin(vertex::base_of(b))?);
+            }
+            BuiltIn::FragDepth => self.io.depth_mode = Some(pixel::depth_mode(e.semantic_kind)),
+            _ => {}
+        }
+        Ok((var, map, class, width))
+    }
+
+    /// The variable of a user element (or `SV_Target`) at its location.
+    fn location_element(
+        &mut self,
+        e: &SignatureElement,
+        class: Class,
+        shape: ElementShape,
+        stream_base: u32,
+    ) -> Result<Id, Error> {
+        let stage = self.entry.stage;
+        if e.start_row < 0 || e.start_col < 0 {
+            return Err(MetadataError::signature(format!(
+                "signature element {} `{}` has no register",
+                e.id, e.name
+            ))
+            .into());
+        }
+        let scalar = match class {
+            Class::Float => self.b.f32(),
+            Class::SInt => self.b.ty(TypeKey::SInt(32)),
+            _ => self.b.u32(),
+        };
+        let mut t = if shape.cols > 1 {
+            self.b.vec(scalar, shape.cols)
+        } else {
+            scalar
+        };
+        if shape.rows > 1 {
+            t = self.b.ty(TypeKey::Array(t, shape.rows));
+        }
+        if shape.per_vertex {
+            t = self.b.ty(TypeKey::Array(t, self.io.gs_vertices));
+        }
+        let var = self.io_var(storage(shape.output), t, None);
+        // SV_Target n goes to attachment n, its semantic index (= its row).
+        let location = if e.semantic_kind == SemanticKind::Target {
+            e.semantic_indices
+                .first()
+                .copied()
+                .unwrap_or(e.start_row as u32)
+        } else {
+            e.start_row as u32 + stream_base
+        };
+        self.b.decorate(var, Decoration::Location, &[location]);
+        if e.start_col > 0 {
+            self.b
+                .decorate(var, Decoration::Component, &[e.start_col as u32]);
+        }
+        match stage {
+            Stage::Pixel if !shape.output => self.pixel_input_decorations(var, e, class),
+            Stage::Geometry if shape.output => self.geometry_output_decorations(var, e),
+            _ => {}
+        }
+        Ok(var)
+    }
+
+    /// An `Input`/`Output` variable, decorated as a built-in when `bi` says so.
+    fn io_var(&mut self, sc: StorageClass, ty: Id, bi: Option<BuiltIn>) -> Id {
+        let pty = self.b.ptr(sc, ty);
+        let var = self.b.global_var(pty, sc, None);
+        if let Some(bi) = bi {
+            self.b.decorate(var, Decoration::BuiltIn, &[bi as u32]);
+        }
+        self.io.vars.push(var);
+        var
+    }
+
+    /// The SPIR-V type a built-in requires, the class it reads as and its vector width.
+    fn builtin_type(&mut self, b: BuiltIn) -> (Id, Class, u32) {
+        match b {
+            BuiltIn::Position | BuiltIn::FragCoord => {
+                let f = self.b.f32();
+                (self.b.vec(f, 4), Class::Float, 4)
+            }
+            BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR => {
+                let f = self.b.f32();
+                (self.b.vec(f, 3), Class::Float, 3)
+            }
+            BuiltIn::FragDepth => (self.b.f32(), Class::Float, 1),
+            BuiltIn::FrontFacing | BuiltIn::FullyCoveredEXT => (self.b.bool(), Class::Bool, 1),
+            BuiltIn::FragStencilRefEXT => (self.b.ty(TypeKey::SInt(32)), Class::SInt, 1),
+            _ => (self.b.u32(), Class::UInt, 1),
+        }
+    }
+
+    /// Capabilities and extensions a built-in needs in this stage.
+    fn builtin_caps(&mut self, b: BuiltIn) -> Result<(), Error> {
+        let stage = self.entry.stage;
+        match b {
+            BuiltIn::Layer | BuiltIn::ViewportIndex if stage == Stage::Vertex => {
+                self.b.capability(Capability::ShaderViewportIndexLayerEXT);
+                self.b.extension("SPV_EXT_shader_viewport_index_layer");
+            }
+            BuiltIn::Layer => self.b.capability(Capability::Geometry),
+            BuiltIn::ViewportIndex => self.b.capability(Capability::MultiViewport),
+            BuiltIn::PrimitiveId => self.b.capability(Capability::Geometry),
+            BuiltIn::SampleId => self.b.capability(Capability::SampleRateShading),
+            BuiltIn::FragStencilRefEXT => {
+                self.b.capability(Capability::StencilExportEXT);
+                self.b.extension("SPV_EXT_shader_stencil_export");
+                self.io.stencil_export = true;
+            }
+            BuiltIn::FullyCoveredEXT => {
+                self.b.capability(Capability::FragmentFullyCoveredEXT);
+                self.b.extension("SPV_EXT_fragment_fully_covered");
+            }
+            BuiltIn::ViewIndex => self.b.capability(Capability::MultiView),
+            BuiltIn::BaseVertex | BuiltIn::BaseInstance => {
+                self.b.capability(Capability::DrawParameters)
+            }
+            BuiltIn::BaryCoordKHR | BuiltIn::BaryCoordNoPerspKHR => {
+                self.b.capability(Capability::FragmentBarycentricKHR);
+                self.b.extension("SPV_KHR_fragment_shader_barycentric");
+            }
+            BuiltIn::ShadingRateKHR | BuiltIn::PrimitiveShadingRateKHR => {
+                self.b.capability(Capability::FragmentShadingRateKHR);
+                self.b.extension("SPV_KHR_fragment_shading_rate");
+            }
+            BuiltIn::InvocationId => self.b.capability(Capability::Geometry),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A scalar built-in input read by a stage operation (`SampleId`, `PrimitiveId`, `InvocationId`, ...).
+    pub(in crate::lower) fn stage_builtin(&mut self, b: BuiltIn) -> Result<Id, Error> {
+        if let Some(&(_, v)) = self.io.builtins.iter().find(|(x, _)| *x == b) {
+            return Ok(v);
+        }
+        // The element may already be in the input signature.
+        let ty = match b {
+            BuiltIn::FullyCoveredEXT | BuiltIn::HelperInvocation => self.b.bool(),
+            _ => self.b.u32(),
+        };
+        let var = self.io_var(StorageClass::Input, ty, Some(b));
+        self.builtin_caps(b)?;
+        if self.entry.stage == Stage::Pixel && ty != self.b.bool() {
+            self.b.decorate(var, Decoration::Flat, &[]);
+        }
+        self.io.builtins.push((b, var));
+        Ok(var)
+    }
+
+    fn slot(&self, output: bool, id: u32) -> Result<IoSlot, Error> {
+        let list = if output {
+            &self.io.outputs
+        } else {
+            &self.io.inputs
+        };
+        list.iter().find(|s| s.id == id).copied().ok_or_else(|| {
+            self.invalid(Invalid::ty(format!(
+                "no {} signature element {id}",
+                if output { "output" } else { "input" }
+            )))
+        })
+    }
+
+    /// A pointer to component (`row`, `col`) of a slot's variable, for `vertex` of a geometry shader input; and
+    /// the SPIR-V type of the component.
+    fn slot_ptr(
+        &mut self,
+        s: &IoSlot,
+        var: Id,
+        vertex: Option<Id>,
+        row: Id,
+        row_const: Option<i64>,
+        col: u32,
+    ) -> Result<(Id, Id), Error> {
+        if col >= s.cols {
+            return Err(self.invalid(Invalid::range(format!(
+                "column {col} of a signature element of {} columns",
+                s.cols
+            ))));
+        }
+        if let Some(r) = row_const
+            && !(0..i64::from(s.rows)).contains(&r)
+        {
+            return Err(self.invalid(Invalid::range(format!(
+                "row {r} of a signature element of {} rows",
+                s.rows
+            ))));
+        }
+        let sc = if s.output {
+            StorageClass::Output
+        } else {
+            StorageClass::Input
+        };
+        let mut idx: Vec<Id> = Vec::with_capacity(3);
+        if s.per_vertex {
+            let v = vertex.ok_or_else(|| {
+                self.invalid(Invalid::range("geometry shader input without a vertex"))
+            })?;
+            idx.push(v);
+        }
+        let scalar = match s.class {
+            Class::Float => self.b.f32(),
+            Class::SInt => self.b.ty(TypeKey::SInt(32)),
+            Class::UInt => self.b.u32(),
+            Class::Bool => self.b.bool(),
+        };
+        match s.map {
+            Map::Distance(offset) => {
+                // offset + row * cols + col, folded when the row is constant.
+                let u = self.b.u32();
+                let i = match row_const {
+                    Some(r) => self.b.const_u32(offset + r as u32 * s.cols + col),
+                    None => {
+                        let c = self.b.const_u32(s.cols);
+                        let m = self.op2(Op::IMul, u, row, c);
+                        let k = self.b.const_u32(offset + col);
+                        self.op2(Op::IAdd, u, m, k)
+                    }
+                };
+                idx.push(i);
+            }
+            Map::SampleMask => idx.push(self.b.const_u32(0)),
+            Map::Direct | Map::FragCoord | Map::MinusBase(_) => {
+                if s.rows > 1 {
+                    idx.push(row);
+                }
+                if s.width > 1 {
+                    idx.push(self.b.const_u32(col));
+                }
+            }
+        }
+        let pty = self.b.ptr(sc, scalar);
+        let p = if idx.is_empty() {
+            var
+        } else {
+            self.chain(pty, var, &idx)
+        };
+        Ok((p, scalar))
+    }
+
+    /// Converts a component read from the interface to the LLVM type `ty`.
+    fn read_converted(&mut self, x: Id, class: Class, ty: TypeId) -> Result<Id, Error> {
+        let t = self.ty(ty)?;
+        Ok(match (class, self.m.types.data(ty)) {
+            (Class::Float, TypeData::Float) => x,
+            (Class::Float, TypeData::Half) => self.op1(Op::FConvert, t, x),
+            (Class::UInt, TypeData::Int(32)) => x,
+            (Class::SInt, TypeData::Int(32)) => self.op1(Op::Bitcast, t, x),
+            (Class::UInt | Class::SInt, TypeData::Int(16)) => {
+                let u = self.b.u32();
+                let x = if class == Class::SInt {
+                    self.op1(Op::Bitcast, u, x)
+                } else {
+                    x
+                };
+                self.op1(Op::UConvert, t, x)
+            }
+            (Class::UInt | Class::SInt, TypeData::Int(1)) => {
+                let u = self.b.u32();
+                let x = if class == Class::SInt {
+                    self.op1(Op::Bitcast, u, x)
+                } else {
+                    x
+                };
+                let z = self.b.const_u32(0);
+                self.op2(Op::INotEqual, t, x, z)
+            }
+            (Class::Bool, TypeData::Int(32)) => {
+                // D3D's true is all ones.
+                let one = self.b.const_u32(u32::MAX);
+                let z = self.b.const_u32(0);
+                self.select(t, x, one, z)
+            }
+            (Class::Bool, TypeData::Int(1)) => x,
+            // Integer bits read as float (or the reverse): D3D registers are untyped.
+            (Class::Float, TypeData::Int(32)) | (Class::UInt, TypeData::Float) => {
+                self.op1(Op::Bitcast, t, x)
+            }
+            (Class::SInt, TypeData::Float) => self.op1(Op::Bitcast, t, x),
+            (c, other) => {
+                return Err(self.unsupported(Unsupported::signature(format!(
+                    "reading a {c:?} signature element as {other:?}"
+                ))));
+            }
+        })
+    }
+
+    /// Converts an LLVM value of type `ty` to the interface's class.
+    fn write_converted(&mut self, x: Id, ty: TypeId, class: Class) -> Result<Id, Error> {
+        let f = self.b.f32();
+        let u = self.b.u32();
+        let s = self.b.ty(TypeKey::SInt(32));
+        Ok(match (self.m.types.data(ty), class) {
+            (TypeData::Float, Class::Float) => x,
+            (TypeData::Half, Class::Float) => self.op1(Op::FConvert, f, x),
+            (TypeData::Int(32), Class::UInt) => x,
+            (TypeData::Int(32), Class::SInt) => self.op1(Op::Bitcast, s, x),
+            (TypeData::Int(16), Class::UInt) => self.op1(Op::UConvert, u, x),
+            (TypeData::Int(16), Class::SInt) => {
+                // Sign-extend: a signed 16-bit element holds a signed value.
+                let w = self.op1(Op::SConvert, u, x);
+                self.op1(Op::Bitcast, s, w)
+            }
+            (TypeData::Int(1), Class::UInt | Class::SInt) => {
+                let one = self.b.const_u32(1);
+                let z = self.b.const_u32(0);
+                let v = self.select(u, x, one, z);
+                if class == Class::SInt {
+                    self.op1(Op::Bitcast, s, v)
+                } else {
+                    v
+                }
+            }
+            (TypeData::Int(32), Class::Float) => self.op1(Op::Bitcast, f, x),
+            (TypeData::Float, Class::UInt) => self.op1(Op::Bitcast, u, x),
+            (TypeData::Float, Class::SInt) => self.op1(Op::Bitcast, s, x),
+            (other, c) => {
+                return Err(self.unsupported(Unsupported::signature(format!(
+                    "writing {other:?} to a {c:?} signature element"
+                ))));
+            }
+        })
+    }
+
+    /// `loadInput(inputSigId, rowIndex, colIndex, gsVertexAxis)`.
+    fn load_input(&mut self, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let id = self.arg_const(a, 1)? as u32;
+        let s = self.slot(false, id)?;
+        let (row, row_const) = self.row_arg(a, 2)?;
+        let col = self.arg_const(a, 3)? as u32;
+        let vertex = if s.per_vertex {
+            Some(self.arg_id(a, 4)?)
+        } else {
+            None
+        };
+        let (p, scalar) = self.slot_ptr(&s, s.var, vertex, row, row_const, col)?;
+        let mut x = self.load(scalar, p);
+        match s.map {
+            Map::FragCoord if col == 3 => {
+                let one = self.b.const_f32(1.0);
+                x = self.op2(Op::FDiv, scalar, one, x);
+            }
+            Map::MinusBase(base) => {
+                let b = self.load(scalar, base);
+                x = self.op2(Op::ISub, scalar, x, b);
+            }
+            _ => {}
+        }
+        self.read_converted(x, s.class, ty).map(Val::Id)
+    }
+
+    /// `storeOutput(outputSigId, rowIndex, colIndex, value)`.
+    fn store_output(&mut self, a: Args<'_>) -> Result<Val, Error> {
+        let id = self.arg_const(a, 1)? as u32;
+        let s = self.slot(true, id)?;
+        let (row, row_const) = self.row_arg(a, 2)?;
+        let col = self.arg_const(a, 3)? as u32;
+        if self.arg_undef(a, 4) {
+            return Ok(Val::None);
+        }
+        let vt = self.arg_ty(a, 4)?;
+        let x = self.arg_id(a, 4)?;
+        let (p, _) = self.slot_ptr(&s, s.var, None, row, row_const, col)?;
+        let v = self.write_converted(x, vt, s.class)?;
+        self.store(p, v);
+        Ok(Val::None)
+    }
+
+    /// A row operand: its id and, when constant, its value.
+    fn row_arg(&mut self, a: Args<'_>, k: usize) -> Result<(Id, Option<i64>), Error> {
+        let v = self.arg(a, k)?;
+        match self.const_int(v) {
+            Some(r) => Ok((self.b.const_u32(r as u32), Some(r))),
+            None if self.arg_undef(a, k) => Ok((self.b.const_u32(0), Some(0))),
+            None => Ok((self.value(v)?, None)),
+        }
+    }
+
+    /// Stage operations other than the core ones: `Some` when `op` is one. The stage's own operations first, then
+    /// those every graphics stage shares.
+    pub(in crate::lower) fn stage_op(
+        &mut self,
+        op: OpCode,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Option<Result<Val, Error>> {
+        let stage = self.entry.stage;
+        let own = match stage {
+            Stage::Vertex => self.vertex_op(op, ty),
+            Stage::Pixel => self.pixel_op(op, ty, a),
+            Stage::Geometry => self.geometry_op(op, ty, a),
+            _ => None,
+        };
+        if own.is_some() {
+            return own;
+        }
+        let r = match op {
+            OpCode::LoadInput => self.load_input(ty, a),
+            OpCode::StoreOutput => self.store_output(a),
+            OpCode::ViewID if matches!(stage, Stage::Vertex | Stage::Pixel | Stage::Geometry) => {
+                self.load_stage_builtin(BuiltIn::ViewIndex, ty)
+            }
+            OpCode::RenderTargetGetSamplePosition | OpCode::RenderTargetGetSampleCount => Err(self
+                .unsupported(Unsupported::OperationNeeds {
+                    op,
+                    why: "Vulkan has no render-target sample query in shaders",
+                })),
+            OpCode::AttributeAtVertex => Err(self.unsupported(Unsupported::OperationNeeds {
+                op: OpCode::AttributeAtVertex,
+                why: "needs fragment shader barycentrics, per-vertex inputs",
+            })),
+            _ => return None,
+        };
+        Some(r)
+    }
+
+    fn load_stage_builtin(&mut self, b: BuiltIn, ty: TypeId) -> Result<Val, Error> {
+        let v = self.stage_builtin(b)?;
+        let u = self.b.u32();
+        let x = self.load(u, v);
+        self.read_converted(x, Class::UInt, ty).map(Val::Id)
+    }
+
+    /// The execution modes of the entry point.
+    pub(in crate::lower) fn entry_modes(&mut self, main: Id) -> Result<(), Error> {
+        match self.entry.stage {
+            Stage::Compute => self.compute_modes(main),
+            Stage::Pixel => self.pixel_modes(main),
+            Stage::Geometry => self.geometry_modes(main)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `OpExecutionMode main mode args...`.
+    fn exec_mode(&mut self, main: Id, mode: ExecutionMode, args: &[u32]) {
+        let buf = &mut self.b.exec_modes;
+        buf.push(((args.len() as u32 + 3) << 16) | spirv::Op::ExecutionMode as u32);
+        buf.push(main.word());
+        buf.push(mode as u32);
+        buf.extend_from_slice(args);
+    }
+
+    /// How D3D forms quads in this shader (see `compute::quad_mode`). Pixel shaders have quads of their own
+    /// (reported as `DerivativeGroupQuadsNV`, which is then not emitted); vertex and geometry shaders have none.
+    pub fn quad_mode(&self) -> Option<ExecutionMode> {
+        match self.entry.stage {
+            Stage::Compute => compute::quad_mode(self.entry.num_threads),
+            Stage::Pixel => Some(ExecutionMode::DerivativeGroupQuadsNV),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_values_map_to_the_stage_built_ins() {
+        use SemanticKind as K;
+        let sv = |stage, output, kind| system_value(stage, output, kind);
+        assert_eq!(sv(Stage::Vertex, false, K::Arbitrary), Ok(None));
+        assert_eq!(
+            sv(Stage::Vertex, false, K::VertexID),
+            Ok(Some(BuiltIn::VertexIndex))
+        );
+        assert_eq!(
+            sv(Stage::Vertex, false, K::InstanceID),
+            Ok(Some(BuiltIn::InstanceIndex))
+        );
+        assert_eq!(
+            sv(Stage::Vertex, true, K::Position),
+            Ok(Some(BuiltIn::Position))
+        );
+        assert_eq!(
+            sv(Stage::Geometry, false, K::Position),
+            Ok(Some(BuiltIn::Position))
+        );
+        assert_eq!(
+            sv(Stage::Pixel, false, K::Position),
+            Ok(Some(BuiltIn::FragCoord))
+        );
+        assert_eq!(
+            sv(Stage::Pixel, false, K::IsFrontFace),
+            Ok(Some(BuiltIn::FrontFacing))
+        );
+        assert_eq!(sv(Stage::Pixel, true, K::Target), Ok(None));
+        for k in [K::Depth, K::DepthLessEqual, K::DepthGreaterEqual] {
+            assert_eq!(sv(Stage::Pixel, true, k), Ok(Some(BuiltIn::FragDepth)));
+        }
+        assert_eq!(
+            sv(Stage::Pixel, true, K::Coverage),
+            Ok(Some(BuiltIn::SampleMask))
+        );
+        assert_eq!(
+            sv(Stage::Vertex, true, K::ClipDistance),
+            Ok(Some(BuiltIn::ClipDistance))
+        );
+        assert_eq!(
+            sv(Stage::Pixel, false, K::CullDistance),
+            Ok(Some(BuiltIn::CullDistance))
+        );
+        assert_eq!(
+            sv(Stage::Vertex, true, K::RenderTargetArrayIndex),
+            Ok(Some(BuiltIn::Layer))
+        );
+        assert_eq!(
+            sv(Stage::Geometry, true, K::PrimitiveID),
+            Ok(Some(BuiltIn::PrimitiveId))
+        );
+        // Inputs that are outputs elsewhere, and stages' own values in the wrong stage, are errors.
+        assert!(sv(Stage::Geometry, false, K::RenderTargetArrayIndex).is_err());
+        assert!(sv(Stage::Vertex, false, K::Depth).is_err());
+        assert!(sv(Stage::Pixel, false, K::Target).is_err());
+        assert!(sv(Stage::Vertex, true, K::CullPrimitive).is_err());
+    }
+}

@@ -1,0 +1,256 @@
+//! Pixel shaders (`Fragment`): their system values, input interpolation, pull-model evaluation, coverage, helper
+//! lanes, `discard` as demotion, and `OriginUpperLeft`, depth and stencil modes.
+
+use dxil_module::TypeId;
+use dxil_shader::ops::OpCode;
+use dxil_shader::{InterpolationMode, SemanticKind, SignatureElement};
+use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, GLOp, Op, StorageClass};
+
+use super::{Class, Map};
+use crate::error::{Error, Unsupported};
+use crate::lower::{Args, Ctx, Val};
+use crate::spv::{Id, TypeKey, try_ids, words};
+
+/// Pixel shader system values (see `super::system_value`); `None`: one every stage shares.
+pub(super) fn system_value(
+    output: bool,
+    kind: SemanticKind,
+) -> Option<Result<Option<BuiltIn>, &'static str>> {
+    use SemanticKind as K;
+    Some(Ok(Some(match (output, kind) {
+        // SV_Target is a location (its semantic index).
+        (true, K::Target) => return Some(Ok(None)),
+        (false, K::Position) => BuiltIn::FragCoord,
+        (false, K::RenderTargetArrayIndex) => BuiltIn::Layer,
+        (false, K::ViewPortArrayIndex) => BuiltIn::ViewportIndex,
+        (false, K::PrimitiveID) => BuiltIn::PrimitiveId,
+        (false, K::IsFrontFace) => BuiltIn::FrontFacing,
+        (false, K::SampleIndex) => BuiltIn::SampleId,
+        (_, K::Coverage) => BuiltIn::SampleMask,
+        (true, K::Depth | K::DepthLessEqual | K::DepthGreaterEqual) => BuiltIn::FragDepth,
+        (true, K::StencilRef) => BuiltIn::FragStencilRefEXT,
+        (false, K::InnerCoverage) => BuiltIn::FullyCoveredEXT,
+        // The perspective-correct built-in; `builtin_element` picks the other for `noperspective`.
+        (false, K::Barycentrics) => BuiltIn::BaryCoordKHR,
+        // D3D12_SHADING_RATE is (log2 width << 2) | log2 height, which is Vulkan's encoding too.
+        (false, K::ShadingRate) => BuiltIn::ShadingRateKHR,
+        _ => return None,
+    })))
+}
+
+/// The interpolation decorations of a pixel shader input.
+pub(crate) fn interpolation(mode: InterpolationMode) -> &'static [Decoration] {
+    use InterpolationMode as I;
+    match mode {
+        I::Constant => &[Decoration::Flat],
+        I::LinearCentroid => &[Decoration::Centroid],
+        I::LinearNoperspective => &[Decoration::NoPerspective],
+        I::LinearNoperspectiveCentroid => &[Decoration::NoPerspective, Decoration::Centroid],
+        I::LinearSample => &[Decoration::Sample],
+        I::LinearNoperspectiveSample => &[Decoration::NoPerspective, Decoration::Sample],
+        _ => &[],
+    }
+}
+
+/// Integer built-in inputs that Vulkan wants `Flat` in a fragment shader.
+pub(super) fn flat_builtin_input(b: BuiltIn) -> bool {
+    matches!(
+        b,
+        BuiltIn::PrimitiveId
+            | BuiltIn::SampleId
+            | BuiltIn::Layer
+            | BuiltIn::ViewportIndex
+            | BuiltIn::ViewIndex
+            | BuiltIn::ShadingRateKHR
+    )
+}
+
+/// The depth execution mode a depth output asks for.
+pub(super) fn depth_mode(kind: SemanticKind) -> ExecutionMode {
+    match kind {
+        SemanticKind::DepthLessEqual => ExecutionMode::DepthLess,
+        SemanticKind::DepthGreaterEqual => ExecutionMode::DepthGreater,
+        _ => ExecutionMode::DepthReplacing,
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// The interpolation decorations of a user input.
+    pub(super) fn pixel_input_decorations(&mut self, var: Id, e: &SignatureElement, class: Class) {
+        let decos = if class == Class::Float {
+            interpolation(e.interpolation_mode)
+        } else {
+            // Vulkan requires integer fragment inputs to be flat (D3D requires `nointerpolation` on them too).
+            &[Decoration::Flat]
+        };
+        for &d in decos {
+            if d == Decoration::Sample {
+                self.b.capability(Capability::SampleRateShading);
+            }
+            self.b.decorate(var, d, &[]);
+        }
+    }
+
+    /// Pixel shader operations: `Some` when `op` is one.
+    pub(super) fn pixel_op(
+        &mut self,
+        op: OpCode,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Option<Result<Val, Error>> {
+        Some(match op {
+            OpCode::EvalSnapped | OpCode::EvalSampleIndex | OpCode::EvalCentroid => {
+                self.eval_input(op, ty, a)
+            }
+            OpCode::SampleIndex => self.load_stage_builtin(BuiltIn::SampleId, ty),
+            OpCode::Coverage => self.coverage_in(),
+            OpCode::InnerCoverage => self.stage_builtin(BuiltIn::FullyCoveredEXT).and_then(|v| {
+                let bt = self.b.bool();
+                let x = self.load(bt, v);
+                self.read_converted(x, Class::Bool, ty).map(|x| {
+                    // InnerCoverage is 1 when covered, not all ones.
+                    let u = self.b.u32();
+                    let one = self.b.const_u32(1);
+                    Val::Id(self.op2(Op::BitwiseAnd, u, x, one))
+                })
+            }),
+            OpCode::IsHelperLane => {
+                // After a demote the invocation is a helper: only the instruction sees it (the built-in is fixed
+                // at the start).
+                self.demote_caps();
+                let bt = self.b.bool();
+                let id = self.b.id();
+                self.emit(Op::IsHelperInvocationEXT, &words![bt, id]);
+                Ok(Val::Id(id))
+            }
+            _ => return None,
+        })
+    }
+
+    /// `EvalSnapped`, `EvalSampleIndex`, `EvalCentroid`: the input interpolated elsewhere.
+    fn eval_input(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let id = self.arg_const(a, 1)? as u32;
+        let s = self.slot(false, id)?;
+        if s.class != Class::Float || s.map != Map::Direct {
+            return Err(self.unsupported(Unsupported::signature(
+                "pull-model evaluation of a non-float or system-value input",
+            )));
+        }
+        let (row, row_const) = self.row_arg(a, 2)?;
+        let col = self.arg_const(a, 3)? as u32;
+        let (p, scalar) = self.slot_ptr(&s, s.var, None, row, row_const, col)?;
+        self.b.capability(Capability::InterpolationFunction);
+        let x = match op {
+            OpCode::EvalCentroid => self.glsl(scalar, GLOp::InterpolateAtCentroid, &[p]),
+            OpCode::EvalSampleIndex => {
+                let i = self.arg_id(a, 4)?;
+                self.glsl(scalar, GLOp::InterpolateAtSample, &[p, i])
+            }
+            _ => {
+                // Offsets in 1/16 pixel: signed 4-bit values (D3D's snapped grid).
+                let f = self.b.f32();
+                let v2 = self.b.vec(f, 2);
+                let parts = try_ids::<2, Error>(|k| {
+                    let o = self.arg_id(a, 4 + k)?;
+                    let u = self.b.u32();
+                    let z = self.b.const_u32(0);
+                    let four = self.b.const_u32(4);
+                    let e = self.op3(Op::BitFieldSExtract, u, o, z, four);
+                    let sf = self.b.ty(TypeKey::SInt(32));
+                    let e = self.op1(Op::Bitcast, sf, e);
+                    let fl = self.op1(Op::ConvertSToF, f, e);
+                    let sixteenth = self.b.const_f32(1.0 / 16.0);
+                    Ok(self.op2(Op::FMul, f, fl, sixteenth))
+                })?;
+                let off = self.op2(Op::CompositeConstruct, v2, parts[0], parts[1]);
+                self.glsl(scalar, GLOp::InterpolateAtOffset, &[p, off])
+            }
+        };
+        self.read_converted(x, Class::Float, ty).map(Val::Id)
+    }
+
+    /// `Coverage()`: the input sample mask.
+    fn coverage_in(&mut self) -> Result<Val, Error> {
+        let var = match self
+            .io
+            .builtins
+            .iter()
+            .find(|(b, _)| *b == BuiltIn::SampleMask)
+        {
+            Some(&(_, v)) => v,
+            None => {
+                let u = self.b.u32();
+                let t = self.b.ty(TypeKey::Array(u, 1));
+                let v = self.io_var(StorageClass::Input, t, Some(BuiltIn::SampleMask));
+                self.b.decorate(v, Decoration::Flat, &[]);
+                self.io.builtins.push((BuiltIn::SampleMask, v));
+                v
+            }
+        };
+        let u = self.b.u32();
+        let pty = self.b.ptr(StorageClass::Input, u);
+        let z = self.b.const_u32(0);
+        let p = self.chain(pty, var, &[z]);
+        Ok(Val::Id(self.load(u, p)))
+    }
+
+    /// The demote capability: core from SPIR-V 1.6, an extension before.
+    pub(in crate::lower) fn demote_caps(&mut self) {
+        self.b.capability(Capability::DemoteToHelperInvocation);
+        if self.b.version < 0x0001_0600 {
+            self.b.extension("SPV_EXT_demote_to_helper_invocation");
+        }
+    }
+
+    /// `discard`: D3D's discarded pixel goes on as a helper (its quad's derivatives stay defined), which is
+    /// `OpDemoteToHelperInvocation`, not `OpKill`.
+    pub(in crate::lower) fn demote_invocation(&mut self) {
+        self.demote_caps();
+        self.emit(Op::DemoteToHelperInvocation, &words![]);
+    }
+
+    /// `OriginUpperLeft`, the depth and stencil modes the outputs ask for, and early tests when the shader flags
+    /// force them.
+    pub(super) fn pixel_modes(&mut self, main: Id) {
+        self.exec_mode(main, ExecutionMode::OriginUpperLeft, &[]);
+        if let Some(m) = self.io.depth_mode {
+            self.exec_mode(main, ExecutionMode::DepthReplacing, &[]);
+            if m != ExecutionMode::DepthReplacing {
+                self.exec_mode(main, m, &[]);
+            }
+        }
+        if self.io.stencil_export {
+            self.exec_mode(main, ExecutionMode::StencilRefReplacingEXT, &[]);
+        }
+        if self.entry.flags & dxil_shader::ShaderFlags::FORCE_EARLY_DEPTH_STENCIL.bits() != 0 {
+            self.exec_mode(main, ExecutionMode::EarlyFragmentTests, &[]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpolation_modes_become_decorations() {
+        use InterpolationMode as I;
+        assert_eq!(interpolation(I::Linear), &[] as &[Decoration]);
+        assert_eq!(interpolation(I::Undefined), &[] as &[Decoration]);
+        assert_eq!(interpolation(I::Constant), &[Decoration::Flat]);
+        assert_eq!(interpolation(I::LinearCentroid), &[Decoration::Centroid]);
+        assert_eq!(
+            interpolation(I::LinearNoperspective),
+            &[Decoration::NoPerspective]
+        );
+        assert_eq!(
+            interpolation(I::LinearNoperspectiveCentroid),
+            &[Decoration::NoPerspective, Decoration::Centroid]
+        );
+        assert_eq!(interpolation(I::LinearSample), &[Decoration::Sample]);
+        assert_eq!(
+            interpolation(I::LinearNoperspectiveSample),
+            &[Decoration::NoPerspective, Decoration::Sample]
+        );
+    }
+}
