@@ -222,6 +222,22 @@ impl<'a> Ctx<'a> {
                 Ok(Val::None)
             }
 
+            _ => {
+                if let Some(v) = self.math_op(op, ty, a)? {
+                    return Ok(v);
+                }
+                match self.resource_op(body, i, op, ty, a)? {
+                    Some(v) => Ok(v),
+                    None => Err(self.unsupported(Unsupported::Operation(op))),
+                }
+            }
+        }
+    }
+
+    /// Math, conversions and packing: `None` when `op` is not one of them.
+    fn math_op(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<Option<Val>, Error> {
+        let id = |x: Id| Ok(Val::Id(x));
+        let r: Result<Val, Error> = match op {
             // Math.
             OpCode::FAbs
             | OpCode::Saturate
@@ -310,7 +326,42 @@ impl<'a> Ctx<'a> {
             }
             OpCode::Unpack4x8 => self.unpack4x8(ty, a),
             OpCode::Pack4x8 => self.pack4x8(a).map(Val::Id),
+            // SM 6.9 vector reductions.
+            OpCode::VectorReduceAnd | OpCode::VectorReduceOr => {
+                let t = self.ty(ty)?;
+                let x = self.arg_id(a, 1)?;
+                id(self.op1(
+                    if op == OpCode::VectorReduceAnd {
+                        Op::All
+                    } else {
+                        Op::Any
+                    },
+                    t,
+                    x,
+                ))
+            }
+            OpCode::FDot => {
+                let t = self.ty(ty)?;
+                let x = self.arg_id(a, 1)?;
+                let y = self.arg_id(a, 2)?;
+                id(self.op2(Op::Dot, t, x, y))
+            }
+            _ => return Ok(None),
+        };
+        r.map(Some)
+    }
 
+    /// Resources, textures, waves and ray queries: `None` when `op` is not one of them.
+    fn resource_op(
+        &mut self,
+        body: &Body,
+        i: u32,
+        op: OpCode,
+        ty: TypeId,
+        a: Args<'_>,
+    ) -> Result<Option<Val>, Error> {
+        let id = |x: Id| Ok(Val::Id(x));
+        let r: Result<Val, Error> = match op {
             // Resources.
             OpCode::CBufferLoad => self.cbuffer_load(ty, a).map(Val::Id),
             OpCode::CBufferLoadLegacy => self.cbuffer_load_legacy(i, ty, a),
@@ -427,30 +478,9 @@ impl<'a> Ctx<'a> {
             | OpCode::RayQuery_CommittedInstanceContributionToHitGroupIndex => {
                 self.ray_query_op(op, ty, a)
             }
-
-            // SM 6.9 vector reductions.
-            OpCode::VectorReduceAnd | OpCode::VectorReduceOr => {
-                let t = self.ty(ty)?;
-                let x = self.arg_id(a, 1)?;
-                id(self.op1(
-                    if op == OpCode::VectorReduceAnd {
-                        Op::All
-                    } else {
-                        Op::Any
-                    },
-                    t,
-                    x,
-                ))
-            }
-            OpCode::FDot => {
-                let t = self.ty(ty)?;
-                let x = self.arg_id(a, 1)?;
-                let y = self.arg_id(a, 2)?;
-                id(self.op2(Op::Dot, t, x, y))
-            }
-
-            _ => Err(self.unsupported(Unsupported::Operation(op))),
-        }
+            _ => return Ok(None),
+        };
+        r.map(Some)
     }
 
     fn sysval(&mut self, bi: BuiltIn, a: Args<'_>) -> Result<Val, Error> {
