@@ -261,6 +261,34 @@ open_enum! {
     }
 }
 
+impl ResourceKind {
+    /// A texture of any dimension (sampler feedback maps included).
+    pub const fn is_texture(self) -> bool {
+        matches!(
+            self,
+            ResourceKind::Texture1D
+                | ResourceKind::Texture2D
+                | ResourceKind::Texture2DMS
+                | ResourceKind::Texture3D
+                | ResourceKind::TextureCube
+                | ResourceKind::Texture1DArray
+                | ResourceKind::Texture2DArray
+                | ResourceKind::Texture2DMSArray
+                | ResourceKind::TextureCubeArray
+                | ResourceKind::FeedbackTexture2D
+                | ResourceKind::FeedbackTexture2DArray
+        )
+    }
+
+    /// A raw (byte address) or structured buffer: addressed in bytes, no format.
+    pub const fn is_raw_like(self) -> bool {
+        matches!(
+            self,
+            ResourceKind::RawBuffer | ResourceKind::StructuredBuffer
+        )
+    }
+}
+
 open_enum! {
     /// `DXIL::TessellatorDomain`.
     pub enum TessellatorDomain {

@@ -7,7 +7,7 @@
 //! them (lines tagged `[shape variant]`).
 //! `STAGES=cs,vs` limits the stages (profile prefixes); `MAX_SIZE=n` keeps only containers of at most n bytes
 //! (profiling the typical small shader); `LOOPS=n` translates the selection n times (profiling aid) and prints
-//! nothing.
+//! nothing; `WORDS_ONLY=1` hashes the SPIR-V words alone.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
@@ -129,6 +129,9 @@ fn main() {
     if loops > 0 {
         return;
     }
+    // `WORDS_ONLY=1`: hash the SPIR-V words alone (not the bindings and the other fields, whose `Debug` text names
+    // types).
+    let words_only = std::env::var_os("WORDS_ONLY").is_some();
     let (mut ok, mut failed) = (0usize, 0usize);
     for (name, m, o) in &inputs {
         match tr.translate(m, o) {
@@ -136,6 +139,10 @@ fn main() {
                 ok += 1;
                 let mut h = DefaultHasher::new();
                 t.words.hash(&mut h);
+                if words_only {
+                    println!("{name} {:016x} {}", h.finish(), t.words.len());
+                    continue;
+                }
                 format!("{:?}", t.bindings).hash(&mut h);
                 let rest = (
                     &t.entry_point,

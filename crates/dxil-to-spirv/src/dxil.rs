@@ -83,144 +83,40 @@ impl ResourceClass {
     }
 }
 
-/// DXIL `ResourceKind` (the shape of a resource).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ResourceKind {
-    Texture1D,
-    Texture2D,
-    Texture2DMS,
-    Texture3D,
-    TextureCube,
-    Texture1DArray,
-    Texture2DArray,
-    Texture2DMSArray,
-    TextureCubeArray,
-    TypedBuffer,
-    RawBuffer,
-    StructuredBuffer,
-    CBuffer,
-    Sampler,
-    TBuffer,
-    RtAccelerationStructure,
-    FeedbackTexture2D,
-    FeedbackTexture2DArray,
-}
+/// DXIL `ResourceKind` and `ComponentType`: dxil-shader's (open) enums. A [`ResourceDecl`] holds only the kinds
+/// and component types DXIL names, never `Invalid` or an unknown value.
+pub use dxil_shader::{ComponentType, ResourceKind};
 
-impl ResourceKind {
-    pub fn from_u32(v: u32) -> Option<ResourceKind> {
-        use ResourceKind::*;
-        Some(match v {
-            1 => Texture1D,
-            2 => Texture2D,
-            3 => Texture2DMS,
-            4 => Texture3D,
-            5 => TextureCube,
-            6 => Texture1DArray,
-            7 => Texture2DArray,
-            8 => Texture2DMSArray,
-            9 => TextureCubeArray,
-            10 => TypedBuffer,
-            11 => RawBuffer,
-            12 => StructuredBuffer,
-            13 => CBuffer,
-            14 => Sampler,
-            15 => TBuffer,
-            16 => RtAccelerationStructure,
-            17 => FeedbackTexture2D,
-            18 => FeedbackTexture2DArray,
-            _ => return None,
-        })
-    }
-
-    pub fn is_texture(self) -> bool {
-        use ResourceKind::*;
-        matches!(
-            self,
-            Texture1D
-                | Texture2D
-                | Texture2DMS
-                | Texture3D
-                | TextureCube
-                | Texture1DArray
-                | Texture2DArray
-                | Texture2DMSArray
-                | TextureCubeArray
-                | FeedbackTexture2D
-                | FeedbackTexture2DArray
-        )
-    }
-
-    /// Raw or structured buffer: lowered to a storage buffer of words.
-    pub fn is_raw_like(self) -> bool {
-        matches!(
-            self,
-            ResourceKind::RawBuffer | ResourceKind::StructuredBuffer
-        )
+/// A resource kind DXIL names (`None` for `Invalid` and unknown values).
+fn known_kind(raw: u32) -> Option<ResourceKind> {
+    match ResourceKind::from_raw(raw) {
+        ResourceKind::Invalid | ResourceKind::Other(_) => None,
+        k => Some(k),
     }
 }
 
-/// DXIL `ComponentType` of typed resources.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ComponentType {
-    I1,
-    I16,
-    U16,
-    I32,
-    U32,
-    I64,
-    U64,
-    F16,
-    F32,
-    F64,
-    SNormF16,
-    UNormF16,
-    SNormF32,
-    UNormF32,
-    SNormF64,
-    UNormF64,
-    PackedS8x32,
-    PackedU8x32,
+/// A component type DXIL names (`None` for `Invalid` and unknown values).
+fn known_component(c: ComponentType) -> Option<ComponentType> {
+    match c {
+        ComponentType::Invalid | ComponentType::Other(_) => None,
+        c => Some(c),
+    }
 }
 
-impl ComponentType {
-    pub fn from_u32(v: u32) -> Option<ComponentType> {
-        use ComponentType::*;
-        Some(match v {
-            1 => I1,
-            2 => I16,
-            3 => U16,
-            4 => I32,
-            5 => U32,
-            6 => I64,
-            7 => U64,
-            8 => F16,
-            9 => F32,
-            10 => F64,
-            11 => SNormF16,
-            12 => UNormF16,
-            13 => SNormF32,
-            14 => UNormF32,
-            15 => SNormF64,
-            16 => UNormF64,
-            17 => PackedS8x32,
-            18 => PackedU8x32,
-            _ => return None,
-        })
+/// The scalar class of the Vulkan image sampled type of a typed resource's components: float, signed or unsigned
+/// integer.
+pub fn sampled_class(c: ComponentType) -> SampledClass {
+    use ComponentType::*;
+    match c {
+        I1 | I16 | I32 | I64 | PackedS8x32 => SampledClass::Sint,
+        U16 | U32 | U64 | PackedU8x32 => SampledClass::Uint,
+        _ => SampledClass::Float,
     }
+}
 
-    /// The scalar class of the Vulkan image sampled type: float, signed or unsigned integer.
-    pub fn sampled_class(self) -> SampledClass {
-        use ComponentType::*;
-        match self {
-            I1 | I16 | I32 | I64 | PackedS8x32 => SampledClass::Sint,
-            U16 | U32 | U64 | PackedU8x32 => SampledClass::Uint,
-            _ => SampledClass::Float,
-        }
-    }
-
-    pub fn is_64bit(self) -> bool {
-        matches!(self, ComponentType::I64 | ComponentType::U64)
-    }
+/// 64-bit integer components (SM 6.6 64-bit atomics on R64 views).
+pub fn is_64bit_int(c: ComponentType) -> bool {
+    matches!(c, ComponentType::I64 | ComponentType::U64)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -367,7 +263,7 @@ fn resource_decl(m: &Module, r: &dxil_shader::Resource) -> Result<ResourceDecl, 
     let kind = match class {
         ResourceClass::Cbv => ResourceKind::CBuffer,
         ResourceClass::Sampler => ResourceKind::Sampler,
-        _ => ResourceKind::from_u32(r.kind.raw()).ok_or_else(|| {
+        _ => known_kind(r.kind.raw()).ok_or_else(|| {
             MetadataError::resource(format!(
                 "dx.resources: unknown resource kind {}",
                 r.kind.raw()
@@ -381,10 +277,7 @@ fn resource_decl(m: &Module, r: &dxil_shader::Resource) -> Result<ResourceDecl, 
         lower: r.lower_bound,
         count: r.range_size,
         kind,
-        component: r
-            .tags
-            .element_type
-            .and_then(|c| ComponentType::from_u32(c.raw())),
+        component: r.tags.element_type.and_then(known_component),
         component_count: r.element_ty.map_or(0, |t| match m.types.data(t) {
             dxil_module::TypeData::Vector { len, .. } => *len,
             _ => 1,
@@ -453,7 +346,7 @@ pub struct ResourceProps {
 
 impl ResourceProps {
     pub fn decode(dw0: u32, dw1: u32) -> Option<ResourceProps> {
-        let kind = ResourceKind::from_u32(dw0 & 0xFF)?;
+        let kind = known_kind(dw0 & 0xFF)?;
         let typed = kind.is_texture() || kind == ResourceKind::TypedBuffer;
         Some(ResourceProps {
             kind,
@@ -462,7 +355,7 @@ impl ResourceProps {
             globally_coherent: dw0 & (1 << 14) != 0,
             cmp_or_counter: dw0 & (1 << 15) != 0,
             component: if typed {
-                ComponentType::from_u32(dw1 & 0xFF)
+                known_component(ComponentType::from_raw(dw1 & 0xFF))
             } else {
                 None
             },

@@ -188,7 +188,7 @@ fn allowed(message: &str) -> Option<&'static str> {
         Some("dynamic indexing of root constants (D3D12 rejects the PSO)")
     } else if message.contains("no UAV counter address table") {
         Some("UAV counter without buffer device addresses")
-    } else if message.contains("RtAccelerationStructure") {
+    } else if message.contains("RTAccelerationStructure") {
         Some(
             "acceleration structure (the binding contract has no acceleration-structure descriptors)",
         )

@@ -458,7 +458,7 @@ impl<'a> Ctx<'a> {
                                     ResourceKind::TextureCube | ResourceKind::TextureCubeArray
                                 )))
                             && d.component.is_some_and(|c| {
-                                c.sampled_class() != crate::dxil::SampledClass::Float
+                                crate::dxil::sampled_class(c) != crate::dxil::SampledClass::Float
                             }))
                 }
                 _ => true,

@@ -414,8 +414,8 @@ impl<'a> Ctx<'a> {
     pub fn sampled_type(&mut self, r: &ResourceDecl) -> (Id, SampledClass) {
         let class = r
             .component
-            .map_or(SampledClass::Float, |c| c.sampled_class());
-        let wide = r.component.is_some_and(|c| c.is_64bit());
+            .map_or(SampledClass::Float, crate::dxil::sampled_class);
+        let wide = r.component.is_some_and(crate::dxil::is_64bit_int);
         if wide {
             // 64-bit typed resources (SM 6.6 64-bit atomics on R64 views).
             self.b.capability(Capability::Int64);
@@ -455,7 +455,7 @@ impl<'a> Ctx<'a> {
         let (st, class) = self.sampled_type(d);
         let mut format = ImageFormat::Unknown;
         if uav && r.atomics {
-            let wide = d.component.is_some_and(|c| c.is_64bit());
+            let wide = d.component.is_some_and(crate::dxil::is_64bit_int);
             format = match (class, wide) {
                 (SampledClass::Float, _) => ImageFormat::R32f,
                 (SampledClass::Sint, false) => ImageFormat::R32i,
