@@ -23,7 +23,7 @@ mod error;
 mod mds;
 mod types;
 
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use dxil_bitstream::{AbbrevOp, BitstreamWriter, builtin_abbrev::UNABBREV_RECORD};
 
@@ -114,56 +114,9 @@ pub fn patch_constant(bitcode: &mut [u8], site: &PatchSite, value: i64) -> Resul
 
 // ---------------------------------------------------------------------- helpers
 
-/// A small multiplicative hasher for the writer's interning tables (keys are ids and short
-/// slices; SipHash's DoS resistance buys nothing here and costs a lot).
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher(u64);
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(c);
-            self.add(u64::from_le_bytes(b));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut b = [0u8; 8];
-            b[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(b));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
+/// The interning tables hash with FxHash (keys are ids and short slices; SipHash's DoS resistance buys nothing
+/// here and costs a lot).
+pub(crate) use rustc_hash::FxHasher;
 pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
 
 /// LLVM's `Log2_32_Ceil` (0 → 32 is never asked for here).

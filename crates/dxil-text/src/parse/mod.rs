@@ -34,8 +34,6 @@ mod values;
 mod tests;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use dxil_module::{FuncId, GlobalId, GlobalVar, Module, TypeId, Value};
 
@@ -54,43 +52,9 @@ pub const KINDS_COMMENT: &str = "; dxil-metadata-kinds:";
 /// Deepest nesting of types, constants and metadata the parser follows.
 pub const MAX_DEPTH: u32 = 64;
 
-/// A small multiplicative hasher: keys are short names and ids, and the inputs are listings, not
+/// Name and id tables hash with FxHash: keys are short names and ids, and the inputs are listings, not
 /// adversarial hash-flooding traffic (the maps are bounded by the input size either way).
-#[derive(Default, Clone, Copy)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(b));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(u64::from(i));
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(u64::from(i));
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 /// Parses a module from LLVM 3.7 assembly (DXC's `-dumpbin` listing or
 /// [`print_module`](crate::print_module)'s output). Comment lines are ignored.

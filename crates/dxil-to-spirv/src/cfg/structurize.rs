@@ -73,6 +73,7 @@ use super::loops::LoopForest;
 use super::{
     BlockId, Cfg, MAX_BLOCKS, MAX_EDGES, MAX_REPORTED_CYCLE, StructurizeError, Terminator,
 };
+use crate::spv::FxMap;
 
 /// "Several" in `ext_one`.
 const MANY: u32 = u32::MAX - 1;
@@ -80,8 +81,6 @@ const MANY: u32 = u32::MAX - 1;
 /// Loop exits totalling at most this many blocks stay inside the loop when they all lead to the same place.
 /// Larger ones would nest the code after the loop inside it.
 const SMALL_EXITS: u32 = 16;
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 
 /// Index of an output block (position in [`Structured::blocks`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -286,36 +285,15 @@ enum Key {
     MpBlock(u32),
 }
 
-#[derive(Clone, Copy, Default)]
-struct FxBuild;
-
-struct Fx(u64);
-
-impl Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, v: u64) {
-        self.0 = self.0.rotate_left(5) ^ v;
-    }
-    fn finish(&self) -> u64 {
-        // Keys are `(merge point << 32) | destination`: fold the high half down and finish with the SplitMix64
-        // mixer so every input bit reaches the low bits hashbrown indexes with.
-        let mut z = self.0 ^ (self.0 >> 32);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-impl BuildHasher for FxBuild {
-    type Hasher = Fx;
-    fn build_hasher(&self) -> Fx {
-        Fx(0)
-    }
+/// The `traffic_map` key of (merge point, destination): the pair packed into 64 bits and put through SplitMix64's
+/// finalizer (a bijection, so keys stay distinct). FxHash keeps the low bits of a key in the low bits of its hash,
+/// which the table indexes with; packed pairs differ mostly in their high half (the merge point), so they are
+/// mixed first.
+fn traffic_key(mp: u32, dest: u32) -> u64 {
+    let mut z = ((mp as u64) << 32) | dest as u64;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Reusable structurization context: keeps every buffer between functions.
@@ -351,7 +329,7 @@ pub struct Structurizer {
     constructs: Vec<Construct>,
     mps: Vec<MergePoint>,
     traffic: Vec<Traffic>,
-    traffic_map: HashMap<u64, u32, FxBuild>,
+    traffic_map: FxMap<u64, u32>,
     ctx: Vec<u32>,
     work: Vec<Work>,
     acts: Vec<Work>,
@@ -1178,7 +1156,7 @@ impl Structurizer {
 
     /// Record `dest` arriving at merge point `mp`; returns (entry, newly inserted).
     fn add_traffic(&mut self, mp: u32, dest: u32, next: Tgt) -> (u32, bool) {
-        let key = ((mp as u64) << 32) | dest as u64;
+        let key = traffic_key(mp, dest);
         if let Some(&e) = self.traffic_map.get(&key) {
             return (e, false);
         }
@@ -1300,7 +1278,7 @@ impl Structurizer {
                 let tr = self.traffic[e as usize];
                 let mut needs = tests;
                 if let (false, Tgt::Mp(m2)) = (needs, tr.next) {
-                    let key = ((m2 as u64) << 32) | tr.dest as u64;
+                    let key = traffic_key(m2, tr.dest);
                     if let Some(&e2) = self.traffic_map.get(&key) {
                         needs = self.traffic[e2 as usize].needs_flag;
                     }
@@ -1381,7 +1359,7 @@ impl Structurizer {
     fn arm_write(&self, a: u32) -> u32 {
         let arm = self.arms[a as usize];
         if let Tgt::Mp(m) = arm.target {
-            let key = ((m as u64) << 32) | arm.dest as u64;
+            let key = traffic_key(m, arm.dest);
             if let Some(&e) = self.traffic_map.get(&key)
                 && self.traffic[e as usize].needs_flag
             {

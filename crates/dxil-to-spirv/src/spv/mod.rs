@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::hash::{BuildHasher, Hasher};
+use std::hash::BuildHasher;
 use std::num::NonZeroU32;
 
 use spirv::{Capability, Decoration, Op, StorageClass};
@@ -91,55 +91,8 @@ pub fn push_ids(buf: &mut Vec<u32>, ids: &[Id]) {
     buf.extend(ids.iter().map(|i| i.word()));
 }
 
-/// A fast non-cryptographic hasher for small integer keys (ids, type keys).
-#[derive(Default, Clone, Copy)]
-pub struct Fx(u64);
-
-impl Hasher for Fx {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i as u64)
-    }
-    #[inline]
-    fn write_u16(&mut self, i: u16) {
-        self.write_u64(i as u64)
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64)
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64)
-    }
-}
-
-#[derive(Default, Clone, Copy)]
-pub struct FxBuild;
-
-impl BuildHasher for FxBuild {
-    type Hasher = Fx;
-    #[inline]
-    fn build_hasher(&self) -> Fx {
-        Fx(0)
-    }
-}
-
-pub type FxMap<K, V> = HashMap<K, V, FxBuild>;
+/// Hash map of the interning tables: FxHash (`rustc-hash`), as keys are small integers and ids.
+pub type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 /// Empties a map in time proportional to its contents, not its capacity: clearing a hash table rewrites all of
 /// its control bytes, and one huge shader must not slow down every later small one.
@@ -231,7 +184,7 @@ pub struct Builder {
     types: FxMap<TypeKey, Id>,
     scalar_consts: FxMap<(Id, u64), Id>,
     null_consts: FxMap<Id, Id>,
-    composite_consts: HashMap<(Id, Vec<Id>), Id, FxBuild>,
+    composite_consts: FxMap<(Id, Vec<Id>), Id>,
     /// Global variables (for the entry point's interface list from SPIR-V 1.4 on).
     pub interface: Vec<Id>,
     /// Ids of the scalar types, which every instruction asks for: void, bool, u8..u64, s32, s64, f16..f64.
@@ -264,7 +217,7 @@ impl Default for Builder {
             types: FxMap::default(),
             scalar_consts: FxMap::default(),
             null_consts: FxMap::default(),
-            composite_consts: HashMap::default(),
+            composite_consts: FxMap::default(),
             interface: Vec::new(),
             names: false,
             physical_addressing: false,
