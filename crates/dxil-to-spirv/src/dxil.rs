@@ -171,8 +171,14 @@ pub struct EntryInfo {
     pub inputs: Vec<dxil_shader::SignatureElement>,
     /// Output signature elements (graphics stages).
     pub outputs: Vec<dxil_shader::SignatureElement>,
+    /// Hull and domain shaders: the patch constant signature elements.
+    pub patch_constants: Vec<dxil_shader::SignatureElement>,
     /// Geometry shaders: input primitive, `maxvertexcount`, streams, output topology, instance count.
     pub gs_state: Option<dxil_shader::GsState>,
+    /// Hull shaders: patch constant function, control points, domain, partitioning, output primitive.
+    pub hs_state: Option<dxil_shader::HsState>,
+    /// Domain shaders: domain and input control points.
+    pub ds_state: Option<dxil_shader::DsState>,
     /// The metadata view itself, kept for its `dx.op` callee table ([`dxil_shader::DxilModule::dx_ops`]): building
     /// that table classifies every function name, which costs about a tenth of a small shader's translation, so it
     /// is built once.
@@ -233,6 +239,7 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
     let name = entry.name.clone();
     let inputs = entry.signatures.inputs.clone();
     let outputs = entry.signatures.outputs.clone();
+    let patch_constants = entry.signatures.patch_constant_or_primitive.clone();
     let gs_state = props.gs_state;
     let shader_model = (dm.shader_model.major, dm.shader_model.minor);
     Ok(EntryInfo {
@@ -247,7 +254,10 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
         wave_size,
         inputs,
         outputs,
+        patch_constants,
         gs_state,
+        hs_state: props.hs_state,
+        ds_state: props.ds_state,
         dxil: dm,
     })
 }

@@ -145,6 +145,7 @@ pub use binding::{
     Placement, RegisterBindings, RootBlockPlacement, RootSignatureBindings,
 };
 pub use dxil::{ResourceClass, ResourceKind, Stage};
+pub use dxil_shader::{TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning};
 pub use error::{Detail, Error, Invalid, Limit, Location, MetadataError, Unsupported};
 pub use lower::Translator;
 
@@ -164,6 +165,10 @@ pub struct Options {
     pub denorm_modes: bool,
     /// Emit `OpName` for the entry point, resources and values.
     pub debug_names: bool,
+    /// Domain shaders: the location of patch constant row 0, as the hull shader it runs after reports it
+    /// ([`Tessellation::patch_location_offset`]). `None`: the rows of the domain shader's own control-point
+    /// signature, which is the hull shader's offset when the two signatures agree.
+    pub patch_location_offset: Option<u32>,
 }
 
 impl Default for Options {
@@ -174,6 +179,7 @@ impl Default for Options {
             bounds_checks: true,
             denorm_modes: true,
             debug_names: false,
+            patch_location_offset: None,
         }
     }
 }
@@ -228,6 +234,27 @@ pub struct WaveSize {
     pub preferred: u32,
 }
 
+/// What a pipeline needs to know about a hull or domain shader.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tessellation {
+    /// Hull: control points of the patches it declares (the pipeline's `patchControlPoints` when the draw
+    /// follows the declaration; the shader reads up to 32); domain: control points it reads, those the hull
+    /// shader outputs.
+    pub input_control_points: u32,
+    /// Hull: control points it outputs (`OutputVertices`; 1 when it declares none); domain: 0.
+    pub output_control_points: u32,
+    pub domain: TessellatorDomain,
+    /// Hull: the partitioning (`Pow2` runs as `SpacingEqual`, factors rounded in the shader); domain: `Undefined`.
+    pub partitioning: TessellatorPartitioning,
+    /// Hull: the output primitive; domain: `Undefined`.
+    pub output_primitive: TessellatorOutputPrimitive,
+    /// Hull: `[maxtessfactor]` (written factors are clamped to it); domain: 0.
+    pub max_tess_factor: f32,
+    /// The location of patch constant row 0 (user patch constants are at this offset + their row): the hull
+    /// shader's, to translate its domain shader with ([`Options::patch_location_offset`]).
+    pub patch_location_offset: u32,
+}
+
 /// A translated shader.
 #[derive(Clone, Debug)]
 pub struct Translation {
@@ -245,6 +272,8 @@ pub struct Translation {
     /// The wave sizes the shader requires (`[WaveSize]`, SM 6.6/6.8): the pipeline must run it with a subgroup
     /// size in `min..=max` (`VkPipelineShaderStageRequiredSubgroupSizeCreateInfo`), `preferred` when possible.
     pub wave_size: Option<WaveSize>,
+    /// Hull and domain shaders: their tessellation state.
+    pub tessellation: Option<Tessellation>,
     /// SPIR-V version of the module (major, minor).
     pub spirv_version: (u8, u8),
     /// Lowest Vulkan version whose SPIR-V environment accepts the module (major, minor).

@@ -242,7 +242,10 @@ impl<'a> Ctx<'a> {
         self.declare_interface()?;
         let func_id = self.entry.function;
         let main = self.b.id();
-        self.lower_function(func_id, main)?;
+        match self.entry.stage {
+            Stage::Hull => self.lower_hull(main)?,
+            _ => self.lower_function(func_id, main)?,
+        }
 
         // Entry point and execution modes. From SPIR-V 1.4 the interface lists every global the entry point uses;
         // before, only the `Input`/`Output` variables.
@@ -295,11 +298,10 @@ impl<'a> Ctx<'a> {
     }
 
     fn translation(&mut self, words: Vec<u32>) -> Translation {
-        let b = &self.b;
         let mut bindings = std::mem::take(&mut self.bindings);
         bindings.sort_by_key(|x| (x.set, x.binding, x.descriptor_type as u32));
         bindings.dedup();
-        let v = b.version;
+        let v = self.b.version;
         let spirv_version = (((v >> 16) & 0xFF) as u8, ((v >> 8) & 0xFF) as u8);
         let vulkan_version = match spirv_version {
             (1, 0..=3) => (1, 1),
@@ -321,10 +323,11 @@ impl<'a> Ctx<'a> {
                     max,
                     preferred,
                 }),
+            tessellation: self.tessellation(),
             spirv_version,
             vulkan_version,
-            capabilities: b.capabilities().to_vec(),
-            extensions: b.extensions().to_vec(),
+            capabilities: self.b.capabilities().to_vec(),
+            extensions: self.b.extensions().to_vec(),
         }
     }
 

@@ -84,7 +84,7 @@ impl<'a> Ctx<'a> {
             .entry
             .gs_state
             .ok_or_else(|| MetadataError::signature("geometry shader without its state (tag 1)"))?;
-        self.io.gs_vertices = primitive_vertices(gs.input_primitive).ok_or_else(|| {
+        self.io.input_vertices = primitive_vertices(gs.input_primitive).ok_or_else(|| {
             MetadataError::signature(format!(
                 "geometry shader input primitive {:?} is unsupported (control-point patches)",
                 gs.input_primitive

@@ -19,8 +19,11 @@
 //! needs `storageInputOutput16` otherwise. 64-bit elements are unsupported.
 
 mod compute;
+mod domain;
 mod geometry;
+mod hull;
 mod pixel;
+mod tessellation;
 mod vertex;
 
 use dxil_module::{TypeData, TypeId};
@@ -40,6 +43,8 @@ pub(crate) fn execution_model(stage: Stage) -> Option<ExecutionModel> {
         Stage::Vertex => ExecutionModel::Vertex,
         Stage::Pixel => ExecutionModel::Fragment,
         Stage::Geometry => ExecutionModel::Geometry,
+        Stage::Hull => ExecutionModel::TessellationControl,
+        Stage::Domain => ExecutionModel::TessellationEvaluation,
         _ => return None,
     })
 }
@@ -68,8 +73,15 @@ pub(crate) enum Map {
     /// `SV_ClipDistance` / `SV_CullDistance`: every element of one kind shares one built-in float array; this
     /// element starts at the offset.
     Distance(u32),
+    /// `SV_TessFactor` / `SV_InsideTessFactor`: `TessLevelOuter` / `TessLevelInner` (`outer`) from the offset
+    /// (the element's first semantic index).
+    TessLevel { offset: u32, outer: bool },
     /// `SV_Coverage`: `SampleMask[0]`.
     SampleMask,
+    /// A control-point element of several rows that starts at a column other than 0: one variable per row
+    /// (`Interface::row_vars` from this index). SPIRV-Tools before 2024 rejects `Component` on an array of arrays
+    /// (the vertex array of a row array), which the Vulkan spec now allows.
+    Rows(u32),
 }
 
 /// One signature element's variable.
@@ -84,7 +96,8 @@ pub(crate) struct IoSlot {
     pub cols: u32,
     /// Components of the variable's vector (1: a scalar); `Position` is a vec4 whatever the element's width.
     pub width: u32,
-    /// Geometry shader inputs: indexed by vertex first.
+    /// Control points (geometry shader inputs, hull shader inputs and outputs, domain shader inputs): indexed by
+    /// vertex first.
     pub per_vertex: bool,
     pub output: bool,
 }
@@ -94,10 +107,18 @@ pub(crate) struct IoSlot {
 pub(crate) struct Interface {
     pub inputs: Vec<IoSlot>,
     pub outputs: Vec<IoSlot>,
+    /// Patch constants of hull (outputs) and domain (inputs) shaders.
+    pub patches: Vec<IoSlot>,
     /// Every `Input`/`Output` variable (the entry point's interface before SPIR-V 1.4).
     pub vars: Vec<Id>,
-    /// Vertices of a geometry shader's input primitive.
-    pub gs_vertices: u32,
+    /// Vertices of a geometry shader's input primitive, or control points of a hull or domain shader's input patch.
+    pub input_vertices: u32,
+    /// Control points a hull shader outputs.
+    pub output_vertices: u32,
+    /// Hull and domain shaders: the location of patch constant row 0.
+    pub patch_location_offset: u32,
+    /// The per-row variables of split elements ([`Map::Rows`]).
+    pub row_vars: Vec<Id>,
     /// The depth execution mode a depth output asks for.
     pub depth_mode: Option<ExecutionMode>,
     pub stencil_export: bool,
@@ -105,6 +126,17 @@ pub(crate) struct Interface {
     pub builtins: Vec<(BuiltIn, Id)>,
     /// Several geometry streams are active: vertices go to `OpEmitStreamVertex`.
     pub multi_stream: bool,
+}
+
+impl Interface {
+    /// The length of the vertex arrays of control-point inputs or outputs.
+    fn vertices(&self, output: bool) -> u32 {
+        if output {
+            self.output_vertices
+        } else {
+            self.input_vertices
+        }
+    }
 }
 
 /// How one element's variable is shaped: its direction, whether it is indexed by vertex first, and its rows and
@@ -147,6 +179,7 @@ pub(crate) fn system_value(
         Stage::Vertex => vertex::system_value(output, kind),
         Stage::Pixel => pixel::system_value(output, kind),
         Stage::Geometry => geometry::system_value(output, kind),
+        Stage::Domain => domain::system_value(output, kind),
         _ => None,
     };
     if let Some(r) = own {
@@ -184,6 +217,7 @@ impl<'a> Ctx<'a> {
         match self.entry.stage {
             Stage::Compute => return Ok(()),
             Stage::Geometry => self.geometry_prepare()?,
+            Stage::Hull | Stage::Domain => self.tessellation_prepare()?,
             _ => {}
         }
         let inputs = std::mem::take(&mut self.entry.inputs);
@@ -193,15 +227,35 @@ impl<'a> Ctx<'a> {
             .and_then(|()| self.declare_elements(&outputs, true));
         self.entry.inputs = inputs;
         self.entry.outputs = outputs;
-        r
+        r?;
+        if matches!(self.entry.stage, Stage::Hull | Stage::Domain) {
+            let patch = std::mem::take(&mut self.entry.patch_constants);
+            let r = self.declare_patch_constants(&patch);
+            self.entry.patch_constants = patch;
+            r?;
+        }
+        Ok(())
     }
 
     /// The variables of a signature's elements.
     fn declare_elements(&mut self, elems: &[SignatureElement], output: bool) -> Result<(), Error> {
         let stage = self.entry.stage;
-        let per_vertex = stage == Stage::Geometry && !output;
+        let per_vertex = match stage {
+            Stage::Geometry | Stage::Domain => !output,
+            Stage::Hull => true,
+            _ => false,
+        };
         let dir = if output { "output" } else { "input" };
-        let distances = self.distance_layout(elems, dir)?;
+        // Hull shader outputs and domain shader inputs carry their system values as plain locations.
+        let as_locations = tessellation::control_points_as_locations(stage, output);
+        let distances = if as_locations {
+            DistanceLayout {
+                len: [0; 2],
+                offset: Vec::new(),
+            }
+        } else {
+            self.distance_layout(elems, dir)?
+        };
         let mut distance_var: [Option<Id>; 2] = [None; 2];
         let stream_base = geometry::stream_bases(stage, output, elems);
         for (i, e) in elems.iter().enumerate() {
@@ -209,7 +263,7 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let stream = geometry::stream_of(stage, output, e);
-            let bi = if stream > 0 {
+            let bi = if stream > 0 || as_locations {
                 Ok(None)
             } else {
                 system_value(stage, output, e.semantic_kind)
@@ -248,7 +302,8 @@ impl<'a> Ctx<'a> {
                             v
                         }
                     };
-                    (var, Map::Distance(distances.offset[i]), class, 1)
+                    let offset = distances.offset.get(i).copied().unwrap_or(0);
+                    (var, Map::Distance(offset), class, 1)
                 }
                 Some(BuiltIn::SampleMask) => {
                     let u = self.b.u32();
@@ -261,8 +316,8 @@ impl<'a> Ctx<'a> {
                 }
                 Some(b) => self.builtin_element(e, b, shape)?,
                 None => {
-                    let var = self.location_element(e, class, shape, stream_base[stream])?;
-                    (var, Map::Direct, class, cols)
+                    let (var, map) = self.location_element(e, class, shape, stream_base[stream])?;
+                    (var, map, class, cols)
                 }
             };
             if stage == Stage::Pixel && !output && bi.is_some_and(pixel::flat_builtin_input) {
@@ -346,7 +401,7 @@ impl<'a> Ctx<'a> {
         let f = self.b.f32();
         let mut t = self.b.ty(TypeKey::Array(f, len));
         if per_vertex {
-            t = self.b.ty(TypeKey::Array(t, self.io.gs_vertices));
+            t = self.b.ty(TypeKey::Array(t, self.io.vertices(output)));
         }
         let cap = if b == BuiltIn::ClipDistance {
             Capability::ClipDistance
@@ -387,7 +442,7 @@ impl<'a> Ctx<'a> {
         };
         let (t, class, width) = self.builtin_type(b);
         let t = if shape.per_vertex {
-            self.b.ty(TypeKey::Array(t, self.io.gs_vertices))
+            self.b.ty(TypeKey::Array(t, self.io.vertices(shape.output)))
         } else {
             t
         };
@@ -409,14 +464,15 @@ impl<'a> Ctx<'a> {
         Ok((var, map, class, width))
     }
 
-    /// The variable of a user element (or `SV_Target`) at its location.
+    /// The variable of a user element (or `SV_Target`) at its location, and how the element maps onto it
+    /// (`Direct`, or `Rows` for a split element).
     fn location_element(
         &mut self,
         e: &SignatureElement,
         class: Class,
         shape: ElementShape,
-        stream_base: u32,
-    ) -> Result<Id, Error> {
+        location_base: u32,
+    ) -> Result<(Id, Map), Error> {
         let stage = self.entry.stage;
         if e.start_row < 0 || e.start_col < 0 {
             return Err(MetadataError::signature(format!(
@@ -430,18 +486,25 @@ impl<'a> Ctx<'a> {
             Class::SInt => self.b.ty(TypeKey::SInt(32)),
             _ => self.b.u32(),
         };
+        let split = shape.per_vertex && shape.rows > 1 && e.start_col > 0;
+        if split && shape.rows > 32 {
+            return Err(MetadataError::signature(format!(
+                "signature element {} `{}`: {} rows (D3D allows 32)",
+                e.id, e.name, shape.rows
+            ))
+            .into());
+        }
         let mut t = if shape.cols > 1 {
             self.b.vec(scalar, shape.cols)
         } else {
             scalar
         };
-        if shape.rows > 1 {
+        if shape.rows > 1 && !split {
             t = self.b.ty(TypeKey::Array(t, shape.rows));
         }
         if shape.per_vertex {
-            t = self.b.ty(TypeKey::Array(t, self.io.gs_vertices));
+            t = self.b.ty(TypeKey::Array(t, self.io.vertices(shape.output)));
         }
-        let var = self.io_var(storage(shape.output), t, None);
         // SV_Target n goes to attachment n, its semantic index (= its row).
         let location = if e.semantic_kind == SemanticKind::Target {
             e.semantic_indices
@@ -449,19 +512,29 @@ impl<'a> Ctx<'a> {
                 .copied()
                 .unwrap_or(e.start_row as u32)
         } else {
-            e.start_row as u32 + stream_base
+            e.start_row as u32 + location_base
         };
-        self.b.decorate(var, Decoration::Location, &[location]);
-        if e.start_col > 0 {
-            self.b
-                .decorate(var, Decoration::Component, &[e.start_col as u32]);
+        let first = self.io.row_vars.len() as u32;
+        let mut var = None;
+        for r in 0..if split { shape.rows } else { 1 } {
+            let v = self.io_var(storage(shape.output), t, None);
+            self.b.decorate(v, Decoration::Location, &[location + r]);
+            if e.start_col > 0 {
+                self.b
+                    .decorate(v, Decoration::Component, &[e.start_col as u32]);
+            }
+            match stage {
+                Stage::Pixel if !shape.output => self.pixel_input_decorations(v, e, class),
+                Stage::Geometry if shape.output => self.geometry_output_decorations(v, e),
+                _ => {}
+            }
+            if split {
+                self.io.row_vars.push(v);
+            }
+            var.get_or_insert(v);
         }
-        match stage {
-            Stage::Pixel if !shape.output => self.pixel_input_decorations(var, e, class),
-            Stage::Geometry if shape.output => self.geometry_output_decorations(var, e),
-            _ => {}
-        }
-        Ok(var)
+        let var = var.ok_or_else(|| self.invalid(Invalid::internal("element without rows")))?;
+        Ok((var, if split { Map::Rows(first) } else { Map::Direct }))
     }
 
     /// An `Input`/`Output` variable, decorated as a built-in when `bi` says so.
@@ -497,10 +570,16 @@ impl<'a> Ctx<'a> {
     fn builtin_caps(&mut self, b: BuiltIn) -> Result<(), Error> {
         let stage = self.entry.stage;
         match b {
-            BuiltIn::Layer | BuiltIn::ViewportIndex if stage == Stage::Vertex => {
+            BuiltIn::Layer | BuiltIn::ViewportIndex
+                if matches!(stage, Stage::Vertex | Stage::Domain) =>
+            {
                 self.b.capability(Capability::ShaderViewportIndexLayerEXT);
                 self.b.extension("SPV_EXT_shader_viewport_index_layer");
             }
+            // Tessellation implies the tessellation stages' own built-ins; Geometry would ask for the
+            // geometryShader feature.
+            BuiltIn::PrimitiveId | BuiltIn::InvocationId
+                if matches!(stage, Stage::Hull | Stage::Domain) => {}
             BuiltIn::Layer => self.b.capability(Capability::Geometry),
             BuiltIn::ViewportIndex => self.b.capability(Capability::MultiViewport),
             BuiltIn::PrimitiveId => self.b.capability(Capability::Geometry),
@@ -570,7 +649,7 @@ impl<'a> Ctx<'a> {
     fn slot_ptr(
         &mut self,
         s: &IoSlot,
-        var: Id,
+        mut var: Id,
         vertex: Option<Id>,
         row: Id,
         row_const: Option<i64>,
@@ -598,7 +677,7 @@ impl<'a> Ctx<'a> {
         let mut idx: Vec<Id> = Vec::with_capacity(3);
         if s.per_vertex {
             let v = vertex.ok_or_else(|| {
-                self.invalid(Invalid::range("geometry shader input without a vertex"))
+                self.invalid(Invalid::range("control-point element without a vertex"))
             })?;
             idx.push(v);
         }
@@ -609,7 +688,7 @@ impl<'a> Ctx<'a> {
             Class::Bool => self.b.bool(),
         };
         match s.map {
-            Map::Distance(offset) => {
+            Map::Distance(offset) | Map::TessLevel { offset, .. } => {
                 // offset + row * cols + col, folded when the row is constant.
                 let u = self.b.u32();
                 let i = match row_const {
@@ -624,6 +703,15 @@ impl<'a> Ctx<'a> {
                 idx.push(i);
             }
             Map::SampleMask => idx.push(self.b.const_u32(0)),
+            Map::Rows(first) => {
+                var = row_const
+                    .and_then(|r| self.io.row_vars.get(first as usize + r as usize))
+                    .copied()
+                    .ok_or_else(|| self.invalid(Invalid::internal("split element row")))?;
+                if s.width > 1 {
+                    idx.push(self.b.const_u32(col));
+                }
+            }
             Map::Direct | Map::FragCoord | Map::MinusBase(_) => {
                 if s.rows > 1 {
                     idx.push(row);
@@ -730,6 +818,12 @@ impl<'a> Ctx<'a> {
     fn load_input(&mut self, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
         let id = self.arg_const(a, 1)? as u32;
         let s = self.slot(false, id)?;
+        self.load_slot(&s, ty, a)
+    }
+
+    /// Loads component (operand 2, operand 3) of a slot, for the vertex in operand 4 when the slot has vertices,
+    /// as `ty`.
+    fn load_slot(&mut self, s: &IoSlot, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
         let (row, row_const) = self.row_arg(a, 2)?;
         let col = self.arg_const(a, 3)? as u32;
         let vertex = if s.per_vertex {
@@ -737,26 +831,43 @@ impl<'a> Ctx<'a> {
         } else {
             None
         };
-        let (p, scalar) = self.slot_ptr(&s, s.var, vertex, row, row_const, col)?;
-        let mut x = self.load(scalar, p);
+        let mut x = match (s.map, row_const) {
+            (Map::Rows(_), None) => self.load_split_row(s, vertex, row, col)?,
+            _ => {
+                let (p, scalar) = self.slot_ptr(s, s.var, vertex, row, row_const, col)?;
+                self.load(scalar, p)
+            }
+        };
         match s.map {
             Map::FragCoord if col == 3 => {
+                let f = self.b.f32();
                 let one = self.b.const_f32(1.0);
-                x = self.op2(Op::FDiv, scalar, one, x);
+                x = self.op2(Op::FDiv, f, one, x);
             }
             Map::MinusBase(base) => {
-                let b = self.load(scalar, base);
-                x = self.op2(Op::ISub, scalar, x, b);
+                let u = self.b.u32();
+                let b = self.load(u, base);
+                x = self.op2(Op::ISub, u, x, b);
             }
             _ => {}
         }
         self.read_converted(x, s.class, ty).map(Val::Id)
     }
 
-    /// `storeOutput(outputSigId, rowIndex, colIndex, value)`.
+    /// `storeOutput(outputSigId, rowIndex, colIndex, value)`; a hull shader writes its own control point.
     fn store_output(&mut self, a: Args<'_>) -> Result<Val, Error> {
         let id = self.arg_const(a, 1)? as u32;
         let s = self.slot(true, id)?;
+        let vertex = if s.per_vertex {
+            Some(self.output_control_point_id()?)
+        } else {
+            None
+        };
+        self.store_slot(&s, vertex, a)
+    }
+
+    /// Stores operand 4 into component (operand 2, operand 3) of a slot, for `vertex` when the slot has vertices.
+    fn store_slot(&mut self, s: &IoSlot, vertex: Option<Id>, a: Args<'_>) -> Result<Val, Error> {
         let (row, row_const) = self.row_arg(a, 2)?;
         let col = self.arg_const(a, 3)? as u32;
         if self.arg_undef(a, 4) {
@@ -764,10 +875,66 @@ impl<'a> Ctx<'a> {
         }
         let vt = self.arg_ty(a, 4)?;
         let x = self.arg_id(a, 4)?;
-        let (p, _) = self.slot_ptr(&s, s.var, None, row, row_const, col)?;
-        let v = self.write_converted(x, vt, s.class)?;
-        self.store(p, v);
+        let p = match (s.map, row_const) {
+            (Map::Rows(_), None) => None,
+            _ => Some(self.slot_ptr(s, s.var, vertex, row, row_const, col)?.0),
+        };
+        let mut v = self.write_converted(x, vt, s.class)?;
+        if let Map::TessLevel { offset, outer } = s.map {
+            v = self.tess_factor_written(v, offset, outer, row, row_const)?;
+        }
+        match p {
+            Some(p) => self.store(p, v),
+            None => self.store_split_row(s, vertex, row, col, v)?,
+        }
         Ok(Val::None)
+    }
+
+    /// Component `col` of the row `row` (dynamic) of a split element: every row read, the indexed one selected.
+    fn load_split_row(
+        &mut self,
+        s: &IoSlot,
+        vertex: Option<Id>,
+        row: Id,
+        col: u32,
+    ) -> Result<Id, Error> {
+        let bt = self.b.bool();
+        let mut x = None;
+        for r in 0..s.rows {
+            let k = self.b.const_u32(r);
+            let (p, scalar) = self.slot_ptr(s, s.var, vertex, k, Some(i64::from(r)), col)?;
+            let y = self.load(scalar, p);
+            x = Some(match x {
+                None => y,
+                Some(prev) => {
+                    let here = self.op2(Op::IEqual, bt, row, k);
+                    self.select(scalar, here, y, prev)
+                }
+            });
+        }
+        x.ok_or_else(|| self.invalid(Invalid::internal("element without rows")))
+    }
+
+    /// Writes `value` to component `col` of the row `row` (dynamic) of a split element: every row is written,
+    /// the others with the value they hold.
+    fn store_split_row(
+        &mut self,
+        s: &IoSlot,
+        vertex: Option<Id>,
+        row: Id,
+        col: u32,
+        value: Id,
+    ) -> Result<(), Error> {
+        let bt = self.b.bool();
+        for r in 0..s.rows {
+            let k = self.b.const_u32(r);
+            let (p, scalar) = self.slot_ptr(s, s.var, vertex, k, Some(i64::from(r)), col)?;
+            let old = self.load(scalar, p);
+            let here = self.op2(Op::IEqual, bt, row, k);
+            let v = self.select(scalar, here, value, old);
+            self.store(p, v);
+        }
+        Ok(())
     }
 
     /// A row operand: its id and, when constant, its value.
@@ -793,6 +960,8 @@ impl<'a> Ctx<'a> {
             Stage::Vertex => self.vertex_op(op, ty),
             Stage::Pixel => self.pixel_op(op, ty, a),
             Stage::Geometry => self.geometry_op(op, ty, a),
+            Stage::Hull => self.hull_op(op, ty, a),
+            Stage::Domain => self.domain_op(op, ty, a),
             _ => None,
         };
         if own.is_some() {
@@ -801,7 +970,12 @@ impl<'a> Ctx<'a> {
         let r = match op {
             OpCode::LoadInput => self.load_input(ty, a),
             OpCode::StoreOutput => self.store_output(a),
-            OpCode::ViewID if matches!(stage, Stage::Vertex | Stage::Pixel | Stage::Geometry) => {
+            OpCode::ViewID
+                if matches!(
+                    stage,
+                    Stage::Vertex | Stage::Pixel | Stage::Geometry | Stage::Hull | Stage::Domain
+                ) =>
+            {
                 self.load_stage_builtin(BuiltIn::ViewIndex, ty)
             }
             OpCode::RenderTargetGetSamplePosition | OpCode::RenderTargetGetSampleCount => Err(self
@@ -831,6 +1005,8 @@ impl<'a> Ctx<'a> {
             Stage::Compute => self.compute_modes(main),
             Stage::Pixel => self.pixel_modes(main),
             Stage::Geometry => self.geometry_modes(main)?,
+            Stage::Hull => self.hull_modes(main)?,
+            Stage::Domain => self.domain_modes(main)?,
             _ => {}
         }
         Ok(())
