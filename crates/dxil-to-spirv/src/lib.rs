@@ -1,8 +1,8 @@
-//! DXIL → SPIR-V translation (compute, vertex, pixel and geometry shaders).
+//! DXIL → SPIR-V translation (compute, vertex, pixel, geometry, hull and domain shaders).
 //!
 //! [`translate`] takes a DXIL module (read with `dxil_module::read_module`) and returns a Vulkan SPIR-V module
 //! plus everything a runtime needs to run it without reflection: the entry point, the stage, the thread-group
-//! size and the descriptor bindings it expects ([`Translation`]). [`translate_container`] does the same from
+//! size, the tessellation state and the descriptor bindings it expects ([`Translation`]). [`translate_container`] does the same from
 //! container bytes; [`Translator`] keeps its buffers between calls for batch use; [`disassemble`] prints the words
 //! as text.
 //!
@@ -23,10 +23,11 @@
 //!   the counter address table, a root block spilled into a uniform buffer).
 //! * `spv`: a direct SPIR-V word emitter with interned types and constants.
 //! * `lower::stage`: what differs per stage (execution model and modes, interface, stage operations), one file per
-//!   stage (compute, vertex, pixel, geometry; below).
+//!   stage (compute, vertex, pixel, geometry, hull, domain; below).
 //!
 //! # Graphics stages
-//! Vertex (`Vertex`), pixel (`Fragment`) and geometry (`Geometry`) entry points take their interface from the entry
+//! Vertex (`Vertex`), pixel (`Fragment`), geometry (`Geometry`), hull (`TessellationControl`) and domain
+//! (`TessellationEvaluation`) entry points take their interface from the entry
 //! point's signatures (`dxil_shader::DxilModule`): every signature element is one `Input`/`Output` variable,
 //! declared whether or not the shader touches it, so that the interfaces of stages translated here match.
 //! * A user element is at `Location` = its start row, `Component` = its start column (none when 0); a vector of
@@ -38,6 +39,16 @@
 //!   / `AtSample` / `Centroid` → `InterpolateAtOffset` (the 4-bit signed offsets in 1/16 pixel) / `AtSample` /
 //!   `AtCentroid`.
 //! * Geometry shader inputs are arrays over the input primitive's vertices (`loadInput`'s vertex operand).
+//! * Control points are arrays too: hull shader inputs over 32 control points (D3D's largest patch: a draw may use
+//!   patches of another size than the shader declares), hull shader outputs over its output control points
+//!   (indexed by `InvocationId` in `storeOutput`, by the operand of `LoadOutputControlPoint`), domain shader inputs
+//!   over its input control points. Between hull and domain shaders every element is a location, system values
+//!   included. Patch constants are `Patch` variables: `SV_TessFactor` / `SV_InsideTessFactor` are
+//!   `TessLevelOuter` / `TessLevelInner` (D3D's edge orders are Vulkan's; for isolines the line density, then
+//!   the line detail), the others locations after the rows of the control-point signature
+//!   ([`Tessellation::patch_location_offset`], [`Options::patch_location_offset`]). Control-point elements of
+//!   several rows that start at a column other than 0 get one variable per row (older `spirv-val` rejects
+//!   `Component` on an array of arrays).
 //!
 //! | System value | Stage, direction | SPIR-V |
 //! |---|---|---|
@@ -46,9 +57,13 @@
 //! | `SV_VertexID`, `SV_InstanceID` | VS input | `VertexIndex − BaseVertex`, `InstanceIndex − BaseInstance`: D3D counts from the draw's first vertex / instance, Vulkan includes the base (`DrawParameters`) |
 //! | `StartVertexLocation()`, `StartInstanceLocation()` (SM 6.8) | VS | `BaseVertex`, `BaseInstance` |
 //! | `SV_ClipDistance`, `SV_CullDistance` | VS/GS output, GS/PS input | one `ClipDistance` / `CullDistance` float array per kind, elements concatenated in semantic-index order (at most 8 in all) |
-//! | `SV_RenderTargetArrayIndex`, `SV_ViewportArrayIndex` | VS/GS output, PS input | `Layer`, `ViewportIndex` (VS: `SPV_EXT_shader_viewport_index_layer`) |
+//! | `SV_RenderTargetArrayIndex`, `SV_ViewportArrayIndex` | VS/DS/GS output, PS input | `Layer`, `ViewportIndex` (VS, DS: `SPV_EXT_shader_viewport_index_layer`) |
 //! | `SV_PrimitiveID` | GS output, PS input; GS `PrimitiveID()` | `PrimitiveId` |
 //! | `SV_GSInstanceID` | GS | `InvocationId` |
+//! | `SV_OutputControlPointID` | HS | `InvocationId` |
+//! | `SV_PrimitiveID` | HS, DS (`PrimitiveID()`) | `PrimitiveId` |
+//! | `SV_DomainLocation` | DS (`DomainLocation()`) | `TessCoord` (tri: `u, v, w`; quad, isoline: `u, v`) |
+//! | `SV_TessFactor`, `SV_InsideTessFactor` | HS patch constant output, DS patch constant input | `TessLevelOuter`, `TessLevelInner` |
 //! | `SV_IsFrontFace` | PS input | `FrontFacing`, read as `0xFFFFFFFF` / 0 |
 //! | `SV_SampleIndex` | PS | `SampleId` |
 //! | `SV_Coverage` | PS input (`Coverage()`), output | `SampleMask[0]` |
@@ -57,20 +72,24 @@
 //! | `SV_StencilRef` | PS output | `FragStencilRefEXT`, `StencilRefReplacingEXT` |
 //! | `SV_Barycentrics` | PS input | `BaryCoordKHR`, `BaryCoordNoPerspKHR` for `noperspective` (`SPV_KHR_fragment_shader_barycentric`) |
 //! | `SV_ShadingRate` | VS/GS output, PS input | `PrimitiveShadingRateKHR`, `ShadingRateKHR` (D3D12's encoding is Vulkan's) |
-//! | `SV_ViewID` | all three | `ViewIndex` |
+//! | `SV_ViewID` | every graphics stage | `ViewIndex` |
 //!
 //! Pixel shaders run with `OriginUpperLeft`, and `EarlyFragmentTests` when the shader flags force early depth and
 //! stencil. `discard` is `OpDemoteToHelperInvocation` (SPIR-V 1.6, or `SPV_EXT_demote_to_helper_invocation`
 //! before): a discarded D3D pixel goes on as a helper, so the derivatives of its quad stay defined, which
 //! `OpKill` would not keep; `IsHelperLane()` is then `OpIsHelperInvocationEXT`. Pixel shaders have quads of their
-//! own (derivatives, implicit-LOD sampling, quad operations); vertex and geometry shaders have none (derivatives 0,
+//! own (derivatives, implicit-LOD sampling, quad operations); the other graphics stages have none (derivatives 0,
 //! sampling at level 0). Geometry shaders get the input primitive (`InputPoints` … `InputTrianglesAdjacency`),
 //! `OutputVertices` = `maxvertexcount`, `Invocations` = `[instance(n)]` and the output topology (a list topology is
 //! the matching strip: D3D output streams are strips); `EmitStream` / `CutStream` are `OpEmitVertex` /
 //! `OpEndPrimitive`, or the stream forms with `GeometryStreams` when a stream other than 0 is active. Elements of
 //! streams other than 0 are not rasterized: they are plain locations numbered after the rows of the streams
-//! before them (system values included). Resources, UAV writes from any stage and both binding models work as in
-//! compute shaders.
+//! before them (system values included). Hull shaders run the control-point function, then, after a barrier, the
+//! patch constant function on invocation 0 (D3D runs it once per patch, after every control point); they declare
+//! the domain (`Triangles` / `Quads` / `Isolines`), the spacing (`integer` and `pow2`: `SpacingEqual`; the
+//! fractional ones), the vertex order (`triangle_cw` is `VertexOrderCw`: D3D's domain has its origin at the top
+//! left, as Vulkan's default) or `PointMode`, and `OutputVertices`; domain shaders declare the domain.
+//! Resources, UAV writes from any stage and both binding models work as in compute shaders.
 //!
 //! Not supported in these stages (errors naming the element or operation): 64-bit signature elements, system
 //! values with several rows other than clip/cull distances, more than 8 clip and cull distances, `Layer` /
@@ -78,8 +97,8 @@
 //! geometry shaders, `GetAttributeAtVertex` (needs per-vertex inputs), `GetRenderTargetSampleCount` /
 //! `GetRenderTargetSamplePosition` (no Vulkan equivalent in the shader), sampler feedback. Dual-source blending
 //! (`SV_Target0`/`1` as the two sources of attachment 0, decided by the blend state, not the shader) gets
-//! `Location` 0 and 1, not `Index` 1. Hull, domain, mesh and amplification shaders fail with
-//! [`Error::Stage`] naming the stage.
+//! `Location` 0 and 1, not `Index` 1. Mesh and amplification shaders fail with [`Error::Stage`] naming the
+//! stage.
 //!
 //! # D3D12 semantics kept where SPIR-V differs
 //! | Rule | Where D3D specifies it | How |
@@ -105,6 +124,8 @@
 //! | 32-bit denormal mode from `fp32-denorm-mode` | DXIL.rst (function attributes) | `DenormPreserve` / `DenormFlushToZero` execution modes (SPV_KHR_float_controls); `any` sets nothing |
 //! | An `undef` operand is some fixed value | LLVM | 0 |
 //! | `[WaveSize]` requirements | SM 6.6/6.8 | exported in [`Translation::wave_size`] for the pipeline's required subgroup size |
+//! | `pow2` partitioning rounds tessellation factors up to a power of two | D3D11.3 functional spec (tessellator partitioning) | Vulkan has no such spacing: the hull shader rounds each written factor from its float bits (exact), then runs with `SpacingEqual`; the isoline density (integer in D3D whatever the partitioning, as Vulkan's first outer level) stays |
+//! | Tessellation factors above the declared `[maxtessfactor]` are clamped to it | the hull shader's declaration (DXIL's HS state) | compared and selected when the written factor is larger (under 64: Vulkan clamps the rest); zero, negative and NaN factors stay (they cull the patch in both APIs) |
 //!
 //! Choices where D3D leaves the result undefined: a dynamic index into a local or groupshared array is clamped
 //! into the array (D3D requires such accesses to stay within the shader's own memory; SPIR-V gives no such
@@ -117,7 +138,7 @@
 //! nothing; an unbounded register array that no table range holds binds a single root descriptor or static
 //! sampler, which every index then reads (as native drivers do).
 //!
-//! Not supported yet (reported as errors): hull, domain, mesh and amplification stages, library (`lib_6_x`)
+//! Not supported yet (reported as errors): mesh and amplification stages, library (`lib_6_x`)
 //! entry points, raw and structured views stored as texel buffers (root-signature layouts for devices whose
 //! storage-buffer offset alignment exceeds 16), acceleration structures under a root signature, work-graph nodes, SM 6.9 hit
 //! objects and the SM 6.10 linear-algebra operations, `Nand` read-modify-writes on groupshared memory, handles

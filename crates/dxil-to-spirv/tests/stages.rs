@@ -1,4 +1,4 @@
-//! The interface of vertex, pixel and geometry shaders: corpus containers (vkd3d-proton's tests) translated with
+//! The interface of vertex, pixel, geometry, hull and domain shaders: corpus containers (vkd3d-proton's tests) translated with
 //! the default binding model, their `Input`/`Output` variables, execution modes and stage instructions compared
 //! with what their signatures (DXC's listing beside each container) ask for.
 //!
@@ -14,10 +14,18 @@ use support::*;
 
 /// The translated module of a corpus container, validated.
 fn translate(name: &str) -> Option<(Module, Vec<u32>)> {
+    translate_with(name, &dxil_to_spirv::Options::default()).map(|(m, t)| (m, t.words))
+}
+
+/// The translation of a corpus container under `options`, validated, and its parsed module.
+fn translate_with(
+    name: &str,
+    options: &dxil_to_spirv::Options,
+) -> Option<(Module, dxil_to_spirv::Translation)> {
     let corpus = corpus_dir()?;
     let path = corpus.join(name);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let t = dxil_to_spirv::translate_container(&bytes, &dxil_to_spirv::Options::default())
+    let t = dxil_to_spirv::translate_container(&bytes, options)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     if have_spirv_val() {
         // Tests run in parallel: one file per container.
@@ -26,7 +34,7 @@ fn translate(name: &str) -> Option<(Module, Vec<u32>)> {
     }
     let mut loader = rspirv::dr::Loader::new();
     rspirv::binary::parse_words(&t.words, &mut loader).unwrap();
-    Some((loader.module(), t.words))
+    Some((loader.module(), t))
 }
 
 fn type_name(m: &Module, id: u32) -> String {
@@ -254,4 +262,154 @@ fn geometry_inputs_are_arrays_over_the_primitive() {
         ])
     );
     assert!(uses(&m, Op::EmitVertex));
+}
+
+fn count(m: &Module, op: Op) -> usize {
+    m.functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == op)
+        .count()
+}
+
+#[test]
+fn hull_shaders_run_the_patch_constant_function_once_after_the_control_points() {
+    // InputPatch<{float4 SV_Position}, 1> → 4 control points of SV_Position (row 0); patch constants: edges[4] :
+    // SV_TessFactor, inside[2] : SV_InsideTessFactor, float3 center : CENTER (row 0, after the factors' rows in
+    // D3D's numbering, its own register space); quad, integer, triangle_cw.
+    let Some((m, t)) = translate_with(
+        "vkd3d-proton/tessellation/fork_phase_hs.hs_6_0.dxil",
+        &dxil_to_spirv::Options::default(),
+    ) else {
+        return;
+    };
+    assert_eq!(
+        m.entry_points[0].operands[0],
+        Operand::ExecutionModel(spirv::ExecutionModel::TessellationControl)
+    );
+    assert_eq!(
+        interface(&m),
+        set(&[
+            // From the vertex shader: built-ins, 32 control points (a draw may use other patch sizes).
+            "Input Position: f32x4[32]",
+            // To the domain shader: locations, system values included.
+            "Output Location=0: f32x4[4]",
+            "Output Patch TessLevelOuter: f32[4]",
+            "Output Patch TessLevelInner: f32[2]",
+            // One row of control points: patch constants start at location 1.
+            "Output Location=1 Patch: f32x3",
+            "Input InvocationId: u32",
+        ])
+    );
+    assert_eq!(
+        modes(&m),
+        set(&["Quads", "SpacingEqual", "VertexOrderCw", "OutputVertices 4"])
+    );
+    // main: call the control-point function, barrier, call the patch constant function under a branch.
+    assert_eq!(count(&m, Op::FunctionCall), 2);
+    assert_eq!(count(&m, Op::ControlBarrier), 1);
+    assert_eq!(m.functions.len(), 3);
+    let tess = t.tessellation.expect("tessellation state");
+    assert_eq!(
+        tess,
+        dxil_to_spirv::Tessellation {
+            input_control_points: 1,
+            output_control_points: 4,
+            domain: dxil_to_spirv::TessellatorDomain::Quad,
+            partitioning: dxil_to_spirv::TessellatorPartitioning::Integer,
+            output_primitive: dxil_to_spirv::TessellatorOutputPrimitive::TriangleCW,
+            max_tess_factor: 64.0,
+            patch_location_offset: 1,
+        }
+    );
+}
+
+#[test]
+fn domain_shaders_read_control_points_and_patch_constants_where_the_hull_shader_wrote_them() {
+    let Some((m, t)) = translate_with(
+        "vkd3d-proton/tessellation/fork_phase_ds.ds_6_0.dxil",
+        &dxil_to_spirv::Options::default(),
+    ) else {
+        return;
+    };
+    assert_eq!(
+        m.entry_points[0].operands[0],
+        Operand::ExecutionModel(spirv::ExecutionModel::TessellationEvaluation)
+    );
+    let iface = interface(&m);
+    for v in [
+        "Input Location=0: f32x4[4]",
+        "Input Location=1 Patch: f32x3",
+        "Input TessCoord: f32x3",
+        "Output Position: f32x4",
+    ] {
+        assert!(iface.contains(v), "{v} not in {iface:?}");
+    }
+    assert_eq!(modes(&m), set(&["Quads"]));
+    let tess = t.tessellation.expect("tessellation state");
+    assert_eq!(
+        (tess.input_control_points, tess.patch_location_offset),
+        (4, 1)
+    );
+
+    // Translated after a hull shader whose control points take more rows, the patch constants move with them.
+    let options = dxil_to_spirv::Options {
+        patch_location_offset: Some(5),
+        ..dxil_to_spirv::Options::default()
+    };
+    let Some((m, t)) = translate_with(
+        "vkd3d-proton/tessellation/fork_phase_ds.ds_6_0.dxil",
+        &options,
+    ) else {
+        return;
+    };
+    assert!(interface(&m).contains("Input Location=5 Patch: f32x3"));
+    assert_eq!(t.tessellation.map(|t| t.patch_location_offset), Some(5));
+}
+
+#[test]
+fn isoline_hull_shaders_read_the_primitive_id() {
+    // domain("isoline"), outputcontrolpoints(1), partitioning("integer"), outputtopology("line");
+    // tess_factor[0] = line density, [1] = line detail: TessLevelOuter[0] (lines) and [1] (segments).
+    let Some((m, _)) = translate("vkd3d-proton/tessellation/line_tessellation_hs.hs_6_0.dxil")
+    else {
+        return;
+    };
+    assert_eq!(
+        modes(&m),
+        set(&["Isolines", "SpacingEqual", "OutputVertices 1"])
+    );
+    let iface = interface(&m);
+    assert!(iface.contains("Input PrimitiveId: u32"), "{iface:?}");
+    assert!(
+        iface.contains("Output Patch TessLevelOuter: f32[4]"),
+        "{iface:?}"
+    );
+    assert!(
+        !m.capabilities
+            .iter()
+            .any(|c| c.operands[0] == Operand::Capability(spirv::Capability::Geometry)),
+        "PrimitiveId in a tessellation stage needs Tessellation, not Geometry"
+    );
+}
+
+#[test]
+fn control_point_rows_at_a_column_split_into_variables() {
+    // Output signature: HSValue float2 row 0; SV_ClipDistance float2 row 1 .xy; SV_CullDistance 0 and 1, one
+    // float each at .z of rows 1 and 2 (one element of two rows).
+    let Some((m, _)) = translate("dxil-spirv/stages/hull-clip-cull.tesc.dxil") else {
+        return;
+    };
+    let iface = interface(&m);
+    for v in [
+        "Input ClipDistance: f32[2][32]",
+        "Input CullDistance: f32[2][32]",
+        "Output Location=0: f32x2[4]",
+        "Output Location=1: f32x2[4]",
+        "Output Component=2 Location=1: f32[4]",
+        "Output Component=2 Location=2: f32[4]",
+    ] {
+        assert!(iface.contains(v), "{v} not in {iface:?}");
+    }
 }

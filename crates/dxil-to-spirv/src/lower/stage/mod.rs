@@ -4,14 +4,15 @@
 //!
 //! This module holds what the stages share: the one [`execution_model`] match that decides which stages are
 //! translated, the interface machinery and the dispatch of system values, operations and execution modes to the
-//! stage's own file (`compute`, `vertex`, `pixel`, `geometry`; a new stage is a new file beside them and an arm in
-//! each dispatch).
+//! stage's own file (`compute`, `vertex`, `pixel`, `geometry`, `hull`, `domain`, with `tessellation` for what the
+//! last two share; a new stage is a new file beside them and an arm in each dispatch).
 //!
 //! Every signature element becomes one variable, declared up front so that the interface between stages is
 //! complete even where the shader never touches an element. An element of `rows × cols` is a vector of `cols`
-//! components (a scalar for one column), an array of `rows` of them when it has several rows, and, for geometry
-//! shader inputs, an array of that over the primitive's vertices. `loadInput`/`storeOutput` index it by vertex,
-//! row (which may be dynamic) and column (constant in DXIL).
+//! components (a scalar for one column), an array of `rows` of them when it has several rows, and, for control
+//! points (geometry shader inputs, hull shader inputs and outputs, domain shader inputs), an array of that over the
+//! vertices. `loadInput`/`storeOutput` (and the hull and domain shaders' control-point and patch constant
+//! operations) index it by vertex, row (which may be dynamic) and column (constant in DXIL).
 //!
 //! Component types: 32-bit elements keep their class (float, signed, unsigned; signed integers are declared signed
 //! so that vertex formats and render-target formats match). 16-bit elements (min precision or native) are 32-bit in
@@ -644,7 +645,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// A pointer to component (`row`, `col`) of a slot's variable, for `vertex` of a geometry shader input; and
+    /// A pointer to component (`row`, `col`) of a slot's variable, for `vertex` of a control-point slot; and
     /// the SPIR-V type of the component.
     fn slot_ptr(
         &mut self,
