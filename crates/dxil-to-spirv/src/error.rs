@@ -141,9 +141,8 @@ pub enum Error {
     Module(#[from] dxil_module::ReadError),
     #[error("metadata: {0}")]
     Metadata(#[from] MetadataError),
-    #[error(
-        "{stage} shaders are not supported yet (compute, vertex, pixel and geometry shaders are)"
-    )]
+    /// A stage the translator does not translate (yet).
+    #[error("{stage} shaders are not supported yet")]
     Stage { stage: &'static str },
     /// An operation the translator does not implement.
     #[error("unsupported {what} at {at}")]
