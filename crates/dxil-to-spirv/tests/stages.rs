@@ -413,3 +413,165 @@ fn control_point_rows_at_a_column_split_into_variables() {
         assert!(iface.contains(v), "{v} not in {iface:?}");
     }
 }
+
+/// A corpus listing (DXC's `.ll`) with `from` replaced by `to`, parsed and translated, validated.
+fn translate_edited_listing(name: &str, from: &str, to: &str) -> Option<Module> {
+    let corpus = corpus_dir()?;
+    let path = corpus.join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(text.matches(from).count(), 1, "{name}: `{from}`");
+    let module =
+        dxil_text::parse_module(&text.replace(from, to)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let t = dxil_to_spirv::translate(&module, &dxil_to_spirv::Options::default())
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    if have_spirv_val() {
+        let tag = format!("{}_edited", name.replace(['/', '.'], "_"));
+        spirv_val(&t.words, t.vulkan_version, &tag).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    let mut loader = rspirv::dr::Loader::new();
+    rspirv::binary::parse_words(&t.words, &mut loader).unwrap();
+    Some(loader.module())
+}
+
+/// The instruction defining `id`, in the functions or among the globals.
+fn def(m: &Module, id: u32) -> Option<&rspirv::dr::Instruction> {
+    m.types_global_values
+        .iter()
+        .chain(
+            m.functions
+                .iter()
+                .flat_map(|f| f.blocks.iter())
+                .flat_map(|b| b.instructions.iter()),
+        )
+        .find(|i| i.result_id == Some(id))
+}
+
+/// For each store into the tessellation level built-in `b`: the constant index it writes and the opcode that
+/// made the stored value.
+fn tess_level_stores(m: &Module, b: spirv::BuiltIn) -> Vec<(u32, Op)> {
+    let var = m
+        .annotations
+        .iter()
+        .find(|a| a.operands.get(2) == Some(&Operand::BuiltIn(b)))
+        .and_then(|a| match a.operands[0] {
+            Operand::IdRef(v) => Some(v),
+            _ => None,
+        })
+        .expect("tessellation level variable");
+    let id_of = |o: &Operand| match o {
+        Operand::IdRef(r) => *r,
+        _ => 0,
+    };
+    let mut out = Vec::new();
+    for i in m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == Op::Store)
+    {
+        let Some(chain) = def(m, id_of(&i.operands[0])) else {
+            continue;
+        };
+        if chain.class.opcode != Op::AccessChain || id_of(&chain.operands[0]) != var {
+            continue;
+        }
+        let index = match def(m, id_of(&chain.operands[1])).map(|c| &c.operands[0]) {
+            Some(Operand::LiteralBit32(k)) => *k,
+            _ => u32::MAX,
+        };
+        let value = def(m, id_of(&i.operands[1])).map_or(Op::Nop, |v| v.class.opcode);
+        out.push((index, value));
+    }
+    out.sort_by_key(|&(k, _)| k);
+    out
+}
+
+#[test]
+fn pow2_partitioning_and_max_tess_factor_rewrite_the_written_factors() {
+    // fork_phase_hs writes constant factors (edges 1.0 × 4, inside 1.0 × 2); its HS state says integer
+    // partitioning and [maxtessfactor(64)]. As written, the constants go straight to the built-ins.
+    const STATE: &str = "i32 1, i32 4, i32 3, i32 1, i32 3, float 6.400000e+01}";
+    let Some(m) = translate_edited_listing(
+        "vkd3d-proton/tessellation/fork_phase_hs.hs_6_0.ll",
+        STATE,
+        STATE,
+    ) else {
+        return;
+    };
+    let outer = tess_level_stores(&m, spirv::BuiltIn::TessLevelOuter);
+    assert_eq!(
+        outer,
+        (0..4).map(|k| (k, Op::Constant)).collect::<Vec<_>>(),
+        "integer partitioning under the default maximum: stored as written"
+    );
+    // pow2 partitioning with [maxtessfactor(2.0)]: every factor clamped, then rounded (the last select keeps
+    // factors that cull the patch).
+    let Some(m) = translate_edited_listing(
+        "vkd3d-proton/tessellation/fork_phase_hs.hs_6_0.ll",
+        STATE,
+        "i32 1, i32 4, i32 3, i32 2, i32 3, float 2.000000e+00}",
+    ) else {
+        return;
+    };
+    for b in [
+        spirv::BuiltIn::TessLevelOuter,
+        spirv::BuiltIn::TessLevelInner,
+    ] {
+        let stores = tess_level_stores(&m, b);
+        assert_eq!(
+            stores.len(),
+            if b == spirv::BuiltIn::TessLevelOuter {
+                4
+            } else {
+                2
+            }
+        );
+        assert!(
+            stores.iter().all(|&(_, op)| op == Op::Select),
+            "{b:?}: {stores:?}"
+        );
+    }
+    assert_eq!(
+        modes(&m),
+        set(&["Quads", "SpacingEqual", "VertexOrderCw", "OutputVertices 4"])
+    );
+    let two = m
+        .types_global_values
+        .iter()
+        .find(|i| {
+            i.class.opcode == Op::Constant
+                && i.operands.first() == Some(&Operand::LiteralBit32(2.0f32.to_bits()))
+        })
+        .and_then(|i| i.result_id)
+        .expect("the constant 2.0");
+    assert!(
+        m.functions
+            .iter()
+            .flat_map(|f| f.blocks.iter())
+            .flat_map(|b| b.instructions.iter())
+            .any(|i| i.class.opcode == Op::FOrdGreaterThan && i.operands[1] == Operand::IdRef(two)),
+        "factors compared against [maxtessfactor]"
+    );
+    assert!(
+        uses(&m, Op::BitwiseAnd),
+        "pow2 rounding from the float's bits"
+    );
+}
+
+#[test]
+fn pow2_partitioning_keeps_the_isoline_density() {
+    // line_tessellation_hs: tess_factor[0] (line density) and [1] (line detail) from control point 0. With pow2
+    // partitioning the detail is rounded; the density is integer-partitioned in D3D whatever the partitioning.
+    let Some(m) = translate_edited_listing(
+        "vkd3d-proton/tessellation/line_tessellation_hs.hs_6_0.ll",
+        "i32 1, i32 1, i32 1, i32 1, i32 2, float 6.400000e+01}",
+        "i32 1, i32 1, i32 1, i32 2, i32 2, float 6.400000e+01}",
+    ) else {
+        return;
+    };
+    assert_eq!(
+        tess_level_stores(&m, spirv::BuiltIn::TessLevelOuter),
+        vec![(0, Op::Load), (1, Op::Select)]
+    );
+}
