@@ -513,7 +513,15 @@ impl<'a> Ctx<'a> {
                 .copied()
                 .unwrap_or(e.start_row as u32)
         } else {
-            e.start_row as u32 + location_base
+            (e.start_row as u32)
+                .checked_add(location_base)
+                .filter(|l| l.checked_add(shape.rows).is_some())
+                .ok_or_else(|| {
+                    MetadataError::signature(format!(
+                        "signature element {} `{}`: row {} after {location_base} locations",
+                        e.id, e.name, e.start_row
+                    ))
+                })?
         };
         let first = self.io.row_vars.len() as u32;
         let mut var = None;
