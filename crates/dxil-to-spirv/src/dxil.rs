@@ -19,6 +19,15 @@ pub enum Stage {
     Library,
     Mesh,
     Amplification,
+    /// Ray-tracing stages: entry points of a library (`lib_6_x`), by their shader kind.
+    RayGeneration,
+    Intersection,
+    AnyHit,
+    ClosestHit,
+    Miss,
+    Callable,
+    /// A work-graph node shader (a library entry point).
+    Node,
 }
 
 impl Stage {
@@ -48,7 +57,65 @@ impl Stage {
             Stage::Library => "library",
             Stage::Mesh => "mesh",
             Stage::Amplification => "amplification",
+            Stage::RayGeneration => "ray generation",
+            Stage::Intersection => "intersection",
+            Stage::AnyHit => "any hit",
+            Stage::ClosestHit => "closest hit",
+            Stage::Miss => "miss",
+            Stage::Callable => "callable",
+            Stage::Node => "node",
         }
+    }
+
+    /// The stage of a shader kind (a library entry point's shader-kind property); `None` for `Invalid` and
+    /// unknown kinds.
+    pub fn from_kind(kind: dxil_shader::ShaderKind) -> Option<Stage> {
+        use dxil_shader::ShaderKind as K;
+        Some(match kind {
+            K::Pixel => Stage::Pixel,
+            K::Vertex => Stage::Vertex,
+            K::Geometry => Stage::Geometry,
+            K::Hull => Stage::Hull,
+            K::Domain => Stage::Domain,
+            K::Compute => Stage::Compute,
+            K::Library => Stage::Library,
+            K::Mesh => Stage::Mesh,
+            K::Amplification => Stage::Amplification,
+            K::RayGeneration => Stage::RayGeneration,
+            K::Intersection => Stage::Intersection,
+            K::AnyHit => Stage::AnyHit,
+            K::ClosestHit => Stage::ClosestHit,
+            K::Miss => Stage::Miss,
+            K::Callable => Stage::Callable,
+            K::Node => Stage::Node,
+            _ => return None,
+        })
+    }
+
+    /// A ray-tracing stage (raygeneration, intersection, anyhit, closesthit, miss, callable).
+    pub fn is_ray_tracing(self) -> bool {
+        matches!(
+            self,
+            Stage::RayGeneration
+                | Stage::Intersection
+                | Stage::AnyHit
+                | Stage::ClosestHit
+                | Stage::Miss
+                | Stage::Callable
+        )
+    }
+}
+
+/// The export name of a library function: DXC names functions with MSVC's mangling (`\x01?RayGen@@YAXXZ`), whose
+/// identifier sits between the first `?` and the next `@`; other names are their own export name.
+pub fn export_name(name: &str) -> &str {
+    let Some(start) = name.find('?') else {
+        return name;
+    };
+    let rest = &name[start + 1..];
+    match rest.find('@') {
+        Some(end) => &rest[..end],
+        None => name,
     }
 }
 
@@ -151,6 +218,8 @@ pub struct ResourceDecl {
     pub cbuffer_size: u32,
     /// Samplers: 0 default, 1 comparison, 2 mono.
     pub sampler_kind: u32,
+    /// The resource's global variable (the handle source of libraries, `createHandleForLib`).
+    pub global: Option<dxil_module::GlobalId>,
 }
 
 /// What the translator needs to know about the module's entry point.
@@ -179,6 +248,8 @@ pub struct EntryInfo {
     pub hs_state: Option<dxil_shader::HsState>,
     /// Domain shaders: domain and input control points.
     pub ds_state: Option<dxil_shader::DsState>,
+    /// The module is a library (`lib_6_x`): resources are global variables (`createHandleForLib`).
+    pub library: bool,
     /// The metadata view itself, kept for its `dx.op` callee table ([`dxil_shader::DxilModule::dx_ops`]): building
     /// that table classifies every function name, which costs about a tenth of a small shader's translation, so it
     /// is built once.
@@ -195,19 +266,25 @@ fn bad(what: impl Into<crate::error::Detail>) -> Error {
     MetadataError::entry(what).into()
 }
 
-/// Reads the entry point (the first of `dx.entryPoints`, or the one named `want`) and its resources, through
-/// dxil-shader's typed view of the metadata.
+/// Reads the entry point (the first of `dx.entryPoints` with a function, or the one named `want`) and its
+/// resources, through dxil-shader's typed view of the metadata. In a library (`lib_6_x`), `want` is a function's
+/// name as `dx.entryPoints` spells it (mangled) or its export name ([`export_name`]); the stage is the function's
+/// shader kind and the entry point is named by its export name.
 pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
     let dm = dxil_shader::DxilModule::from_module(m).map_err(MetadataError::Shader)?;
-    let stage = Stage::from_name(dm.shader_model.stage_name().as_bytes()).ok_or_else(|| {
-        bad(format!(
-            "dx.shaderModel: unknown stage {}",
-            dm.shader_model.stage_name()
-        ))
-    })?;
+    let library = dm.shader_model.is_library();
+    let module_stage =
+        Stage::from_name(dm.shader_model.stage_name().as_bytes()).ok_or_else(|| {
+            bad(format!(
+                "dx.shaderModel: unknown stage {}",
+                dm.shader_model.stage_name()
+            ))
+        })?;
     let entry = match want {
         Some(w) => dm
-            .entry_by_name(w)
+            .entry_points
+            .iter()
+            .find(|e| e.name == w || (library && e.function.is_some() && export_name(&e.name) == w))
             .ok_or_else(|| bad(format!("no entry point named `{w}` in dx.entryPoints")))?,
         None => dm
             .entry_points
@@ -218,6 +295,16 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
     let function = entry
         .function
         .ok_or_else(|| bad(format!("entry point `{}` has no function", entry.name)))?;
+    let stage = if library {
+        Stage::from_kind(entry.shader_kind).ok_or_else(|| {
+            bad(format!(
+                "library function `{}` has shader kind {:?}",
+                entry.name, entry.shader_kind
+            ))
+        })?
+    } else {
+        module_stage
+    };
     let props = &entry.properties;
     let mut resources = Vec::new();
     for class in [
@@ -231,12 +318,19 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
         }
     }
     let num_threads = props.num_threads.unwrap_or([1, 1, 1]);
-    let flags = props.shader_flags.map_or(0, |f| f.0);
+    // A library's shader flags are the module's (its first, function-less entry).
+    let flags = props
+        .shader_flags
+        .map_or_else(|| dm.shader_flags().0, |f| f.0);
     // `[WaveSize(n)]` stores max 0 ("no range"): the required range is then n..=n.
     let wave_size = props
         .wave_size
         .map(|w| (w.min, if w.max == 0 { w.min } else { w.max }, w.preferred));
-    let name = entry.name.clone();
+    let name = if library {
+        export_name(&entry.name).to_string()
+    } else {
+        entry.name.clone()
+    };
     let inputs = entry.signatures.inputs.clone();
     let outputs = entry.signatures.outputs.clone();
     let patch_constants = entry.signatures.patch_constant_or_primitive.clone();
@@ -258,8 +352,52 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
         gs_state,
         hs_state: props.hs_state,
         ds_state: props.ds_state,
+        library,
         dxil: dm,
     })
+}
+
+/// One entry point of a module: for a library, one of its exported shaders.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryPoint {
+    /// The function's name as `dx.entryPoints` spells it (mangled in a library).
+    pub name: String,
+    /// The name a D3D12 state object exports it under ([`export_name`]); the name itself outside libraries.
+    pub export: String,
+    pub stage: Stage,
+    /// Ray-tracing stages: the payload (any hit, closest hit, miss) or callable-data (callable) size in bytes.
+    pub payload_size: Option<u32>,
+    /// Any-hit and closest-hit shaders: the size of the hit attributes in bytes.
+    pub attribute_size: Option<u32>,
+}
+
+/// Every entry point of the module that has a function, in `dx.entryPoints` order. Each can be translated by
+/// passing its `name` or `export` as [`crate::Options::entry_point`].
+pub fn entry_points(m: &Module) -> Result<Vec<EntryPoint>, Error> {
+    let dm = dxil_shader::DxilModule::from_module(m).map_err(MetadataError::Shader)?;
+    let library = dm.shader_model.is_library();
+    let mut out = Vec::new();
+    for e in dm.entry_points.iter().filter(|e| e.function.is_some()) {
+        let kind = if library {
+            e.shader_kind
+        } else {
+            dm.shader_model.kind
+        };
+        let stage = Stage::from_kind(kind)
+            .ok_or_else(|| bad(format!("entry point `{}` has shader kind {kind:?}", e.name)))?;
+        out.push(EntryPoint {
+            name: e.name.clone(),
+            export: if library {
+                export_name(&e.name).to_string()
+            } else {
+                e.name.clone()
+            },
+            stage,
+            payload_size: e.properties.ray_payload_size,
+            attribute_size: e.properties.ray_attribute_size,
+        });
+    }
+    Ok(out)
 }
 
 fn resource_decl(m: &Module, r: &dxil_shader::Resource) -> Result<ResourceDecl, Error> {
@@ -299,6 +437,7 @@ fn resource_decl(m: &Module, r: &dxil_shader::Resource) -> Result<ResourceDecl, 
         rov: false,
         cbuffer_size: 0,
         sampler_kind: 0,
+        global: r.symbol.global(),
     };
     match r.fields {
         ClassFields::Srv { sample_count } => d.sample_count = sample_count,

@@ -144,6 +144,12 @@ pub enum Error {
     /// A stage the translator does not translate (yet).
     #[error("{stage} shaders are not supported yet")]
     Stage { stage: &'static str },
+    /// A stage Vulkan cannot express.
+    #[error("{stage} shaders cannot be translated: {why}")]
+    StageNeeds {
+        stage: &'static str,
+        why: &'static str,
+    },
     /// An operation the translator does not implement.
     #[error("unsupported {what} at {at}")]
     Unsupported { what: Unsupported, at: Location },

@@ -165,7 +165,7 @@ pub use binding::{
     ArraySize, BindingModel, D3dBinding, DescriptorType, HeapLayout, OffsetEntry, OffsetKind,
     Placement, RegisterBindings, RootBlockPlacement, RootSignatureBindings,
 };
-pub use dxil::{ResourceClass, ResourceKind, Stage};
+pub use dxil::{EntryPoint, ResourceClass, ResourceKind, Stage, entry_points};
 pub use dxil_shader::{TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning};
 pub use error::{Detail, Error, Invalid, Limit, Location, MetadataError, Unsupported};
 pub use lower::Translator;

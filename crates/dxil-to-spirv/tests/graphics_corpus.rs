@@ -1,5 +1,6 @@
 //! Every non-compute container of the corpus (vertex, pixel, geometry, hull, domain, mesh, amplification and
-//! library profiles in the manifests) through the default binding model. The outcome of each one is committed in
+//! library profiles in the manifests) through the default binding model; a library (`lib_6_x`) once per entry
+//! point it exports (`name [Export]`). The outcome of each one is committed in
 //! `tests/expected/graphics_corpus.txt`: `ok` (translates and passes `spirv-val` for the Vulkan version the
 //! translation reports), `spirv-val: ...` (translates to a module the validator rejects: always a bug), or the
 //! translation error without its location. Any change, better or worse, fails the test; `BLESS=1` rewrites the
@@ -57,25 +58,47 @@ fn every_graphics_shader_has_its_expected_outcome() {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(sh) = shaders.get(i) else { break };
                     let bytes = std::fs::read(sh.file("dxil")).unwrap();
-                    let options = Options {
-                        entry_point: sh.entry.clone().filter(|e| !e.is_empty()),
-                        ..Options::default()
+                    let module = match dxil_to_spirv::read_container(&bytes) {
+                        Ok(m) => m,
+                        Err(e) => {
+                            outcomes.lock().unwrap().push((sh.name.clone(), reason(&e)));
+                            continue;
+                        }
                     };
-                    let result = dxil_to_spirv::read_container(&bytes)
-                        .and_then(|m| tr.translate(&m, &options));
-                    let outcome = match result {
-                        Ok(out) => {
-                            match spirv_val(&out.words, out.vulkan_version, &format!("g{t}")) {
-                                Ok(()) => "ok".to_string(),
-                                Err(e) => format!(
-                                    "spirv-val: {}",
-                                    e.lines().take(2).collect::<Vec<_>>().join(" | ")
-                                ),
+                    // A library: every exported entry point; otherwise the manifest's entry.
+                    let runs: Vec<(String, Option<String>)> = if sh.profile.starts_with("lib_") {
+                        match dxil_to_spirv::entry_points(&module) {
+                            Ok(eps) => eps
+                                .into_iter()
+                                .map(|e| (format!("{} [{}]", sh.name, e.export), Some(e.export)))
+                                .collect(),
+                            Err(e) => {
+                                outcomes.lock().unwrap().push((sh.name.clone(), reason(&e)));
+                                continue;
                             }
                         }
-                        Err(e) => reason(&e),
+                    } else {
+                        vec![(sh.name.clone(), sh.entry.clone().filter(|e| !e.is_empty()))]
                     };
-                    outcomes.lock().unwrap().push((sh.name.clone(), outcome));
+                    for (name, entry_point) in runs {
+                        let options = Options {
+                            entry_point,
+                            ..Options::default()
+                        };
+                        let outcome = match tr.translate(&module, &options) {
+                            Ok(out) => {
+                                match spirv_val(&out.words, out.vulkan_version, &format!("g{t}")) {
+                                    Ok(()) => "ok".to_string(),
+                                    Err(e) => format!(
+                                        "spirv-val: {}",
+                                        e.lines().take(2).collect::<Vec<_>>().join(" | ")
+                                    ),
+                                }
+                            }
+                            Err(e) => reason(&e),
+                        };
+                        outcomes.lock().unwrap().push((name, outcome));
+                    }
                 }
             });
         }

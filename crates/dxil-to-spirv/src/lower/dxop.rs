@@ -190,11 +190,8 @@ impl<'a> Ctx<'a> {
             OpCode::CreateHandle
             | OpCode::AnnotateHandle
             | OpCode::CreateHandleFromBinding
-            | OpCode::CreateHandleFromHeap => Ok(self.f.vals[i as usize]),
-            OpCode::CreateHandleForLib => Err(self.unsupported(Unsupported::OperationNeeds {
-                op: OpCode::CreateHandleForLib,
-                why: "library shaders",
-            })),
+            | OpCode::CreateHandleFromHeap
+            | OpCode::CreateHandleForLib => Ok(self.f.vals[i as usize]),
 
             // System values.
             OpCode::ThreadId => self.sysval(BuiltIn::GlobalInvocationId, a),

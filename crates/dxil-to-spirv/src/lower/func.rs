@@ -175,6 +175,7 @@ impl<'a> Ctx<'a> {
 
         self.verify_types(body)?;
         self.collect_handles(body)?;
+        self.ray_tracing_allocas(body)?;
         self.scan(body)?;
         self.build_cfg(body)?;
 
@@ -217,6 +218,12 @@ impl<'a> Ctx<'a> {
                     Some(h) => {
                         self.f.handle_of[i] = h;
                         self.f.vals[i] = Val::Handle(h);
+                        if op == OpCode::CreateHandleForLib
+                            && let Some(load) = self.lib_handle_load(args)
+                        {
+                            self.f.handle_of[load] = h;
+                            self.f.vals[load] = Val::Handle(h);
+                        }
                     }
                     None if op == OpCode::AnnotateHandle => pending = true,
                     None => {}
@@ -361,7 +368,8 @@ impl<'a> Ctx<'a> {
     /// which aggregate components are read.
     fn note_inst(&mut self, body: &Body, i: u32, d: &dxil_module::InstData) -> Result<(), Error> {
         match &d.kind {
-            InstKind::Alloca { allocated, .. } => {
+            // Payload allocas of ray-tracing stages have their variable already.
+            InstKind::Alloca { allocated, .. } if self.f.alloca_var[i as usize].is_none() => {
                 let t = self.ty(*allocated)?;
                 let v = self.local_var(t);
                 self.f.alloca_var[i as usize] = Some(v);
@@ -450,8 +458,8 @@ impl<'a> Ctx<'a> {
         }
         let h = self.f.handle_of.get(i.index()).copied().unwrap_or(NONE);
         if h != NONE {
-            if let Some(hi) = self.handles.get(h as usize) {
-                work.push(hi.index);
+            if let Some(v) = self.handles.get(h as usize).and_then(|hi| hi.index.value()) {
+                work.push(v);
             }
             return;
         }
@@ -757,7 +765,10 @@ impl<'a> Ctx<'a> {
             }
             match ob.term {
                 OutTerminator::Return => self.emit(Op::Return, &words![]),
-                OutTerminator::Unreachable => self.emit(Op::Unreachable, &words![]),
+                OutTerminator::Unreachable => {
+                    let op = self.unreachable_terminator(ob.original.map(|v| v.0));
+                    self.emit(op, &words![]);
+                }
                 OutTerminator::Branch(t) => {
                     let l = self.f.labels[t.index()];
                     self.emit(Op::Branch, &words![l]);

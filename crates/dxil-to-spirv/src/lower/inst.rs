@@ -6,7 +6,7 @@ use dxil_module::{
 use spirv::{Decoration, GLOp, Op, StorageClass};
 
 use super::types::Scalar;
-use super::{Args, Ctx, PtrInfo, Val};
+use super::{Args, Ctx, NONE, PtrInfo, Val};
 use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, words};
 
@@ -94,6 +94,8 @@ impl<'a> Ctx<'a> {
             InstKind::Alloca { .. } => Val::Ignore,
             // Pointers are resolved at their uses (see `access`).
             InstKind::Gep { .. } => Val::Ignore,
+            // The load of a library resource variable stands for its handle (see `collect_handles`).
+            InstKind::Load { .. } if self.f.handle_of[i as usize] != NONE => return Ok(()),
             InstKind::Load { ptr, atomic, .. } => {
                 if atomic.is_some() {
                     return Err(self.unsupported(Unsupported::instruction("atomic load")));
@@ -730,7 +732,7 @@ impl<'a> Ctx<'a> {
                         let InstKind::Alloca { allocated, .. } = &d.kind else {
                             return Err(self.invalid(Invalid::reference("alloca expected")));
                         };
-                        break (v, StorageClass::Function, *allocated);
+                        break (v, self.alloca_storage(i.0), *allocated);
                     }
                     let d = body
                         .inst(i)
@@ -769,6 +771,8 @@ impl<'a> Ctx<'a> {
                         _ => return Err(self.unsupported(Unsupported::Pointer("pointer constant"))),
                     }
                 }
+                // The entry function's parameters: a ray-tracing stage's incoming payload, attributes or data.
+                ValueRef::Arg(k) => break self.incoming_param(k)?,
                 _ => return Err(self.unsupported(Unsupported::Pointer("pointer operand"))),
             }
         };

@@ -10,6 +10,7 @@ mod buffer;
 mod dxop;
 mod func;
 mod inst;
+mod library;
 mod math;
 mod rayquery;
 mod res;
@@ -106,6 +107,12 @@ impl Translator {
     /// Translates `module`'s entry point (see [`crate::translate`]).
     pub fn translate(&mut self, module: &Module, options: &Options) -> Result<Translation, Error> {
         let entry = dxil::read_entry(module, options.entry_point.as_deref())?;
+        if entry.stage == Stage::Node {
+            return Err(Error::StageNeeds {
+                stage: entry.stage.name(),
+                why: "work graphs have no Vulkan form but the provisional VK_AMDX_shader_enqueue extension",
+            });
+        }
         if stage::execution_model(entry.stage).is_none() {
             return Err(Error::Stage {
                 stage: entry.stage.name(),
@@ -131,6 +138,7 @@ impl Translator {
             agg: std::mem::take(&mut self.spare.agg),
             builtins: std::mem::take(&mut self.spare.builtins),
             io: stage::Interface::default(),
+            rt: stage::RayState::default(),
             bindings: Vec::new(),
             push_block: None,
             side_buffers: std::mem::take(&mut self.spare.side_buffers),
@@ -195,6 +203,8 @@ pub(crate) struct Ctx<'a> {
     builtins: Vec<(BuiltIn, Id)>,
     /// The interface of a graphics entry point.
     pub(crate) io: stage::Interface,
+    /// Payloads, hit attributes and terminators of ray-tracing stages.
+    pub(crate) rt: stage::RayState,
     pub bindings: Vec<crate::Binding>,
     /// Root block variable: push constants or the spilled uniform buffer.
     pub push_block: Option<Id>,

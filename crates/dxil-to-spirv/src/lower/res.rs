@@ -28,11 +28,31 @@ use crate::{Binding, BoundResource, DescriptorCount};
 pub(crate) struct HandleInfo {
     /// Index into `Ctx::res`; `NONE` for a heap handle not annotated yet.
     pub res: u32,
-    /// Absolute register (binding handles) or heap index (heap handles).
-    pub index: Value,
+    pub index: HandleIndex,
     pub nonuniform: bool,
     /// From `createHandleFromHeap` (with its sampler-heap flag).
     pub heap: Option<bool>,
+}
+
+/// Which descriptor of its range a handle means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HandleIndex {
+    /// The absolute register (binding handles) or the heap index (heap handles).
+    Value(Value),
+    /// A library resource variable's array element: relative to the range's first register.
+    Relative(Value),
+    /// A library resource variable that is no array: the range's first register.
+    First,
+}
+
+impl HandleIndex {
+    /// The LLVM value the index depends on, if any.
+    pub fn value(self) -> Option<Value> {
+        match self {
+            HandleIndex::Value(v) | HandleIndex::Relative(v) => Some(v),
+            HandleIndex::First => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,7 +160,7 @@ impl<'a> Ctx<'a> {
                     })?;
                 HandleInfo {
                     res: res as u32,
-                    index: arg(3)?,
+                    index: HandleIndex::Value(arg(3)?),
                     nonuniform: self.const_int(arg(4)?).unwrap_or(0) != 0,
                     heap: None,
                 }
@@ -170,7 +190,7 @@ impl<'a> Ctx<'a> {
                     })?;
                 HandleInfo {
                     res: res as u32,
-                    index: arg(2)?,
+                    index: HandleIndex::Value(arg(2)?),
                     nonuniform: self.const_int(arg(3)?).unwrap_or(0) != 0,
                     heap: None,
                 }
@@ -178,7 +198,7 @@ impl<'a> Ctx<'a> {
             // CreateHandleFromHeap(index, samplerHeap, nonUniform)
             OpCode::CreateHandleFromHeap => HandleInfo {
                 res: NONE,
-                index: arg(1)?,
+                index: HandleIndex::Value(arg(1)?),
                 nonuniform: self.const_int(arg(3)?).unwrap_or(0) != 0,
                 heap: Some(self.const_int(arg(2)?).unwrap_or(0) != 0),
             },
@@ -207,12 +227,8 @@ impl<'a> Ctx<'a> {
                 }
                 info
             }
-            OpCode::CreateHandleForLib => {
-                return Err(self.unsupported(Unsupported::OperationNeeds {
-                    op: OpCode::CreateHandleForLib,
-                    why: "library shaders",
-                }));
-            }
+            // CreateHandleForLib(resource): a load of a resource variable (or of an element of its array).
+            OpCode::CreateHandleForLib => self.lib_handle(arg(1)?)?,
             _ => return Ok(None),
         };
         let id = self.handles.len() as u32;
@@ -251,6 +267,7 @@ impl<'a> Ctx<'a> {
             } else {
                 0
             },
+            global: None,
         };
         if let Some(i) = self
             .res
@@ -822,7 +839,19 @@ impl<'a> Ctx<'a> {
             });
         }
         let u32t = self.b.u32();
-        let (idx, cidx) = self.value_u32(h.index)?;
+        // Binding handles carry the absolute register; heap handles the heap index itself; library handles the
+        // index into their variable's array.
+        let (idx, cidx, base) = match h.index {
+            HandleIndex::Value(v) => {
+                let (i, c) = self.value_u32(v)?;
+                (i, c, if heap { 0 } else { decl.lower })
+            }
+            HandleIndex::Relative(v) => {
+                let (i, c) = self.value_u32(v)?;
+                (i, c, 0)
+            }
+            HandleIndex::First => (self.b.const_u32(0), Some(0), 0),
+        };
         let dynamic = cidx.is_none() || table_word.is_some();
         let table = matches!(placement, Placement::AddressTable { .. });
         // An index into data (the address table), not into descriptors: no descriptor-indexing capability and no
@@ -832,13 +861,11 @@ impl<'a> Ctx<'a> {
         // access there.
         let key = (
             h.res << 8 | view as u32 | 0x10 | u32::from(nonuniform) << 3,
-            h.index.0,
+            h.index.value().map_or(u32::MAX, |v| v.0),
         );
         let index = match self.f.desc_cache.get(&key) {
             Some(&index) => index,
             None => {
-                // Binding handles carry the absolute register; heap handles the heap index itself.
-                let base = if heap { 0 } else { decl.lower };
                 let mut index = match cidx {
                     Some(c) => self.b.const_u32(c.wrapping_sub(base).wrapping_add(offset)),
                     None => {

@@ -24,8 +24,11 @@ mod domain;
 mod geometry;
 mod hull;
 mod pixel;
+mod raytracing;
 mod tessellation;
 mod vertex;
+
+pub(crate) use raytracing::RayState;
 
 use dxil_module::{TypeData, TypeId};
 use dxil_shader::ops::OpCode;
@@ -46,7 +49,7 @@ pub(crate) fn execution_model(stage: Stage) -> Option<ExecutionModel> {
         Stage::Geometry => ExecutionModel::Geometry,
         Stage::Hull => ExecutionModel::TessellationControl,
         Stage::Domain => ExecutionModel::TessellationEvaluation,
-        _ => return None,
+        _ => return raytracing::execution_model(stage),
     })
 }
 
@@ -219,6 +222,10 @@ impl<'a> Ctx<'a> {
             Stage::Compute => return Ok(()),
             Stage::Geometry => self.geometry_prepare()?,
             Stage::Hull | Stage::Domain => self.tessellation_prepare()?,
+            s if s.is_ray_tracing() => {
+                self.ray_tracing_prepare();
+                return Ok(());
+            }
             _ => {}
         }
         let inputs = std::mem::take(&mut self.entry.inputs);
@@ -971,6 +978,7 @@ impl<'a> Ctx<'a> {
             Stage::Geometry => self.geometry_op(op, ty, a),
             Stage::Hull => self.hull_op(op, ty, a),
             Stage::Domain => self.domain_op(op, ty, a),
+            s if s.is_ray_tracing() => return self.ray_tracing_op(op, ty, a),
             _ => None,
         };
         if own.is_some() {
