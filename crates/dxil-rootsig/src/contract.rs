@@ -81,6 +81,10 @@
 //! `IncrementCounter()` is an atomic add of 1 through a `PhysicalStorageBuffer` pointer (4-byte
 //! aligned) returning the old value; `DecrementCounter()` adds `0xFFFF_FFFF` and returns the old
 //! value minus 1. With an address of 0 the shader skips the atomic and returns 0.
+//! The same table holds the device address of the acceleration structure of an RTAS SRV at heap
+//! slot `i` (ray tracing and ray queries read `va[i]` and convert it with
+//! `OpConvertUToAccelerationStructureKHR`); a root SRV holding an acceleration structure is its
+//! 8-byte address in the root block.
 //!
 //! **Root block** ([`RootBlockContract`]): `size_in_bytes` bytes in push constants at offset 0,
 //! or the same bytes in a uniform buffer at a set and binding when spilled (declare it as

@@ -226,7 +226,7 @@ pub enum BoundResource {
     HeapCounter,
     /// The root block, spilled into a uniform buffer.
     RootBlock,
-    /// The UAV counter address table (one `uvec2` address per heap slot).
+    /// The address table: one `uvec2` address per heap slot, of the slot's UAV counter or acceleration structure.
     CounterAddresses,
     /// The offset buffer (two `uvec2` windows per heap slot).
     OffsetBuffer,

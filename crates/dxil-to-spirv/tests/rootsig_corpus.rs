@@ -189,10 +189,10 @@ fn allowed(message: &str) -> Option<&'static str> {
         Some("dynamic indexing of root constants (D3D12 rejects the PSO)")
     } else if message.contains("no UAV counter address table") {
         Some("UAV counter without buffer device addresses")
-    } else if message.contains("RTAccelerationStructure") {
-        Some(
-            "acceleration structure (the binding contract has no acceleration-structure descriptors)",
-        )
+    } else if message.contains("acceleration structures in tables need the address table")
+        || message.contains("acceleration structure from the descriptor heap: needs")
+    {
+        Some("acceleration structure without buffer device addresses (no address table)")
     } else {
         None
     }

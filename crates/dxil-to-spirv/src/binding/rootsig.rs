@@ -12,6 +12,8 @@
 //! | static sampler | its immutable sampler | [`Placement::Descriptor`] |
 //! | counter of a table UAV | the UAV counter address table, same index as the UAV | [`Placement::AddressTable`] |
 //! | SM 6.6 `ResourceDescriptorHeap[i]` / `SamplerDescriptorHeap[i]` (only with the root signature's `*_HEAP_DIRECTLY_INDEXED` flags) | heap slot `i` | [`Placement::Heap`] without table word |
+//! | acceleration structure SRV in a table (or from the heap) | its device address in the address table, at the heap slot | [`Placement::AddressTable`] |
+//! | acceleration structure in a root SRV | 64-bit address in the root block | [`Placement::DeviceAddress`] |
 //!
 //! Matching follows D3D12 (and vkd3d-proton): a declared register array must lie inside one range, which for
 //! arrays of more than one register must be a table range; an *unbounded* declaration that no table range holds is
@@ -223,8 +225,48 @@ fn kind_error(r: &dyn std::fmt::Display, kind: ResourceKind, ty: DescriptorType)
     )
 }
 
+impl RootSignatureBindings {
+    /// An acceleration structure: its address, in the address table at its heap slot (tables) or in the root
+    /// block (root SRVs).
+    fn place_accel(&self, r: &D3dBinding) -> Result<Placement, String> {
+        let table = self.contract.uav_counters;
+        match self.locate(r, HeapView::SrvRawBuffer) {
+            Some(Location::Heap {
+                base,
+                offset_in_table,
+                ..
+            }) => {
+                let table = table.ok_or_else(|| {
+                    format!("{r}: acceleration structures in tables need the address table (buffer device addresses)")
+                })?;
+                Ok(Placement::AddressTable {
+                    set: table.set,
+                    binding: table.binding,
+                    table_word: match base {
+                        HeapIndexBase::TableWord { offset_in_block } => Some(offset_in_block / 4),
+                        HeapIndexBase::Direct => None,
+                    },
+                    offset: offset_in_table,
+                })
+            }
+            Some(Location::RootAddress { offset_in_block }) => Ok(Placement::DeviceAddress {
+                offset: offset_in_block,
+            }),
+            Some(_) => Err(format!(
+                "{r}: an acceleration structure in a root descriptor needs buffer device addresses"
+            )),
+            None => Err(format!(
+                "{r}: the root signature binds no SRV there for compute and ray-tracing shaders"
+            )),
+        }
+    }
+}
+
 impl BindingModel for RootSignatureBindings {
     fn place(&self, r: &D3dBinding, ty: DescriptorType) -> Result<Placement, String> {
+        if ty == DescriptorType::AccelerationStructure {
+            return self.place_accel(r);
+        }
         let view = heap_view(r.class, r.kind, ty).ok_or_else(|| kind_error(r, r.kind, ty))?;
         let location = self.locate(r, view).ok_or_else(|| {
             format!(
@@ -264,6 +306,22 @@ impl BindingModel for RootSignatureBindings {
 
     fn heap(&self, r: &D3dBinding, ty: DescriptorType) -> Result<Placement, String> {
         let what = "descriptor heap access";
+        if ty == DescriptorType::AccelerationStructure {
+            let table = self
+                .contract
+                .uav_counters
+                .filter(|_| self.contract.resource_heap_directly_indexed);
+            let table = table.ok_or(
+                "acceleration structure from the descriptor heap: needs CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED and the \
+                 address table (buffer device addresses)",
+            )?;
+            return Ok(Placement::AddressTable {
+                set: table.set,
+                binding: table.binding,
+                table_word: None,
+                offset: 0,
+            });
+        }
         let view = heap_view(r.class, r.kind, ty).ok_or_else(|| kind_error(&what, r.kind, ty))?;
         let location = self.contract.direct_heap(view).ok_or_else(|| {
             format!(

@@ -9,7 +9,6 @@ use dxil_module::TypeId;
 use dxil_shader::ops::OpCode;
 use spirv::Op;
 
-use super::res::View;
 use super::{Args, Ctx, Val};
 use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, TypeKey, words};
@@ -125,7 +124,7 @@ impl<'a> Ctx<'a> {
         match op {
             OpCode::RayQuery_TraceRayInline => {
                 let h = self.handle_of_arg(a, 2)?;
-                let (accel, _) = self.load_object(&h, View::Accel)?;
+                let accel = self.load_accel(&h)?;
                 let mut flags = self.arg_id(a, 3)?;
                 match const_flags {
                     Flags::Const(0) => {}

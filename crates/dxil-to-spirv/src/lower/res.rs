@@ -570,8 +570,9 @@ impl<'a> Ctx<'a> {
         let mut dty = self.descriptor_type(&e, view);
         let placement = self.placement_of(res, view)?;
         if let Placement::AddressTable { set, binding, .. } = placement {
-            // The table is one storage buffer shared by every view that indexes it.
-            let var = self.address_table(set, binding, view == View::Counter);
+            // The table is one storage buffer shared by every view that indexes it (counters and acceleration
+            // structures).
+            let var = self.address_table(set, binding, true);
             let u = self.b.u32();
             let elem = self.b.vec(u, 2);
             let r = &mut self.res[res as usize];
@@ -614,11 +615,12 @@ impl<'a> Ctx<'a> {
                 if let Placement::DeviceAddress { .. } = placement
                     && !matches!(
                         view,
-                        View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Cbuf
+                        View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Cbuf | View::Accel
                     )
                 {
                     return Err(Error::Binding(format!(
-                        "{}: a root descriptor holds only constant, raw and structured buffers",
+                        "{}: a root descriptor holds only constant, raw and structured buffers and acceleration \
+                         structures",
                         e.d3d()
                     )));
                 }
@@ -731,8 +733,8 @@ impl<'a> Ctx<'a> {
         Ok((Some(var), elem, placement))
     }
 
-    /// A storage buffer `struct { uvec2 e[]; }` at (set, binding): the UAV counter address table or the offset
-    /// buffer. Declared once per (set, binding).
+    /// A storage buffer `struct { uvec2 e[]; }` at (set, binding): the address table (UAV counters, acceleration
+    /// structures) or the offset buffer. Declared once per (set, binding).
     fn address_table(&mut self, set: u32, binding: u32, counters: bool) -> Id {
         if let Some(&(_, _, var)) = self
             .side_buffers
@@ -1213,6 +1215,24 @@ impl<'a> Ctx<'a> {
         }
         self.f.desc_cache.insert(key, id);
         Ok((id, d.ty))
+    }
+
+    /// The acceleration structure of a handle: its descriptor, or the 64-bit address the binding model keeps it as
+    /// (a root SRV's address in the root block, a heap slot's in the address table), converted.
+    pub fn load_accel(&mut self, h: &HandleInfo) -> Result<Id, Error> {
+        let address = match self.placement_of(h.res, View::Accel)? {
+            Placement::DeviceAddress { offset } => {
+                let lo = self.push_word(offset / 4)?;
+                let hi = self.push_word(offset / 4 + 1)?;
+                let u = self.b.u32();
+                let v2 = self.b.vec(u, 2);
+                self.op2(Op::CompositeConstruct, v2, lo, hi)
+            }
+            Placement::AddressTable { .. } => self.table_address(h, View::Accel)?,
+            _ => return Ok(self.load_object(h, View::Accel)?.0),
+        };
+        let t = self.b.ty(TypeKey::AccelerationStructure);
+        Ok(self.op1(Op::ConvertUToAccelerationStructureKHR, t, address))
     }
 
     /// The pointer to an image variable (element), for `OpImageTexelPointer`.

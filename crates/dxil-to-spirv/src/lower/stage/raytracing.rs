@@ -24,7 +24,6 @@ use dxil_module::{Body, InstKind, TypeData, TypeId, Value};
 use dxil_shader::ops::{OpCode, ShaderStages};
 use spirv::{BuiltIn, Capability, Decoration, ExecutionModel, Op, StorageClass};
 
-use super::super::res::View;
 use super::super::{Args, Ctx, Val};
 use crate::dxil::Stage;
 use crate::error::{Error, Invalid, Unsupported};
@@ -343,7 +342,7 @@ impl<'a> Ctx<'a> {
     /// payload)`.
     fn trace_ray(&mut self, a: Args<'_>) -> Result<Val, Error> {
         let h = self.handle_of_arg(a, 1)?;
-        let (accel, _) = self.load_object(&h, View::Accel)?;
+        let accel = self.load_accel(&h)?;
         let mut ops = [accel; 6];
         for (k, slot) in ops.iter_mut().enumerate().skip(1) {
             *slot = self.arg_id(a, k + 1)?;

@@ -1,0 +1,296 @@
+//! Libraries and ray-tracing stages: entry points of corpus libraries, the stage each translates to, its payload,
+//! attribute and callable-data variables, the ray-tracing instructions and built-ins, acceleration structures
+//! under a root signature, and shader records of local root signatures. Every translation passes `spirv-val`.
+//!
+//! Reads `$DXIL_CORPUS` or `../shared/corpus`; without it the test is skipped with a message, unless `CI` is set.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use dxil_rootsig::{ParseOptions, parse_hlsl};
+use dxil_to_spirv::{Options, RootSignatureBindings, Stage, Translation};
+use rspirv::dr::{Module, Operand};
+use spirv::{Op, StorageClass};
+use support::*;
+
+static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn module_of(name: &str) -> Option<dxil_module::Module> {
+    let corpus = corpus_dir()?;
+    let bytes = std::fs::read(corpus.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    Some(dxil_to_spirv::read_container(&bytes).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+/// Translates `entry` of `m`, validates the result and parses it.
+fn translate(m: &dxil_module::Module, entry: &str, options: Options) -> (Translation, Module) {
+    let options = Options {
+        entry_point: Some(entry.into()),
+        ..options
+    };
+    let t = dxil_to_spirv::translate(m, &options).unwrap_or_else(|e| panic!("{entry}: {e}"));
+    if have_spirv_val() {
+        // Tests run in parallel: one file per translation.
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        spirv_val(&t.words, t.vulkan_version, &format!("rt-{n}"))
+            .unwrap_or_else(|e| panic!("{entry}: {e}"));
+    } else {
+        skip_or_fail("spirv-val is not installed");
+    }
+    let mut loader = rspirv::dr::Loader::new();
+    rspirv::binary::parse_words(&t.words, &mut loader).unwrap();
+    (t, loader.module())
+}
+
+/// The storage classes of the module's global variables other than `Input` built-ins and descriptors.
+fn data_classes(m: &Module) -> BTreeSet<String> {
+    m.types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::Variable)
+        .filter_map(|i| match i.operands.first() {
+            Some(Operand::StorageClass(sc))
+                if !matches!(
+                    sc,
+                    StorageClass::Input
+                        | StorageClass::UniformConstant
+                        | StorageClass::Uniform
+                        | StorageClass::StorageBuffer
+                        | StorageClass::PushConstant
+                ) =>
+            {
+                Some(format!("{sc:?}"))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The opcodes of the module's function bodies.
+fn ops(m: &Module) -> BTreeSet<Op> {
+    m.functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .map(|i| i.class.opcode)
+        .collect()
+}
+
+/// The execution model of the module's one entry point.
+fn model(m: &Module) -> spirv::ExecutionModel {
+    match m.entry_points[0].operands[0] {
+        Operand::ExecutionModel(e) => e,
+        ref other => panic!("execution model operand {other:?}"),
+    }
+}
+
+/// The built-ins the module declares.
+fn builtins(m: &Module) -> BTreeSet<String> {
+    m.annotations
+        .iter()
+        .filter(|a| a.class.opcode == Op::Decorate)
+        .filter_map(|a| match (&a.operands[1], a.operands.get(2)) {
+            (Operand::Decoration(spirv::Decoration::BuiltIn), Some(Operand::BuiltIn(b))) => {
+                Some(format!("{b:?}"))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+fn set(items: &[&str]) -> BTreeSet<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn every_export_of_a_library_translates_as_its_stage() {
+    let Some(m) = module_of("vkd3d-proton/rt/default.lib_6_3.dxil") else {
+        return;
+    };
+    let eps = dxil_to_spirv::entry_points(&m).unwrap();
+    let listed: Vec<(&str, Stage)> = eps.iter().map(|e| (e.export.as_str(), e.stage)).collect();
+    assert_eq!(
+        listed,
+        [
+            ("RayAnyAABB", Stage::AnyHit),
+            ("RayAnyTriangle", Stage::AnyHit),
+            ("RayClosest", Stage::ClosestHit),
+            ("RayGen", Stage::RayGeneration),
+            ("RayIntersect", Stage::Intersection),
+            ("RayMiss", Stage::Miss),
+        ]
+    );
+    assert_eq!(
+        eps[0].name,
+        "\u{1}?RayAnyAABB@@YAXURayPayload@@UAABBAttribs@@@Z"
+    );
+    assert_eq!(
+        (eps[0].payload_size, eps[0].attribute_size),
+        (Some(8), Some(4))
+    );
+
+    use spirv::ExecutionModel as E;
+    let expect: [(&str, E, &[&str], &[Op]); 6] = [
+        (
+            "RayAnyAABB",
+            E::AnyHitKHR,
+            &["HitAttributeNV", "IncomingRayPayloadNV"],
+            &[Op::IgnoreIntersectionKHR],
+        ),
+        (
+            "RayAnyTriangle",
+            E::AnyHitKHR,
+            &["IncomingRayPayloadNV"],
+            &[Op::IgnoreIntersectionKHR],
+        ),
+        (
+            "RayClosest",
+            E::ClosestHitKHR,
+            &["IncomingRayPayloadNV"],
+            &[],
+        ),
+        (
+            "RayGen",
+            E::RayGenerationKHR,
+            &["RayPayloadNV"],
+            &[Op::TraceRayKHR],
+        ),
+        (
+            "RayIntersect",
+            E::IntersectionKHR,
+            &["Function", "HitAttributeNV"],
+            &[Op::ReportIntersectionKHR],
+        ),
+        ("RayMiss", E::MissKHR, &["IncomingRayPayloadNV"], &[]),
+    ];
+    for (entry, em, classes, needed) in expect {
+        let (t, sm) = translate(&m, entry, Options::default());
+        assert_eq!(t.entry_point, entry);
+        assert_eq!(model(&sm), em, "{entry}");
+        let locals: BTreeSet<String> = sm
+            .functions
+            .iter()
+            .flat_map(|f| f.blocks.iter())
+            .flat_map(|b| b.instructions.iter())
+            .filter(|i| i.class.opcode == Op::Variable)
+            .map(|_| "Function".to_string())
+            .collect();
+        let mut found = data_classes(&sm);
+        found.extend(locals);
+        assert_eq!(found, set(classes), "{entry}");
+        let o = ops(&sm);
+        for op in needed {
+            assert!(o.contains(op), "{entry}: no {op:?}");
+        }
+        assert!(t.capabilities.contains(&spirv::Capability::RayTracingKHR));
+        assert!(t.extensions.contains(&"SPV_KHR_ray_tracing"));
+    }
+    // The mangled name selects the same function.
+    let (t, _) = translate(&m, &eps[3].name, Options::default());
+    assert_eq!(
+        (t.entry_point.as_str(), t.stage),
+        ("RayGen", Stage::RayGeneration)
+    );
+    let e = dxil_to_spirv::translate(
+        &m,
+        &Options {
+            entry_point: Some("NoSuchExport".into()),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("NoSuchExport"), "{e}");
+}
+
+#[test]
+fn ray_system_values_read_their_built_ins() {
+    let cases: [(&str, &str, &[&str]); 14] = [
+        ("dispatch-rays-index.rgen", "RayGen", &["LaunchIdNV"]),
+        ("dispatch-rays-dimensions.rgen", "RayGen", &["LaunchSizeNV"]),
+        ("world-ray-origin.rany", "RayHit", &["WorldRayOriginNV"]),
+        (
+            "world-ray-direction.rany",
+            "RayHit",
+            &["WorldRayDirectionNV"],
+        ),
+        ("object-ray-origin.rany", "RayHit", &["ObjectRayOriginNV"]),
+        (
+            "object-ray-direction.rany",
+            "RayHit",
+            &["ObjectRayDirectionNV"],
+        ),
+        ("object-to-world-3x4.rany", "RayHit", &["ObjectToWorldNV"]),
+        ("world-to-object-4x3.rany", "RayHit", &["WorldToObjectNV"]),
+        ("ray-t-min.rany", "RayHit", &["RayTminNV"]),
+        ("ray-t-current.rany", "RayHit", &["RayTmaxNV"]),
+        ("rt-instance-id.rany", "RayHit", &["InstanceCustomIndexNV"]),
+        ("rt-instance-index.rany", "RayHit", &["InstanceId"]),
+        ("rt-primitive-index.rany", "RayHit", &["PrimitiveId"]),
+        ("rt-geometry-index.rany", "RayHit", &["RayGeometryIndexKHR"]),
+    ];
+    for (file, entry, expect) in cases {
+        let Some(m) = module_of(&format!("dxil-spirv/dxil-builtin/{file}.dxil")) else {
+            return;
+        };
+        let (_, sm) = translate(&m, entry, Options::default());
+        assert_eq!(builtins(&sm), set(expect), "{file}");
+    }
+    for (file, expect) in [
+        ("rt-hit-kind.rany", "HitKindNV"),
+        ("rt-ray-flags.rany", "IncomingRayFlagsNV"),
+    ] {
+        let Some(m) = module_of(&format!("dxil-spirv/dxil-builtin/{file}.dxil")) else {
+            return;
+        };
+        let entry = dxil_to_spirv::entry_points(&m).unwrap()[0].export.clone();
+        let (_, sm) = translate(&m, &entry, Options::default());
+        assert_eq!(builtins(&sm), set(&[expect]), "{file}");
+    }
+}
+
+#[test]
+fn acceleration_structures_under_a_root_signature_are_addresses() {
+    let Some(m) = module_of("dxil-spirv/resources/acceleration-structure.bindless.rgen.dxil")
+    else {
+        return;
+    };
+    // AS_Plain is t3; AS[] is t100, space1 (an unbounded array).
+    for (rs, table) in [
+        ("SRV(t3), SRV(t100, space=1)", false),
+        (
+            "SRV(t3), DescriptorTable(SRV(t100, space=1, numDescriptors=unbounded))",
+            true,
+        ),
+        (
+            "DescriptorTable(SRV(t3), SRV(t100, space=1, numDescriptors=unbounded))",
+            true,
+        ),
+    ] {
+        let rs = parse_hlsl(rs, &ParseOptions::default()).unwrap();
+        let model = RootSignatureBindings::from_root_signature(
+            &rs,
+            &dxil_rootsig::DeviceLimits::default(),
+            &dxil_rootsig::LayoutOptions::default(),
+        )
+        .unwrap();
+        let options = Options {
+            binding: Arc::new(model),
+            ..Options::default()
+        };
+        let (t, sm) = translate(&m, "RayGen", options);
+        let o = ops(&sm);
+        assert!(o.contains(&Op::ConvertUToAccelerationStructureKHR));
+        assert!(o.contains(&Op::TraceRayKHR));
+        let addresses = t
+            .bindings
+            .iter()
+            .any(|b| b.resource == dxil_to_spirv::BoundResource::CounterAddresses);
+        assert_eq!(addresses, table);
+        // No acceleration-structure descriptor is declared: every one is read through its address.
+        assert!(
+            t.bindings
+                .iter()
+                .all(|b| b.descriptor_type != dxil_to_spirv::DescriptorType::AccelerationStructure)
+        );
+    }
+}
