@@ -29,8 +29,11 @@ use std::fmt;
 
 use crate::dxil::{ResourceClass, ResourceKind};
 
+mod local;
 mod rootsig;
 
+pub(crate) use local::LocalLocation;
+pub use local::{LocalParameter, LocalRange, LocalRootSignature, LocalRootSignatureError};
 pub use rootsig::RootSignatureBindings;
 
 /// The Vulkan descriptor type a lowering needs.
@@ -193,6 +196,20 @@ pub trait BindingModel: fmt::Debug + Send + Sync {
 
     /// Placement of the counters of UAVs taken from the descriptor heap.
     fn heap_counter(&self) -> Result<Placement, String>;
+
+    /// Placement of the heap array that a local root signature's descriptor table indexes (see
+    /// [`LocalRootSignature`]), for a view of `r`'s class and kind read as `ty`: the arrays of
+    /// [`BindingModel::heap`], which a model must give here whether or not the global root signature lets shaders
+    /// index the heap themselves.
+    fn local_heap(&self, r: &D3dBinding, ty: DescriptorType) -> Result<Placement, String> {
+        self.heap(r, ty)
+    }
+
+    /// Placement of the counters of UAVs in a local root signature's descriptor table (as
+    /// [`BindingModel::local_heap`]).
+    fn local_heap_counter(&self) -> Result<Placement, String> {
+        self.heap_counter()
+    }
 
     /// Size of the push-constant block in bytes (0 when the model uses none).
     fn push_constant_bytes(&self) -> u32 {

@@ -162,8 +162,9 @@ mod testutil;
 use std::sync::Arc;
 
 pub use binding::{
-    ArraySize, BindingModel, D3dBinding, DescriptorType, HeapLayout, OffsetEntry, OffsetKind,
-    Placement, RegisterBindings, RootBlockPlacement, RootSignatureBindings,
+    ArraySize, BindingModel, D3dBinding, DescriptorType, HeapLayout, LocalParameter, LocalRange,
+    LocalRootSignature, LocalRootSignatureError, OffsetEntry, OffsetKind, Placement,
+    RegisterBindings, RootBlockPlacement, RootSignatureBindings,
 };
 pub use dxil::{EntryPoint, ResourceClass, ResourceKind, Stage, entry_points};
 pub use dxil_shader::{TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning};
@@ -178,6 +179,9 @@ pub struct Options {
     pub entry_point: Option<String>,
     /// How resources become descriptors.
     pub binding: Arc<dyn BindingModel>,
+    /// Ray-tracing stages: the local root signature of the shader's records. Resources it holds are read from the
+    /// shader record ([`LocalRootSignature`]) instead of through `binding`; other stages ignore it.
+    pub local_root_signature: Option<Arc<LocalRootSignature>>,
     /// Explicit bounds checks on buffer accesses (D3D12 out-of-bounds semantics). Turning them off leaves
     /// out-of-bounds behaviour to the device's robustness features.
     pub bounds_checks: bool,
@@ -197,6 +201,7 @@ impl Default for Options {
         Options {
             entry_point: None,
             binding: Arc::new(RegisterBindings::default()),
+            local_root_signature: None,
             bounds_checks: true,
             denorm_modes: true,
             debug_names: false,

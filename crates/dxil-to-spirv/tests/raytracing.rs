@@ -294,3 +294,137 @@ fn acceleration_structures_under_a_root_signature_are_addresses() {
         );
     }
 }
+
+/// The local root signature dxil-spirv's test runner gives its `.local-root-signature.` shaders: root constants
+/// b0 (5 words) and b1 (6 words) of space 15, root descriptors t1, u1, t2, u2, b2, then one table per class at
+/// register 3 (unbounded) whose descriptors start 10 (SRV), 11 (UAV), 12 (CBV), 13 (sampler) slots into it;
+/// descriptor handles of 64-byte (resources) and 32-byte (samplers) descriptors.
+fn runner_local_root_signature() -> dxil_to_spirv::LocalRootSignature {
+    use dxil_to_spirv::{LocalParameter as P, LocalRange, ResourceClass as C};
+    let table = |class, offset| {
+        P::Table(vec![LocalRange {
+            class,
+            space: 15,
+            register: 3,
+            count: u32::MAX,
+            offset,
+        }])
+    };
+    let descriptor = |class, register| P::Descriptor {
+        class,
+        space: 15,
+        register,
+    };
+    dxil_to_spirv::LocalRootSignature {
+        parameters: vec![
+            P::Constants {
+                space: 15,
+                register: 0,
+                words: 5,
+            },
+            P::Constants {
+                space: 15,
+                register: 1,
+                words: 6,
+            },
+            descriptor(C::Srv, 1),
+            descriptor(C::Uav, 1),
+            descriptor(C::Srv, 2),
+            descriptor(C::Uav, 2),
+            descriptor(C::Cbv, 2),
+            table(C::Srv, 10),
+            table(C::Uav, 11),
+            table(C::Cbv, 12),
+            table(C::Sampler, 13),
+        ],
+        table_shift: [6, 5],
+    }
+}
+
+#[test]
+fn local_root_signature_arguments_come_from_the_shader_record() {
+    let Some(corpus) = corpus_dir() else { return };
+    let lrs = Arc::new(runner_local_root_signature());
+    assert_eq!(lrs.layout().1, 120);
+    let shaders: Vec<_> = shaders_of(&corpus, &["lib_6_"])
+        .into_iter()
+        .filter(|s| s.name.contains(".local-root-signature."))
+        .collect();
+    assert_eq!(
+        shaders.len(),
+        10,
+        "local-root-signature shaders of the corpus"
+    );
+    for s in &shaders {
+        let bytes = std::fs::read(s.file("dxil")).unwrap();
+        let m = dxil_to_spirv::read_container(&bytes).unwrap();
+        for e in dxil_to_spirv::entry_points(&m).unwrap() {
+            let options = Options {
+                local_root_signature: Some(lrs.clone()),
+                ..Options::default()
+            };
+            let (t, sm) = translate(&m, &e.export, options);
+            let entry = dxil_to_spirv::dxil::read_entry(&m, Some(&e.export)).unwrap();
+            let local = entry.resources.iter().any(|r| r.space == 15);
+            assert_eq!(
+                data_classes(&sm).contains("ShaderRecordBufferNV"),
+                local,
+                "{} [{}]: no shader record",
+                s.name,
+                e.export
+            );
+            // Space 15 is the local root signature's: nothing of it is bound as a register (set 15).
+            assert!(
+                t.bindings.iter().all(|b| b.set != 15),
+                "{} [{}]: {:?}",
+                s.name,
+                e.export,
+                t.bindings
+            );
+        }
+    }
+    // Under a global root signature, local tables index its heap arrays (no directly-indexed flag needed).
+    let m = module_of("dxil-spirv/resources/rt-resources.bindless.local-root-signature.rmiss.dxil")
+        .unwrap();
+    let rs = parse_hlsl(
+        "DescriptorTable(SRV(t0, numDescriptors=2), SRV(t0, space=1, numDescriptors=unbounded))",
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    let model = RootSignatureBindings::from_root_signature(
+        &rs,
+        &dxil_rootsig::DeviceLimits::default(),
+        &dxil_rootsig::LayoutOptions::default(),
+    )
+    .unwrap();
+    let options = Options {
+        binding: Arc::new(model),
+        local_root_signature: Some(lrs.clone()),
+        ..Options::default()
+    };
+    let (t, sm) = translate(&m, "RayMiss", options);
+    assert!(data_classes(&sm).contains("ShaderRecordBufferNV"));
+    assert!(
+        t.bindings
+            .iter()
+            .any(|b| b.resource == dxil_to_spirv::BoundResource::Heap { sampler: true }),
+        "{:#?}",
+        t.bindings
+    );
+    // Without it, the same shaders bind space 15 as registers.
+    let m = module_of("dxil-spirv/resources/rt-resources.bindless.local-root-signature.rmiss.dxil")
+        .unwrap();
+    let (t, sm) = translate(&m, "RayMiss", Options::default());
+    assert!(!data_classes(&sm).contains("ShaderRecordBufferNV"));
+    assert!(t.bindings.iter().any(|b| b.set == 15));
+}
+
+#[test]
+fn local_root_signatures_of_the_corpus_lay_out_records() {
+    let Some(corpus) = corpus_dir() else { return };
+    let bytes = std::fs::read(corpus.join("rootsig/local_rs.rs1_1.dxil")).unwrap();
+    let rs = dxil_rootsig::RootSignature::from_container(&bytes).unwrap();
+    let l = dxil_to_spirv::LocalRootSignature::from_root_signature(&rs).unwrap();
+    // RootConstants(2, b0), DescriptorTable(SRV(t0, numDescriptors=2)).
+    assert_eq!(l.layout(), (vec![0, 8], 16));
+}

@@ -356,6 +356,48 @@ impl BindingModel for RootSignatureBindings {
         })
     }
 
+    fn local_heap(&self, r: &D3dBinding, ty: DescriptorType) -> Result<Placement, String> {
+        let what = "local root signature table";
+        if ty == DescriptorType::AccelerationStructure {
+            let table = self.contract.uav_counters.ok_or(
+                "local root signature table: acceleration structures need the address table (buffer device addresses)",
+            )?;
+            return Ok(Placement::AddressTable {
+                set: table.set,
+                binding: table.binding,
+                table_word: None,
+                offset: 0,
+            });
+        }
+        let view = heap_view(r.class, r.kind, ty).ok_or_else(|| kind_error(&what, r.kind, ty))?;
+        let array = *self
+            .contract
+            .heap_array(view)
+            .ok_or_else(|| format!("{what}: the layout has no {} array", view_name(view)))?;
+        self.placement(
+            &what,
+            view,
+            Location::Heap {
+                array,
+                base: HeapIndexBase::Direct,
+                offset_in_table: 0,
+            },
+            ty,
+        )
+    }
+
+    fn local_heap_counter(&self) -> Result<Placement, String> {
+        let table = self.contract.uav_counters.ok_or(
+            "local root signature table: UAV counters need the address table (buffer device addresses)",
+        )?;
+        Ok(Placement::AddressTable {
+            set: table.set,
+            binding: table.binding,
+            table_word: None,
+            offset: 0,
+        })
+    }
+
     fn push_constant_bytes(&self) -> u32 {
         match self.layout.root_block.storage {
             RootBlockStorage::PushConstants => self.layout.root_block.size_in_bytes,

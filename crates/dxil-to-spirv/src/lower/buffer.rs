@@ -1054,6 +1054,9 @@ impl<'a> Ctx<'a> {
         // Root constants have no descriptor: words of the root block.
         let (_, _, placement) = self.view_var(h.res, View::Cbuf)?;
         if let crate::binding::Placement::PushConstants { first_word, words } = placement {
+            if self.res[h.res as usize].record {
+                return self.record_constant_row(first_word, words, row, row_const);
+            }
             let u = self.b.u32();
             let Some(r) = row_const else {
                 return Err(

@@ -13,6 +13,7 @@ mod inst;
 mod library;
 mod math;
 mod rayquery;
+mod record;
 mod res;
 mod stage;
 #[cfg(test)]

@@ -87,6 +87,8 @@ pub(crate) struct ResEntry {
     pub reads: bool,
     /// The number of SSBO views made (more than one: they alias).
     ssbo_views: u8,
+    /// The local root signature holds it: root words come from the shader record.
+    pub record: bool,
 }
 
 impl ResEntry {
@@ -100,10 +102,11 @@ impl ResEntry {
             atomics: false,
             reads: false,
             ssbo_views: 0,
+            record: false,
         }
     }
 
-    fn d3d(&self) -> D3dBinding {
+    pub(super) fn d3d(&self) -> D3dBinding {
         D3dBinding {
             class: self.decl.class,
             kind: self.decl.kind,
@@ -330,7 +333,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn descriptor_type(&self, r: &ResEntry, view: View) -> DescriptorType {
+    pub(super) fn descriptor_type(&self, r: &ResEntry, view: View) -> DescriptorType {
         match view {
             View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
                 DescriptorType::StorageBuffer
@@ -531,6 +534,9 @@ impl<'a> Ctx<'a> {
         if let Some(p) = self.res[res as usize].placements[view as usize] {
             return Ok(p);
         }
+        if let Some(p) = self.record_placement(res, view)? {
+            return Ok(p);
+        }
         let e = &self.res[res as usize];
         let dty = self.descriptor_type(e, view);
         let d = e.d3d();
@@ -707,7 +713,11 @@ impl<'a> Ctx<'a> {
             };
             self.b.name(var, &name);
         }
-        let resource = match (view, e.heap) {
+        // A local root table indexes the heap arrays too (`record` is known once the placement is).
+        let heap = e.heap.or(self.res[res as usize]
+            .record
+            .then_some(e.decl.class == ResourceClass::Sampler));
+        let resource = match (view, heap) {
             (View::Counter, Some(_)) => BoundResource::HeapCounter,
             (View::Counter, None) => BoundResource::Counter(e.d3d()),
             (_, Some(sampler)) => BoundResource::Heap { sampler },
@@ -857,8 +867,10 @@ impl<'a> Ctx<'a> {
         let dynamic = cidx.is_none() || table_word.is_some();
         let table = matches!(placement, Placement::AddressTable { .. });
         // An index into data (the address table), not into descriptors: no descriptor-indexing capability and no
-        // NonUniform.
-        let nonuniform = h.nonuniform && dynamic && !table;
+        // NonUniform. A table in the shader record may differ between the lanes of a wave (each runs its own
+        // record): its index is non-uniform.
+        let record = self.res[h.res as usize].record;
+        let nonuniform = (h.nonuniform || record) && dynamic && !table;
         // The element index of a view is computed once per block: the root words and additions are shared by every
         // access there.
         let key = (
@@ -881,7 +893,7 @@ impl<'a> Ctx<'a> {
                     }
                 };
                 if let Some(w) = table_word {
-                    let t = self.push_word(w)?;
+                    let t = self.table_slot(h.res, w)?;
                     index = self.op2(Op::IAdd, u32t, t, index);
                 }
                 if dynamic && !table {
@@ -989,8 +1001,8 @@ impl<'a> Ctx<'a> {
             Some(&p) => p,
             None => {
                 self.physical_addressing();
-                let lo = self.push_word(offset / 4)?;
-                let hi = self.push_word(offset / 4 + 1)?;
+                let lo = self.root_word(h.res, offset / 4)?;
+                let hi = self.root_word(h.res, offset / 4 + 1)?;
                 let u = self.b.u32();
                 let v2 = self.b.vec(u, 2);
                 let address = self.op2(Op::CompositeConstruct, v2, lo, hi);
@@ -1222,8 +1234,8 @@ impl<'a> Ctx<'a> {
     pub fn load_accel(&mut self, h: &HandleInfo) -> Result<Id, Error> {
         let address = match self.placement_of(h.res, View::Accel)? {
             Placement::DeviceAddress { offset } => {
-                let lo = self.push_word(offset / 4)?;
-                let hi = self.push_word(offset / 4 + 1)?;
+                let lo = self.root_word(h.res, offset / 4)?;
+                let hi = self.root_word(h.res, offset / 4 + 1)?;
                 let u = self.b.u32();
                 let v2 = self.b.vec(u, 2);
                 self.op2(Op::CompositeConstruct, v2, lo, hi)

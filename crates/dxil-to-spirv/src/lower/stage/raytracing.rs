@@ -69,6 +69,8 @@ pub(crate) struct RayState {
     terminator: Option<(u32, Op)>,
     /// Helper functions holding only `OpIgnoreIntersectionKHR` / `OpTerminateRayKHR`.
     helpers: [Option<Id>; 2],
+    /// The `ShaderRecordBufferKHR` block (local root signature arguments).
+    pub record: Option<Id>,
 }
 
 /// The payload operand of `TraceRay` and the callable-data operand of `CallShader`, and their storage class.
