@@ -9,8 +9,8 @@ use serde::Serialize;
 
 use crate::hash::{self, DigestStatus};
 use crate::parts::{
-    CompilerVersion, DebugName, FeatureInfo, PartContent, ProgramHeader, Psv, RuntimeData,
-    ShaderHash, Signature,
+    CompilerVersion, DebugName, FeatureInfo, PartContent, ProgramHeader, Psv, RdatLibrary,
+    RuntimeData, ShaderHash, Signature,
 };
 use crate::read::Cursor;
 use crate::{Error, ErrorKind, FourCC, Result};
@@ -558,6 +558,11 @@ impl<'a> Container<'a> {
     /// The `RDAT` part's table of contents.
     pub fn runtime_data(&self) -> Option<Result<RuntimeData>> {
         self.typed(FourCC::RDAT, |p| RuntimeData::parse(p.data, p.data_offset))
+    }
+
+    /// The `RDAT` part's function, resource and subobject tables (libraries).
+    pub fn rdat_library(&self) -> Option<Result<RdatLibrary>> {
+        self.typed(FourCC::RDAT, |p| RdatLibrary::parse(p.data, p.data_offset))
     }
 
     /// The raw `RTS0` payload (decoded by the root-signature crate).

@@ -46,9 +46,9 @@ pub use error::{Error, ErrorKind, Result};
 pub use fourcc::FourCC;
 pub use hash::DigestStatus;
 pub use parts::{
-    CompilerVersion, DebugName, FeatureInfo, PartContent, ProgramHeader, Psv, RuntimeData,
-    ShaderHash, Signature, SignatureBuilder, SignatureElement, compute_hash_part,
-    write_program_part,
+    CompilerVersion, DebugName, FeatureInfo, PartContent, ProgramHeader, Psv, RdatFunction,
+    RdatLibrary, RdatResource, RuntimeData, ShaderHash, Signature, SignatureBuilder,
+    SignatureElement, Subobject, SubobjectData, compute_hash_part, write_program_part,
 };
 pub use read::MAX_STRING_LEN;
 pub use writer::{ContainerBuilder, DigestMode, set_digest, write_container};

@@ -329,6 +329,29 @@ pub fn read_container(bytes: &[u8]) -> Result<dxil_module::Module, Error> {
     )?)
 }
 
+/// The local root signature a library container's `RDAT` subobjects associate with `export` (see
+/// [`dxil_container::RdatLibrary::local_root_signature_of`]), as the shader-record layout
+/// [`Options::local_root_signature`] takes, with `table_shift` 0 (records holding heap slots). `Ok(None)` when the
+/// container has no `RDAT` part or associates none.
+pub fn library_local_root_signature(
+    bytes: &[u8],
+    export: &str,
+) -> Result<Option<LocalRootSignature>, Error> {
+    let c = dxil_container::Container::parse(bytes)?;
+    let Some(lib) = c.rdat_library() else {
+        return Ok(None);
+    };
+    let lib = lib?;
+    let Some(rts0) = lib.local_root_signature_of(export) else {
+        return Ok(None);
+    };
+    let rs = dxil_rootsig::RootSignature::from_rts0(rts0)
+        .map_err(|e| Error::Binding(format!("local root signature of `{export}`: {e}")))?;
+    LocalRootSignature::from_root_signature(&rs)
+        .map(Some)
+        .map_err(|e| Error::Binding(format!("`{export}`: {e}")))
+}
+
 /// SPIR-V words as readable text (one instruction per line, `%id` names).
 #[cfg(feature = "text")]
 pub fn disassemble(words: &[u32]) -> Result<String, String> {

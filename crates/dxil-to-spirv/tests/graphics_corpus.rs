@@ -1,6 +1,7 @@
 //! Every non-compute container of the corpus (vertex, pixel, geometry, hull, domain, mesh, amplification and
 //! library profiles in the manifests) through the default binding model; a library (`lib_6_x`) once per entry
-//! point it exports (`name [Export]`). The outcome of each one is committed in
+//! point it exports (`name [Export]`), with the local root signature its subobjects associate with the export. The
+//! outcome of each one is committed in
 //! `tests/expected/graphics_corpus.txt`: `ok` (translates and passes `spirv-val` for the Vulkan version the
 //! translation reports), `spirv-val: ...` (translates to a module the validator rejects: always a bug), or the
 //! translation error without its location. Any change, better or worse, fails the test; `BLESS=1` rewrites the
@@ -10,8 +11,8 @@
 
 mod support;
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use dxil_corpus::Expectations;
 use dxil_to_spirv::{Options, Translator};
@@ -81,8 +82,23 @@ fn every_graphics_shader_has_its_expected_outcome() {
                         vec![(sh.name.clone(), sh.entry.clone().filter(|e| !e.is_empty()))]
                     };
                     for (name, entry_point) in runs {
+                        let local = match entry_point
+                            .as_deref()
+                            .filter(|_| sh.profile.starts_with("lib_"))
+                        {
+                            Some(e) => match dxil_to_spirv::library_local_root_signature(&bytes, e)
+                            {
+                                Ok(l) => l.map(Arc::new),
+                                Err(e) => {
+                                    outcomes.lock().unwrap().push((name, reason(&e)));
+                                    continue;
+                                }
+                            },
+                            None => None,
+                        };
                         let options = Options {
                             entry_point,
+                            local_root_signature: local,
                             ..Options::default()
                         };
                         let outcome = match tr.translate(&module, &options) {

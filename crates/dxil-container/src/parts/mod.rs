@@ -7,12 +7,14 @@ use serde::{Serialize, Serializer};
 use crate::enums::ShaderKind;
 use crate::{FourCC, Result};
 
+pub mod library;
 pub mod program;
 pub mod psv;
 pub mod rdat;
 pub mod signature;
 pub mod small;
 
+pub use library::{RdatFunction, RdatLibrary, RdatResource, Subobject, SubobjectData};
 pub use program::{ProgramHeader, write_program_part};
 pub use psv::{
     Info1Union, Psv, PsvSignatureElement, PsvTablesBuilder, ResourceBinding, RuntimeInfo,
