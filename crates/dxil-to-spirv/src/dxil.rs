@@ -268,7 +268,8 @@ fn bad(what: impl Into<crate::error::Detail>) -> Error {
 
 /// Reads the entry point (the first of `dx.entryPoints` with a function, or the one named `want`) and its
 /// resources, through dxil-shader's typed view of the metadata. In a library (`lib_6_x`), `want` is a function's
-/// name as `dx.entryPoints` spells it (mangled) or its export name ([`export_name`]); the stage is the function's
+/// name as `dx.entryPoints` spells it (mangled, with or without DXC's leading `\x01`) or its export name
+/// ([`export_name`]); the stage is the function's
 /// shader kind and the entry point is named by its export name.
 pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
     let dm = dxil_shader::DxilModule::from_module(m).map_err(MetadataError::Shader)?;
@@ -284,7 +285,12 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
         Some(w) => dm
             .entry_points
             .iter()
-            .find(|e| e.name == w || (library && e.function.is_some() && export_name(&e.name) == w))
+            .find(|e| {
+                e.name == w
+                    || (library
+                        && e.function.is_some()
+                        && (export_name(&e.name) == w || e.name.trim_start_matches('\u{1}') == w))
+            })
             .ok_or_else(|| bad(format!("no entry point named `{w}` in dx.entryPoints")))?,
         None => dm
             .entry_points

@@ -1,4 +1,5 @@
-//! DXIL → SPIR-V translation (compute, vertex, pixel, geometry, hull and domain shaders).
+//! DXIL → SPIR-V translation (compute, vertex, pixel, geometry, hull and domain shaders, and the ray-tracing
+//! shaders of libraries).
 //!
 //! [`translate`] takes a DXIL module (read with `dxil_module::read_module`) and returns a Vulkan SPIR-V module
 //! plus everything a runtime needs to run it without reflection: the entry point, the stage, the thread-group
@@ -23,7 +24,7 @@
 //!   the counter address table, a root block spilled into a uniform buffer).
 //! * `spv`: a direct SPIR-V word emitter with interned types and constants.
 //! * `lower::stage`: what differs per stage (execution model and modes, interface, stage operations), one file per
-//!   stage (compute, vertex, pixel, geometry, hull, domain; below).
+//!   stage (compute, vertex, pixel, geometry, hull, domain, ray tracing; below).
 //!
 //! # Graphics stages
 //! Vertex (`Vertex`), pixel (`Fragment`), geometry (`Geometry`), hull (`TessellationControl`) and domain
@@ -100,6 +101,35 @@
 //! `Location` 0 and 1, not `Index` 1. Mesh and amplification shaders fail with [`Error::Stage`] naming the
 //! stage.
 //!
+//! # Libraries and ray tracing
+//! A library (`lib_6_x`) holds several entry points: [`entry_points`] lists them (name as `dx.entryPoints` spells
+//! it, export name, stage, payload and attribute sizes) and [`Options::entry_point`] picks one by either name; the
+//! SPIR-V entry point is named by the export name. Resources are the module's `dx.resources`, reached through
+//! their global variables (`createHandleForLib` of a load of the variable or of one element of its array;
+//! `!dx.nonuniform` on the element's `getelementptr` marks a non-uniform index); only those the entry point uses
+//! are declared. Ray generation, intersection, any-hit, closest-hit, miss and callable shaders translate through
+//! SPV_KHR_ray_tracing (SPIR-V 1.4, Vulkan 1.2):
+//!
+//! | DXIL | SPIR-V |
+//! |---|---|
+//! | the entry function's payload / attribute / callable-data parameter | `IncomingRayPayloadKHR` / `HitAttributeKHR` / `IncomingCallableDataKHR` variable |
+//! | `TraceRay` / `CallShader` | `OpTraceRayKHR` / `OpExecuteCallableKHR`; a payload `alloca` becomes the `RayPayloadKHR` / `CallableDataKHR` variable, other payload pointers are copied in and out |
+//! | `ReportHit` | the attributes stored to the shader's `HitAttributeKHR` variable, then `OpReportIntersectionKHR` |
+//! | `IgnoreHit` / `AcceptHitAndEndSearch` | `OpIgnoreIntersectionKHR` / `OpTerminateRayKHR` ending the block (the invocation ends there, as in D3D) |
+//! | `DispatchRaysIndex`, `DispatchRaysDimensions` | `LaunchIdKHR`, `LaunchSizeKHR` |
+//! | `WorldRayOrigin`, `WorldRayDirection`, `ObjectRayOrigin`, `ObjectRayDirection` | the built-ins of those names |
+//! | `RayTMin`, `RayTCurrent` | `RayTminKHR`, `RayTmaxKHR` (`Volatile` in intersection shaders) |
+//! | `InstanceIndex`, `InstanceID`, `PrimitiveIndex`, `GeometryIndex`, `HitKind`, `RayFlags` | `InstanceId`, `InstanceCustomIndexKHR`, `PrimitiveId`, `RayGeometryIndexKHR`, `HitKindKHR`, `IncomingRayFlagsKHR` |
+//! | `ObjectToWorld(row, col)`, `WorldToObject(row, col)` (D3D's 3×4 matrices) | column `col`, row `row` of `ObjectToWorldKHR` / `WorldToObjectKHR` |
+//!
+//! Acceleration structures are descriptors in the default model; under a root signature they are 64-bit
+//! addresses converted with `OpConvertUToAccelerationStructureKHR` (a root SRV's from the root block, a table's or
+//! the SM 6.6 heap's from the address table at the heap slot; see [`RootSignatureBindings`]). A local root
+//! signature ([`Options::local_root_signature`], [`LocalRootSignature`]; [`library_local_root_signature`] reads the
+//! one a library's `RDAT` subobjects associate with an export) places the resources it holds in the shader record
+//! (`ShaderRecordBufferKHR`). Work-graph node shaders fail with [`Error::StageNeeds`]: Vulkan has no work graphs but
+//! the provisional `VK_AMDX_shader_enqueue`.
+//!
 //! # D3D12 semantics kept where SPIR-V differs
 //! | Rule | Where D3D specifies it | How |
 //! |---|---|---|
@@ -138,11 +168,11 @@
 //! nothing; an unbounded register array that no table range holds binds a single root descriptor or static
 //! sampler, which every index then reads (as native drivers do).
 //!
-//! Not supported yet (reported as errors): mesh and amplification stages, library (`lib_6_x`)
-//! entry points, raw and structured views stored as texel buffers (root-signature layouts for devices whose
-//! storage-buffer offset alignment exceeds 16), acceleration structures under a root signature, work-graph nodes, SM 6.9 hit
-//! objects and the SM 6.10 linear-algebra operations, `Nand` read-modify-writes on groupshared memory, handles
-//! chosen through `phi`/`select`, pointer arithmetic on dynamic indices.
+//! Not supported yet (reported as errors): mesh and amplification stages, raw and structured views
+//! stored as texel buffers (root-signature layouts for devices whose storage-buffer offset alignment exceeds 16),
+//! work-graph nodes, SM 6.9 hit objects and the SM 6.10 linear-algebra operations, `Nand` read-modify-writes on
+//! groupshared memory, handles chosen through `phi`/`select`, pointer arithmetic on dynamic indices, calls to
+//! other functions of a library, static samplers in local root signatures.
 //!
 //! # Why hand-written
 //! No crates.io crate reads DXIL's LLVM 3.7 dialect and lowers it with D3D semantics. The SPIR-V emitter is ours
@@ -175,7 +205,8 @@ pub use lower::Translator;
 /// module's first entry point, bounds checks on, denormal modes on, no debug names.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Entry point to translate; `None` = the first of `dx.entryPoints`.
+    /// Entry point to translate; `None` = the first of `dx.entryPoints` with a function. In a library, a
+    /// function's `dx.entryPoints` name or its export name ([`entry_points`]).
     pub entry_point: Option<String>,
     /// How resources become descriptors.
     pub binding: Arc<dyn BindingModel>,

@@ -3,8 +3,9 @@
 //! [`Ctx`] carries the module-wide state (builder, resources, caches) and the state of the function being
 //! lowered. The work is split by topic: `func` (virtual blocks, structurization, emission order, phis and
 //! demotion), `inst` (LLVM instructions), `types` (types and constants), `res` (resources, handles and the binding
-//! model), `dxop` (dispatch of `dx.op` calls), `buffer`, `math`, `wave`, `texture` and `rayquery`; `stage` holds
-//! what differs per shader stage (execution model and modes, the interface, stage operations), one file per stage.
+//! model), `library` (library resource variables), `record` (shader-record arguments of local root signatures),
+//! `dxop` (dispatch of `dx.op` calls), `buffer`, `math`, `wave`, `texture` and `rayquery`; `stage` holds what
+//! differs per shader stage (execution model and modes, the interface, stage operations), one file per stage.
 
 mod buffer;
 mod dxop;

@@ -5,7 +5,7 @@
 //! This module holds what the stages share: the one [`execution_model`] match that decides which stages are
 //! translated, the interface machinery and the dispatch of system values, operations and execution modes to the
 //! stage's own file (`compute`, `vertex`, `pixel`, `geometry`, `hull`, `domain`, with `tessellation` for what the
-//! last two share; a new stage is a new file beside them and an arm in each dispatch).
+//! last two share, `raytracing`; a new stage is a new file beside them and an arm in each dispatch).
 //!
 //! Every signature element becomes one variable, declared up front so that the interface between stages is
 //! complete even where the shader never touches an element. An element of `rows × cols` is a vector of `cols`
