@@ -433,3 +433,102 @@ fn local_root_signatures_of_the_corpus_lay_out_records() {
     // RootConstants(2, b0), DescriptorTable(SRV(t0, numDescriptors=2)).
     assert_eq!(l.layout(), (vec![0, 8], 16));
 }
+
+/// A corpus listing with `from` replaced by `to`, parsed.
+fn edited_listing(name: &str, from: &str, to: &str) -> Option<dxil_module::Module> {
+    let corpus = corpus_dir()?;
+    let text = std::fs::read_to_string(corpus.join(name)).unwrap();
+    assert!(text.contains(from), "{name}: no `{from}`");
+    Some(dxil_text::parse_module(&text.replace(from, to)).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+/// The ids of the module's variables of a storage class.
+fn variables(m: &Module, sc: StorageClass) -> Vec<u32> {
+    m.types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable && i.operands.first() == Some(&Operand::StorageClass(sc))
+        })
+        .filter_map(|i| i.result_id)
+        .collect()
+}
+
+#[test]
+fn ignore_hit_followed_by_code_ends_the_invocation_in_a_helper() {
+    // The any-hit shader's store moved after IgnoreHit, which then no longer ends its block: the store must not
+    // run, so IgnoreHit calls a function that ends the invocation.
+    let Some(m) = edited_listing(
+        "vkd3d-proton/rt/default.lib_6_3.ll",
+        "  store float %4, float* %5, align 4\n  call void @dx.op.ignoreHit(i32 155)  ; IgnoreHit()\n  unreachable",
+        "  call void @dx.op.ignoreHit(i32 155)\n  store float %4, float* %5, align 4\n  ret void",
+    ) else {
+        return;
+    };
+    let (_, sm) = translate(&m, "RayAnyTriangle", Options::default());
+    assert_eq!(sm.functions.len(), 2);
+    let helper = sm
+        .functions
+        .iter()
+        .find(|f| {
+            f.blocks[0].instructions.last().map(|i| i.class.opcode)
+                == Some(Op::IgnoreIntersectionKHR)
+        })
+        .expect("a function ending in OpIgnoreIntersectionKHR");
+    let helper_id = helper.def.as_ref().and_then(|d| d.result_id).unwrap();
+    let main = &sm.functions[sm.functions.len() - 1];
+    let body: Vec<_> = main
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .collect();
+    let call = body
+        .iter()
+        .position(|i| {
+            i.class.opcode == Op::FunctionCall && i.operands[0] == Operand::IdRef(helper_id)
+        })
+        .expect("a call of the helper");
+    let store = body
+        .iter()
+        .position(|i| i.class.opcode == Op::Store)
+        .unwrap();
+    assert!(call < store, "the helper is called before the store");
+}
+
+#[test]
+fn payloads_that_are_no_alloca_are_copied_in_and_out() {
+    // The miss shader passes its incoming payload to TraceRay itself (DXC copies it into a local first).
+    let Some(m) = edited_listing(
+        "dxil-spirv/stages/raymiss-chain.rmiss.ll",
+        "%struct.Payload* nonnull %2)",
+        "%struct.Payload* %payload)",
+    ) else {
+        return;
+    };
+    let (_, sm) = translate(&m, "RayMiss", Options::default());
+    let incoming = variables(&sm, StorageClass::IncomingRayPayloadKHR);
+    let outgoing = variables(&sm, StorageClass::RayPayloadKHR);
+    assert_eq!((incoming.len(), outgoing.len()), (1, 1));
+    let body: Vec<_> = sm.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .collect();
+    let trace = body
+        .iter()
+        .position(|i| i.class.opcode == Op::TraceRayKHR)
+        .unwrap();
+    assert_eq!(
+        body[trace].operands.last(),
+        Some(&Operand::IdRef(outgoing[0]))
+    );
+    let stores_to = |v: u32| {
+        body.iter()
+            .enumerate()
+            .filter(move |(_, i)| i.class.opcode == Op::Store && i.operands[0] == Operand::IdRef(v))
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>()
+    };
+    // Copied into the outgoing payload before the call, back into the incoming one after it.
+    assert!(stores_to(outgoing[0]).iter().any(|&k| k < trace));
+    assert!(stores_to(incoming[0]).iter().any(|&k| k > trace));
+}

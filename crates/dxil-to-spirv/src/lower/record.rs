@@ -191,6 +191,7 @@ impl<'a> Ctx<'a> {
                     };
                 }
             }
+            None if words == 0 => out = [self.b.const_u32(0); 4],
             None => {
                 let four = self.b.const_u32(4);
                 let base = self.op2(Op::IMul, u, row, four);

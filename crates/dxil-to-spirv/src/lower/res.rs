@@ -1232,6 +1232,12 @@ impl<'a> Ctx<'a> {
     /// The acceleration structure of a handle: its descriptor, or the 64-bit address the binding model keeps it as
     /// (a root SRV's address in the root block, a heap slot's in the address table), converted.
     pub fn load_accel(&mut self, h: &HandleInfo) -> Result<Id, Error> {
+        let kind = self.decl(h).kind;
+        if kind != ResourceKind::RTAccelerationStructure {
+            return Err(self.invalid(Invalid::resource(format!(
+                "a {kind:?} used as an acceleration structure"
+            ))));
+        }
         let address = match self.placement_of(h.res, View::Accel)? {
             Placement::DeviceAddress { offset } => {
                 let lo = self.root_word(h.res, offset / 4)?;
