@@ -240,14 +240,18 @@ pub struct EntryInfo {
     pub inputs: Vec<dxil_shader::SignatureElement>,
     /// Output signature elements (graphics stages).
     pub outputs: Vec<dxil_shader::SignatureElement>,
-    /// Hull and domain shaders: the patch constant signature elements.
-    pub patch_constants: Vec<dxil_shader::SignatureElement>,
+    /// The third signature: patch constants (hull and domain shaders) or per-primitive outputs (mesh shaders).
+    pub patch_constant_or_primitive: Vec<dxil_shader::SignatureElement>,
     /// Geometry shaders: input primitive, `maxvertexcount`, streams, output topology, instance count.
     pub gs_state: Option<dxil_shader::GsState>,
     /// Hull shaders: patch constant function, control points, domain, partitioning, output primitive.
     pub hs_state: Option<dxil_shader::HsState>,
     /// Domain shaders: domain and input control points.
     pub ds_state: Option<dxil_shader::DsState>,
+    /// Mesh shaders: maximum vertex and primitive counts, output topology, payload size.
+    pub ms_state: Option<dxil_shader::MsState>,
+    /// Amplification shaders: payload size.
+    pub as_state: Option<dxil_shader::AsState>,
     /// The module is a library (`lib_6_x`): resources are global variables (`createHandleForLib`).
     pub library: bool,
     /// The metadata view itself, kept for its `dx.op` callee table ([`dxil_shader::DxilModule::dx_ops`]): building
@@ -323,7 +327,8 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
             resources.push(resource_decl(m, r)?);
         }
     }
-    let num_threads = props.num_threads.unwrap_or([1, 1, 1]);
+    // Compute shaders carry `numthreads` in tag 4, mesh and amplification shaders in their state.
+    let num_threads = props.thread_group_size().unwrap_or([1, 1, 1]);
     // A library's shader flags are the module's (its first, function-less entry).
     let flags = props
         .shader_flags
@@ -339,7 +344,7 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
     };
     let inputs = entry.signatures.inputs.clone();
     let outputs = entry.signatures.outputs.clone();
-    let patch_constants = entry.signatures.patch_constant_or_primitive.clone();
+    let patch_constant_or_primitive = entry.signatures.patch_constant_or_primitive.clone();
     let gs_state = props.gs_state;
     let shader_model = (dm.shader_model.major, dm.shader_model.minor);
     Ok(EntryInfo {
@@ -354,10 +359,12 @@ pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
         wave_size,
         inputs,
         outputs,
-        patch_constants,
+        patch_constant_or_primitive,
         gs_state,
         hs_state: props.hs_state,
         ds_state: props.ds_state,
+        ms_state: props.ms_state,
+        as_state: props.as_state,
         library,
         dxil: dm,
     })

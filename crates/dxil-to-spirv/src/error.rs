@@ -141,7 +141,7 @@ pub enum Error {
     Module(#[from] dxil_module::ReadError),
     #[error("metadata: {0}")]
     Metadata(#[from] MetadataError),
-    /// A stage the translator does not translate (yet).
+    /// A stage the translator does not translate (yet): see the crate docs for those it does.
     #[error("{stage} shaders are not supported yet")]
     Stage { stage: &'static str },
     /// A stage Vulkan cannot express.

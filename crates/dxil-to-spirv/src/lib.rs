@@ -1,5 +1,5 @@
-//! DXIL → SPIR-V translation (compute, vertex, pixel, geometry, hull and domain shaders, and the ray-tracing
-//! shaders of libraries).
+//! DXIL → SPIR-V translation (compute, vertex, pixel, geometry, hull, domain, mesh and amplification shaders, and
+//! the ray-tracing shaders of libraries).
 //!
 //! [`translate`] takes a DXIL module (read with `dxil_module::read_module`) and returns a Vulkan SPIR-V module
 //! plus everything a runtime needs to run it without reflection: the entry point, the stage, the thread-group
@@ -24,7 +24,7 @@
 //!   the counter address table, a root block spilled into a uniform buffer).
 //! * `spv`: a direct SPIR-V word emitter with interned types and constants.
 //! * `lower::stage`: what differs per stage (execution model and modes, interface, stage operations), one file per
-//!   stage (compute, vertex, pixel, geometry, hull, domain, ray tracing; below).
+//!   stage (compute, vertex, pixel, geometry, hull, domain, mesh, ray tracing; below).
 //!
 //! # Graphics stages
 //! Vertex (`Vertex`), pixel (`Fragment`), geometry (`Geometry`), hull (`TessellationControl`) and domain
@@ -73,7 +73,7 @@
 //! | `SV_StencilRef` | PS output | `FragStencilRefEXT`, `StencilRefReplacingEXT` |
 //! | `SV_Barycentrics` | PS input | `BaryCoordKHR`, `BaryCoordNoPerspKHR` for `noperspective` (`SPV_KHR_fragment_shader_barycentric`) |
 //! | `SV_ShadingRate` | VS/GS output, PS input | `PrimitiveShadingRateKHR`, `ShadingRateKHR` (D3D12's encoding is Vulkan's) |
-//! | `SV_ViewID` | every graphics stage | `ViewIndex` |
+//! | `SV_ViewID` | every graphics stage, mesh shaders | `ViewIndex` |
 //!
 //! Pixel shaders run with `OriginUpperLeft`, and `EarlyFragmentTests` when the shader flags force early depth and
 //! stencil. `discard` is `OpDemoteToHelperInvocation` (SPIR-V 1.6, or `SPV_EXT_demote_to_helper_invocation`
@@ -98,8 +98,32 @@
 //! geometry shaders, `GetAttributeAtVertex` (needs per-vertex inputs), `GetRenderTargetSampleCount` /
 //! `GetRenderTargetSamplePosition` (no Vulkan equivalent in the shader), sampler feedback. Dual-source blending
 //! (`SV_Target0`/`1` as the two sources of attachment 0, decided by the blend state, not the shader) gets
-//! `Location` 0 and 1, not `Index` 1. Mesh and amplification shaders fail with [`Error::Stage`] naming the
-//! stage.
+//! `Location` 0 and 1, not `Index` 1. Stages not translated fail with [`Error::Stage`] naming the stage.
+//!
+//! # Mesh and amplification shaders
+//! Mesh shaders are `MeshEXT`, amplification shaders `TaskEXT` (`SPV_EXT_mesh_shader`, SPIR-V 1.4), with
+//! `LocalSize` = `numthreads`, and for mesh shaders `OutputVertices` / `OutputPrimitivesEXT` = the maximum vertex
+//! and primitive counts and `OutputTrianglesEXT` / `OutputLinesEXT`.
+//! * Vertex outputs are arrays over the vertices, per-primitive outputs (the primitive signature) arrays over the
+//!   primitives decorated `PerPrimitiveEXT`: `SV_PrimitiveID` → `PrimitiveId`, `SV_RenderTargetArrayIndex` →
+//!   `Layer`, `SV_ViewportArrayIndex` → `ViewportIndex`, `SV_CullPrimitive` → `CullPrimitiveEXT`, `SV_ShadingRate`
+//!   → `PrimitiveShadingRateKHR`; user elements are placed after the rows of the vertex outputs (DXIL packs both
+//!   signatures from row 0). `EmitIndices` → `PrimitiveTriangleIndicesEXT` / `PrimitiveLineIndicesEXT`;
+//!   `SetMeshOutputCounts` → `OpSetMeshOutputsEXT` (D3D's rule, once and uniformly before any output is written,
+//!   is SPIR-V's). A maximum count of 0 declares no variables (SPIR-V has no empty arrays): stores to them are
+//!   dropped and the count set is 0.
+//! * The payload is a `TaskPayloadWorkgroupEXT` variable: what `GetMeshPayload` points to, and in an
+//!   amplification shader the variable (groupshared or local) passed to `DispatchMesh`, which becomes
+//!   `OpEmitMeshTasksEXT` in place of the return after it (D3D requires the call once, at the end; a path that
+//!   returns without it launches no mesh groups).
+//! * Quads (derivatives, quad operations) are laid out as in compute shaders; derivatives are differences of the
+//!   quad's lanes (`GroupNonUniformQuad`), as validators before `SPV_KHR_compute_shader_derivatives` accept
+//!   derivative instructions only in fragment and compute shaders.
+//!
+//! [`Translation::mesh`] reports the limits, topology and payload size; [`Translation::varyings`] where each user
+//! output went. D3D links a pixel shader to a mesh shader by semantic (the two pack their signatures apart), so a
+//! pixel shader behind a mesh shader takes its inputs' locations and per-primitive flags from
+//! [`Options::input_varyings`] (the mesh shader's varyings).
 //!
 //! # Libraries and ray tracing
 //! A library (`lib_6_x`) holds several entry points: [`entry_points`] lists them (name as `dx.entryPoints` spells
@@ -168,7 +192,7 @@
 //! nothing; an unbounded register array that no table range holds binds a single root descriptor or static
 //! sampler, which every index then reads (as native drivers do).
 //!
-//! Not supported yet (reported as errors): mesh and amplification stages, raw and structured views
+//! Not supported yet (reported as errors): raw and structured views
 //! stored as texel buffers (root-signature layouts for devices whose storage-buffer offset alignment exceeds 16),
 //! work-graph nodes, SM 6.9 hit objects and the SM 6.10 linear-algebra operations, `Nand` read-modify-writes on
 //! groupshared memory, handles chosen through `phi`/`select`, pointer arithmetic on dynamic indices, calls to
@@ -225,6 +249,12 @@ pub struct Options {
     /// ([`Tessellation::patch_location_offset`]). `None`: the rows of the domain shader's own control-point
     /// signature, which is the hull shader's offset when the two signatures agree.
     pub patch_location_offset: Option<u32>,
+    /// Pixel shaders behind a mesh shader: where the mesh shader put its user outputs (its
+    /// [`Translation::varyings`]). D3D links the two by semantic, and a mesh shader packs its vertex and primitive
+    /// outputs apart, so each user input of the pixel shader takes the location, component and per-primitive flag
+    /// (`PerPrimitiveEXT`) of the varying with its semantic name (case-insensitive) and index. `None`: inputs sit
+    /// at their own registers, which match the outputs of the vertex, domain or geometry shader before them.
+    pub input_varyings: Option<Arc<[Varying]>>,
 }
 
 impl Default for Options {
@@ -237,6 +267,7 @@ impl Default for Options {
             denorm_modes: true,
             debug_names: false,
             patch_location_offset: None,
+            input_varyings: None,
         }
     }
 }
@@ -312,6 +343,39 @@ pub struct Tessellation {
     pub patch_location_offset: u32,
 }
 
+/// One row of a user output element (a varying) as the translation placed it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Varying {
+    /// The semantic name as the signature spells it.
+    pub semantic: String,
+    /// The semantic index of this row.
+    pub index: u32,
+    pub location: u32,
+    pub component: u32,
+    /// A mesh shader's per-primitive output (`PerPrimitiveEXT`).
+    pub per_primitive: bool,
+}
+
+/// The primitive type a mesh shader outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MeshTopology {
+    Lines,
+    Triangles,
+}
+
+/// What a pipeline needs to know about a mesh or amplification shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MeshInfo {
+    /// Mesh shaders: `OutputVertices` and `OutputPrimitivesEXT` (0 for amplification shaders).
+    pub max_vertices: u32,
+    pub max_primitives: u32,
+    /// Mesh shaders: the output topology (`None` for amplification shaders).
+    pub topology: Option<MeshTopology>,
+    /// Size in bytes of the payload the amplification shader passes to the mesh shader (D3D checks that both
+    /// shaders of a pipeline agree).
+    pub payload_bytes: u32,
+}
+
 /// A translated shader.
 #[derive(Clone, Debug)]
 pub struct Translation {
@@ -319,7 +383,7 @@ pub struct Translation {
     /// Name of the SPIR-V entry point (the DXIL entry name).
     pub entry_point: String,
     pub stage: Stage,
-    /// `numthreads` of a compute shader.
+    /// `numthreads` of a compute, mesh or amplification shader.
     pub workgroup_size: [u32; 3],
     /// Descriptor bindings, sorted by (set, binding); several entries share a (set, binding) only when the
     /// module declares differently typed views of one descriptor (heap arrays).
@@ -331,6 +395,11 @@ pub struct Translation {
     pub wave_size: Option<WaveSize>,
     /// Hull and domain shaders: their tessellation state.
     pub tessellation: Option<Tessellation>,
+    /// Mesh and amplification shaders: output limits, topology and payload size.
+    pub mesh: Option<MeshInfo>,
+    /// The user outputs of a vertex, geometry or mesh shader, one entry per row (see
+    /// [`Options::input_varyings`]).
+    pub varyings: Vec<Varying>,
     /// SPIR-V version of the module (major, minor).
     pub spirv_version: (u8, u8),
     /// Lowest Vulkan version whose SPIR-V environment accepts the module (major, minor).

@@ -1,8 +1,8 @@
 //! Translation under root signatures ([`RootSignatureBindings`]) over the corpus, checked with `spirv-val`.
 //!
-//! 1. Every corpus container that carries an RTS0 part: compute, vertex, pixel, geometry, hull and domain shaders
-//!    translate with their own root signature (on every layout variant below) and pass `spirv-val`; standalone
-//!    root signature blobs (no shader) get a layout and a binding model. The corpus has no container of another stage with a
+//! 1. Every corpus container that carries an RTS0 part: compute, vertex, pixel, geometry, hull, domain, mesh and
+//!    amplification shaders translate with their own root signature (on every layout variant below) and pass
+//!    `spirv-val`; standalone root signature blobs (no shader) get a layout and a binding model. The corpus has no container of another stage with a
 //!    root signature; one would be listed and fail the test.
 //! 2. Every compute shader of the corpus translates under root signatures made from its own resource
 //!    declarations — everything in descriptor tables; single buffers as root descriptors and single samplers as
@@ -121,11 +121,16 @@ fn every_container_with_a_root_signature_translates_with_it() {
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         match entry.stage {
             Stage::Compute => compute += 1,
-            Stage::Vertex | Stage::Pixel | Stage::Geometry | Stage::Hull | Stage::Domain => {
-                graphics.push(name.clone())
-            }
+            Stage::Vertex
+            | Stage::Pixel
+            | Stage::Geometry
+            | Stage::Hull
+            | Stage::Domain
+            | Stage::Mesh
+            | Stage::Amplification => graphics.push(name.clone()),
             other => {
-                // Not translated (mesh, amplification), but its root signature must still give a model.
+                // Not translated here (library entries), but its root signature must still
+                // give a model.
                 for (v, limits, options) in variants() {
                     if let Err(e) =
                         RootSignatureBindings::from_root_signature(&rs, &limits, &options)

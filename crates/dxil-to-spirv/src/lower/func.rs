@@ -370,17 +370,28 @@ impl<'a> Ctx<'a> {
         match &d.kind {
             // Payload allocas of ray-tracing stages have their variable already.
             InstKind::Alloca { allocated, .. } if self.f.alloca_var[i as usize].is_none() => {
-                let t = self.ty(*allocated)?;
-                let v = self.local_var(t);
+                let v = if self.payload_alloca(i) {
+                    self.payload_var(*allocated)?
+                } else {
+                    let t = self.ty(*allocated)?;
+                    self.local_var(t)
+                };
                 self.f.alloca_var[i as usize] = Some(v);
             }
             InstKind::Call { callee, args, .. } => {
                 let a = super::Args(args.get(&body.pool));
-                if let Some(OpCode::AllocateRayQuery | OpCode::AllocateRayQuery2) =
-                    self.dx_opcode(*callee, a)?
-                {
-                    let flags = a.get(1).and_then(|v| self.const_int(v)).unwrap_or(0) as u32;
-                    self.f.rq_allocs.push((i, flags));
+                match self.dx_opcode(*callee, a)? {
+                    Some(OpCode::AllocateRayQuery | OpCode::AllocateRayQuery2) => {
+                        let flags = a.get(1).and_then(|v| self.const_int(v)).unwrap_or(0) as u32;
+                        self.f.rq_allocs.push((i, flags));
+                    }
+                    // The payload pointer resolves like a local variable's (see `access`).
+                    Some(OpCode::GetMeshPayload)
+                        if self.entry.stage == crate::dxil::Stage::Mesh =>
+                    {
+                        self.f.alloca_var[i as usize] = Some(self.mesh_payload_of_call(d.ty)?);
+                    }
+                    _ => {}
                 }
             }
             InstKind::ExtractValue { aggregate, indices } => {
@@ -763,8 +774,15 @@ impl<'a> Ctx<'a> {
                     );
                 }
             }
+            if !matches!(ob.term, OutTerminator::Return) {
+                self.check_no_pending_dispatch()?;
+            }
             match ob.term {
-                OutTerminator::Return => self.emit(Op::Return, &words![]),
+                OutTerminator::Return => {
+                    if !self.emit_mesh_tasks_at_return()? {
+                        self.emit(Op::Return, &words![]);
+                    }
+                }
                 OutTerminator::Unreachable => {
                     let op = self.unreachable_terminator(ob.original.map(|v| v.0));
                     self.emit(op, &words![]);

@@ -729,10 +729,19 @@ impl<'a> Ctx<'a> {
                         let d = self
                             .inst_data(i)
                             .ok_or_else(|| self.invalid(Invalid::reference("no instruction")))?;
-                        let InstKind::Alloca { allocated, .. } = &d.kind else {
-                            return Err(self.invalid(Invalid::reference("alloca expected")));
+                        // A local variable, or the payload of a mesh or amplification shader (a `GetMeshPayload`
+                        // call, or the `alloca` passed to `DispatchMesh`).
+                        let ty = match (&d.kind, self.m.types.data(d.ty)) {
+                            (InstKind::Alloca { allocated, .. }, _) => *allocated,
+                            (InstKind::Call { .. }, TypeData::Pointer { pointee, .. }) => *pointee,
+                            _ => return Err(self.invalid(Invalid::reference("alloca expected"))),
                         };
-                        break (v, self.alloca_storage(i.0), *allocated);
+                        let sc = if Some(v) == self.io.mesh.payload {
+                            StorageClass::TaskPayloadWorkgroupEXT
+                        } else {
+                            self.alloca_storage(i.0)
+                        };
+                        break (v, sc, ty);
                     }
                     let d = body
                         .inst(i)
@@ -919,7 +928,10 @@ impl<'a> Ctx<'a> {
     }
 
     /// The SPIR-V variable of a global (groupshared → Workgroup, static → Private).
-    fn global_var(&mut self, g: dxil_module::GlobalId) -> Result<(Id, StorageClass), Error> {
+    pub(in crate::lower) fn global_var(
+        &mut self,
+        g: dxil_module::GlobalId,
+    ) -> Result<(Id, StorageClass), Error> {
         if let Some(Val::Ptr(p)) = self.global_vals.get(g.index()).copied()
             && let Some(pi) = self.ptrs.get(p as usize)
         {
@@ -930,6 +942,7 @@ impl<'a> Ctx<'a> {
             .global(g)
             .ok_or_else(|| self.invalid(Invalid::reference("no global")))?;
         let sc = match gv.address_space {
+            _ if self.payload_global(g) => StorageClass::TaskPayloadWorkgroupEXT,
             3 => StorageClass::Workgroup,
             0 => StorageClass::Private,
             a => {
@@ -946,6 +959,9 @@ impl<'a> Ctx<'a> {
         };
         let pt = self.b.ptr(sc, t);
         let var = self.b.global_var(pt, sc, init);
+        if sc == StorageClass::TaskPayloadWorkgroupEXT {
+            self.io.mesh.payload = Some(var);
+        }
         if !gv.name.is_empty() {
             let name = gv.name.trim_start_matches('\u{1}').to_string();
             self.b.name(var, &name);

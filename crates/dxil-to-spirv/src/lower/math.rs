@@ -93,6 +93,12 @@ impl<'a> Ctx<'a> {
             | OpCode::DerivCoarseY
             | OpCode::DerivFineX
             | OpCode::DerivFineY => {
+                if matches!(
+                    self.entry.stage,
+                    crate::dxil::Stage::Mesh | crate::dxil::Stage::Amplification
+                ) {
+                    return Ok(self.quad_derivative(op, t, x, lanes));
+                }
                 self.uses_derivatives = true;
                 self.b.capability(Capability::DerivativeControl);
                 let o = match op {

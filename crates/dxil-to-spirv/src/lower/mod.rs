@@ -142,6 +142,7 @@ impl Translator {
             io: stage::Interface::default(),
             rt: stage::RayState::default(),
             bindings: Vec::new(),
+            varyings: Vec::new(),
             push_block: None,
             side_buffers: std::mem::take(&mut self.spare.side_buffers),
             fname: std::mem::take(&mut self.spare.fname),
@@ -208,6 +209,8 @@ pub(crate) struct Ctx<'a> {
     /// Payloads, hit attributes and terminators of ray-tracing stages.
     pub(crate) rt: stage::RayState,
     pub bindings: Vec<crate::Binding>,
+    /// User outputs as placed ([`Translation::varyings`]).
+    pub varyings: Vec<crate::Varying>,
     /// Root block variable: push constants or the spilled uniform buffer.
     pub push_block: Option<Id>,
     /// Side buffers declared so far (UAV counter address table, offset buffer): (set, binding, variable).
@@ -336,6 +339,8 @@ impl<'a> Ctx<'a> {
                     preferred,
                 }),
             tessellation: self.tessellation(),
+            mesh: self.mesh_info(),
+            varyings: std::mem::take(&mut self.varyings),
             spirv_version,
             vulkan_version,
             capabilities: self.b.capabilities().to_vec(),

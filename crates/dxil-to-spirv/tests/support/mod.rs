@@ -1,6 +1,8 @@
 //! Shared helpers of the translator's integration tests: corpus discovery, manifests, `spirv-val`.
 #![allow(dead_code)]
 
+pub mod inspect;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

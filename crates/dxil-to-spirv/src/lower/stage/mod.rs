@@ -5,14 +5,15 @@
 //! This module holds what the stages share: the one [`execution_model`] match that decides which stages are
 //! translated, the interface machinery and the dispatch of system values, operations and execution modes to the
 //! stage's own file (`compute`, `vertex`, `pixel`, `geometry`, `hull`, `domain`, with `tessellation` for what the
-//! last two share, `raytracing`; a new stage is a new file beside them and an arm in each dispatch).
+//! last two share, `mesh`, `raytracing`; a new stage is a new file beside them and an arm in each dispatch).
 //!
 //! Every signature element becomes one variable, declared up front so that the interface between stages is
 //! complete even where the shader never touches an element. An element of `rows × cols` is a vector of `cols`
 //! components (a scalar for one column), an array of `rows` of them when it has several rows, and, for control
 //! points (geometry shader inputs, hull shader inputs and outputs, domain shader inputs), an array of that over the
-//! vertices. `loadInput`/`storeOutput` (and the hull and domain shaders' control-point and patch constant
-//! operations) index it by vertex, row (which may be dynamic) and column (constant in DXIL).
+//! vertices (mesh shader outputs: over the vertices or primitives the shader may write). `loadInput`/`storeOutput`
+//! (and the hull and domain shaders' control-point and patch constant operations, the mesh shaders' vertex and
+//! primitive outputs) index it by vertex, row (which may be dynamic) and column (constant in DXIL).
 //!
 //! Component types: 32-bit elements keep their class (float, signed, unsigned; signed integers are declared signed
 //! so that vertex formats and render-target formats match). 16-bit elements (min precision or native) are 32-bit in
@@ -23,6 +24,7 @@ mod compute;
 mod domain;
 mod geometry;
 mod hull;
+mod mesh;
 mod pixel;
 mod raytracing;
 mod tessellation;
@@ -49,6 +51,8 @@ pub(crate) fn execution_model(stage: Stage) -> Option<ExecutionModel> {
         Stage::Geometry => ExecutionModel::Geometry,
         Stage::Hull => ExecutionModel::TessellationControl,
         Stage::Domain => ExecutionModel::TessellationEvaluation,
+        Stage::Mesh => ExecutionModel::MeshEXT,
+        Stage::Amplification => ExecutionModel::TaskEXT,
         _ => return raytracing::execution_model(stage),
     })
 }
@@ -100,8 +104,8 @@ pub(crate) struct IoSlot {
     pub cols: u32,
     /// Components of the variable's vector (1: a scalar); `Position` is a vec4 whatever the element's width.
     pub width: u32,
-    /// Control points (geometry shader inputs, hull shader inputs and outputs, domain shader inputs): indexed by
-    /// vertex first.
+    /// Control points (geometry shader inputs, hull shader inputs and outputs, domain shader inputs) and mesh shader
+    /// outputs: indexed by vertex (or primitive) first.
     pub per_vertex: bool,
     pub output: bool,
 }
@@ -113,6 +117,8 @@ pub(crate) struct Interface {
     pub outputs: Vec<IoSlot>,
     /// Patch constants of hull (outputs) and domain (inputs) shaders.
     pub patches: Vec<IoSlot>,
+    /// Mesh shaders: the per-primitive outputs.
+    pub prim_outputs: Vec<IoSlot>,
     /// Every `Input`/`Output` variable (the entry point's interface before SPIR-V 1.4).
     pub vars: Vec<Id>,
     /// Vertices of a geometry shader's input primitive, or control points of a hull or domain shader's input patch.
@@ -130,6 +136,8 @@ pub(crate) struct Interface {
     pub builtins: Vec<(BuiltIn, Id)>,
     /// Several geometry streams are active: vertices go to `OpEmitStreamVertex`.
     pub multi_stream: bool,
+    /// Mesh and amplification shaders: payload, indices, output counts.
+    pub mesh: mesh::MeshIo,
 }
 
 impl Interface {
@@ -143,12 +151,29 @@ impl Interface {
     }
 }
 
-/// How one element's variable is shaped: its direction, whether it is indexed by vertex first, and its rows and
-/// columns.
+/// Which signature an element belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sig {
+    Input,
+    Output,
+    /// A mesh shader's per-primitive outputs.
+    Primitive,
+}
+
+impl Sig {
+    fn output(self) -> bool {
+        self != Sig::Input
+    }
+}
+
+/// How one element's variable is shaped: its direction, the length of the array over vertices (or primitives) it
+/// is indexed by first, and its rows and columns.
 #[derive(Clone, Copy)]
 struct ElementShape {
     output: bool,
-    per_vertex: bool,
+    /// A mesh shader's per-primitive output.
+    per_primitive: bool,
+    arrayed: Option<u32>,
     rows: u32,
     cols: u32,
 }
@@ -184,6 +209,7 @@ pub(crate) fn system_value(
         Stage::Pixel => pixel::system_value(output, kind),
         Stage::Geometry => geometry::system_value(output, kind),
         Stage::Domain => domain::system_value(output, kind),
+        Stage::Mesh => mesh::system_value(output, kind),
         _ => None,
     };
     if let Some(r) = own {
@@ -216,43 +242,61 @@ fn class_of(e: &SignatureElement) -> Result<Class, String> {
 }
 
 impl<'a> Ctx<'a> {
-    /// Declares the interface variables of the entry point (none for compute shaders).
+    /// Declares the interface variables of the entry point (none for compute and amplification shaders).
     pub(in crate::lower) fn declare_interface(&mut self) -> Result<(), Error> {
         match self.entry.stage {
             Stage::Compute => return Ok(()),
+            Stage::Amplification => return self.mesh_prepare(),
             Stage::Geometry => self.geometry_prepare()?,
             Stage::Hull | Stage::Domain => self.tessellation_prepare()?,
             s if s.is_ray_tracing() => {
                 self.ray_tracing_prepare();
                 return Ok(());
             }
+            Stage::Mesh => self.mesh_prepare()?,
             _ => {}
         }
         let inputs = std::mem::take(&mut self.entry.inputs);
         let outputs = std::mem::take(&mut self.entry.outputs);
-        let r = self
-            .declare_elements(&inputs, false)
-            .and_then(|()| self.declare_elements(&outputs, true));
+        let mut r = self
+            .declare_elements(&inputs, Sig::Input)
+            .and_then(|()| self.declare_elements(&outputs, Sig::Output));
+        if self.entry.stage == Stage::Mesh && r.is_ok() {
+            self.io.mesh.prim_location_base = mesh::rows_used(&outputs);
+            let prims = std::mem::take(&mut self.entry.patch_constant_or_primitive);
+            r = self.declare_elements(&prims, Sig::Primitive);
+            self.entry.patch_constant_or_primitive = prims;
+        }
         self.entry.inputs = inputs;
         self.entry.outputs = outputs;
         r?;
         if matches!(self.entry.stage, Stage::Hull | Stage::Domain) {
-            let patch = std::mem::take(&mut self.entry.patch_constants);
+            let patch = std::mem::take(&mut self.entry.patch_constant_or_primitive);
             let r = self.declare_patch_constants(&patch);
-            self.entry.patch_constants = patch;
+            self.entry.patch_constant_or_primitive = patch;
             r?;
         }
         Ok(())
     }
 
     /// The variables of a signature's elements.
-    fn declare_elements(&mut self, elems: &[SignatureElement], output: bool) -> Result<(), Error> {
+    fn declare_elements(&mut self, elems: &[SignatureElement], sig: Sig) -> Result<(), Error> {
         let stage = self.entry.stage;
-        let per_vertex = match stage {
-            Stage::Geometry | Stage::Domain => !output,
-            Stage::Hull => true,
-            _ => false,
+        let output = sig.output();
+        let arrayed = match (stage, sig) {
+            (Stage::Geometry | Stage::Domain, Sig::Input) | (Stage::Hull, _) => {
+                Some(self.io.vertices(output))
+            }
+            (Stage::Mesh, Sig::Output) => Some(self.io.mesh.max[0]),
+            (Stage::Mesh, Sig::Primitive) => Some(self.io.mesh.max[1]),
+            _ => None,
         };
+        // A mesh shader that may write no vertices (or primitives) has no variables for them (an array cannot be
+        // empty); its stores to them are dropped.
+        if stage == Stage::Mesh && arrayed == Some(0) {
+            return Ok(());
+        }
+        let per_vertex = arrayed.is_some();
         let dir = if output { "output" } else { "input" };
         // Hull shader outputs and domain shader inputs carry their system values as plain locations.
         let as_locations = tessellation::control_points_as_locations(stage, output);
@@ -295,7 +339,8 @@ impl<'a> Ctx<'a> {
             }
             let shape = ElementShape {
                 output,
-                per_vertex,
+                per_primitive: sig == Sig::Primitive,
+                arrayed,
                 rows,
                 cols,
             };
@@ -305,7 +350,7 @@ impl<'a> Ctx<'a> {
                     let var = match distance_var[k] {
                         Some(v) => v,
                         None => {
-                            let v = self.distance_var(b, distances.len[k], per_vertex, output);
+                            let v = self.distance_var(b, distances.len[k], arrayed, output);
                             distance_var[k] = Some(v);
                             v
                         }
@@ -324,12 +369,20 @@ impl<'a> Ctx<'a> {
                 }
                 Some(b) => self.builtin_element(e, b, shape)?,
                 None => {
-                    let (var, map) = self.location_element(e, class, shape, stream_base[stream])?;
+                    let base = if sig == Sig::Primitive {
+                        self.io.mesh.prim_location_base
+                    } else {
+                        stream_base[stream]
+                    };
+                    let (var, map) = self.location_element(e, class, shape, base)?;
                     (var, map, class, cols)
                 }
             };
             if stage == Stage::Pixel && !output && bi.is_some_and(pixel::flat_builtin_input) {
                 self.b.decorate(var, Decoration::Flat, &[]);
+            }
+            if sig == Sig::Primitive {
+                self.b.decorate(var, Decoration::PerPrimitiveEXT, &[]);
             }
             let slot = IoSlot {
                 id: e.id,
@@ -342,10 +395,10 @@ impl<'a> Ctx<'a> {
                 per_vertex,
                 output,
             };
-            if output {
-                self.io.outputs.push(slot);
-            } else {
-                self.io.inputs.push(slot);
+            match sig {
+                Sig::Input => self.io.inputs.push(slot),
+                Sig::Output => self.io.outputs.push(slot),
+                Sig::Primitive => self.io.prim_outputs.push(slot),
             }
         }
         Ok(())
@@ -404,12 +457,12 @@ impl<'a> Ctx<'a> {
         Ok(layout)
     }
 
-    /// The `ClipDistance` / `CullDistance` array of `len` floats.
-    fn distance_var(&mut self, b: BuiltIn, len: u32, per_vertex: bool, output: bool) -> Id {
+    /// The `ClipDistance` / `CullDistance` array of `len` floats (per vertex when `arrayed`).
+    fn distance_var(&mut self, b: BuiltIn, len: u32, arrayed: Option<u32>, output: bool) -> Id {
         let f = self.b.f32();
         let mut t = self.b.ty(TypeKey::Array(f, len));
-        if per_vertex {
-            t = self.b.ty(TypeKey::Array(t, self.io.vertices(output)));
+        if let Some(n) = arrayed {
+            t = self.b.ty(TypeKey::Array(t, n));
         }
         let cap = if b == BuiltIn::ClipDistance {
             Capability::ClipDistance
@@ -449,14 +502,13 @@ impl<'a> Ctx<'a> {
             b
         };
         let (t, class, width) = self.builtin_type(b);
-        let t = if shape.per_vertex {
-            self.b.ty(TypeKey::Array(t, self.io.vertices(shape.output)))
-        } else {
-            t
+        let t = match shape.arrayed {
+            Some(n) => self.b.ty(TypeKey::Array(t, n)),
+            None => t,
         };
         let var = self.io_var(storage(shape.output), t, Some(b));
         self.builtin_caps(b)?;
-        if !shape.output && !shape.per_vertex {
+        if !shape.output && shape.arrayed.is_none() {
             // Stage operations reading the same built-in share the variable.
             self.io.builtins.push((b, var));
         }
@@ -472,7 +524,8 @@ impl<'a> Ctx<'a> {
         Ok((var, map, class, width))
     }
 
-    /// The variable of a user element (or `SV_Target`) at its location, and how the element maps onto it
+    /// The variable of a user element (or `SV_Target`) at its location (its start row after `location_base`: the
+    /// rows of the geometry streams, or a mesh shader's vertex outputs, before it), and how the element maps onto it
     /// (`Direct`, or `Rows` for a split element).
     fn location_element(
         &mut self,
@@ -494,7 +547,7 @@ impl<'a> Ctx<'a> {
             Class::SInt => self.b.ty(TypeKey::SInt(32)),
             _ => self.b.u32(),
         };
-        let split = shape.per_vertex && shape.rows > 1 && e.start_col > 0;
+        let split = shape.arrayed.is_some() && shape.rows > 1 && e.start_col > 0;
         if split && shape.rows > 32 {
             return Err(MetadataError::signature(format!(
                 "signature element {} `{}`: {} rows (D3D allows 32)",
@@ -510,17 +563,17 @@ impl<'a> Ctx<'a> {
         if shape.rows > 1 && !split {
             t = self.b.ty(TypeKey::Array(t, shape.rows));
         }
-        if shape.per_vertex {
-            t = self.b.ty(TypeKey::Array(t, self.io.vertices(shape.output)));
+        if let Some(n) = shape.arrayed {
+            t = self.b.ty(TypeKey::Array(t, n));
         }
         // SV_Target n goes to attachment n, its semantic index (= its row).
-        let location = if e.semantic_kind == SemanticKind::Target {
-            e.semantic_indices
-                .first()
-                .copied()
-                .unwrap_or(e.start_row as u32)
+        let (location, component, per_primitive) = if e.semantic_kind == SemanticKind::Target {
+            let first = e.semantic_indices.first().copied();
+            (first.unwrap_or(e.start_row as u32), 0, false)
+        } else if stage == Stage::Pixel && !shape.output && self.opts.input_varyings.is_some() {
+            self.linked_input(e, shape.rows)?
         } else {
-            (e.start_row as u32)
+            let location = (e.start_row as u32)
                 .checked_add(location_base)
                 .filter(|l| l.checked_add(shape.rows).is_some())
                 .ok_or_else(|| {
@@ -528,19 +581,22 @@ impl<'a> Ctx<'a> {
                         "signature element {} `{}`: row {} after {location_base} locations",
                         e.id, e.name, e.start_row
                     ))
-                })?
+                })?;
+            (location, e.start_col as u32, false)
         };
         let first = self.io.row_vars.len() as u32;
         let mut var = None;
         for r in 0..if split { shape.rows } else { 1 } {
             let v = self.io_var(storage(shape.output), t, None);
-            self.b.decorate(v, Decoration::Location, &[location + r]);
-            if e.start_col > 0 {
-                self.b
-                    .decorate(v, Decoration::Component, &[e.start_col as u32]);
+            self.b
+                .decorate(v, Decoration::Location, &[location.saturating_add(r)]);
+            if component > 0 {
+                self.b.decorate(v, Decoration::Component, &[component]);
             }
             match stage {
-                Stage::Pixel if !shape.output => self.pixel_input_decorations(v, e, class),
+                Stage::Pixel if !shape.output => {
+                    self.pixel_input_decorations(v, e, class, per_primitive)
+                }
                 Stage::Geometry if shape.output => self.geometry_output_decorations(v, e),
                 _ => {}
             }
@@ -550,6 +606,17 @@ impl<'a> Ctx<'a> {
             var.get_or_insert(v);
         }
         let var = var.ok_or_else(|| self.invalid(Invalid::internal("element without rows")))?;
+        if shape.output && stage != Stage::Pixel {
+            for r in 0..shape.rows {
+                self.varyings.push(crate::Varying {
+                    semantic: e.name.clone(),
+                    index: e.semantic_indices.get(r as usize).copied().unwrap_or(r),
+                    location: location.saturating_add(r),
+                    component,
+                    per_primitive: shape.per_primitive,
+                });
+            }
+        }
         Ok((var, if split { Map::Rows(first) } else { Map::Direct }))
     }
 
@@ -576,7 +643,9 @@ impl<'a> Ctx<'a> {
                 (self.b.vec(f, 3), Class::Float, 3)
             }
             BuiltIn::FragDepth => (self.b.f32(), Class::Float, 1),
-            BuiltIn::FrontFacing | BuiltIn::FullyCoveredEXT => (self.b.bool(), Class::Bool, 1),
+            BuiltIn::FrontFacing | BuiltIn::FullyCoveredEXT | BuiltIn::CullPrimitiveEXT => {
+                (self.b.bool(), Class::Bool, 1)
+            }
             BuiltIn::FragStencilRefEXT => (self.b.ty(TypeKey::SInt(32)), Class::SInt, 1),
             _ => (self.b.u32(), Class::UInt, 1),
         }
@@ -586,6 +655,12 @@ impl<'a> Ctx<'a> {
     fn builtin_caps(&mut self, b: BuiltIn) -> Result<(), Error> {
         let stage = self.entry.stage;
         match b {
+            // `MeshShadingEXT` enables the per-primitive built-ins in mesh shaders.
+            BuiltIn::Layer
+            | BuiltIn::ViewportIndex
+            | BuiltIn::PrimitiveId
+            | BuiltIn::CullPrimitiveEXT
+                if stage == Stage::Mesh => {}
             BuiltIn::Layer | BuiltIn::ViewportIndex
                 if matches!(stage, Stage::Vertex | Stage::Domain) =>
             {
@@ -820,6 +895,13 @@ impl<'a> Ctx<'a> {
                 }
             }
             (TypeData::Int(32), Class::Float) => self.op1(Op::Bitcast, f, x),
+            // `SV_CullPrimitive`: a bool built-in that D3D writes as an integer.
+            (TypeData::Int(1), Class::Bool) => x,
+            (TypeData::Int(32), Class::Bool) => {
+                let bt = self.b.bool();
+                let z = self.b.const_u32(0);
+                self.op2(Op::INotEqual, bt, x, z)
+            }
             (TypeData::Float, Class::UInt) => self.op1(Op::Bitcast, u, x),
             (TypeData::Float, Class::SInt) => self.op1(Op::Bitcast, s, x),
             (other, c) => {
@@ -978,6 +1060,7 @@ impl<'a> Ctx<'a> {
             Stage::Geometry => self.geometry_op(op, ty, a),
             Stage::Hull => self.hull_op(op, ty, a),
             Stage::Domain => self.domain_op(op, ty, a),
+            Stage::Mesh | Stage::Amplification => self.mesh_op(op, a),
             s if s.is_ray_tracing() => return self.ray_tracing_op(op, ty, a),
             _ => None,
         };
@@ -990,7 +1073,12 @@ impl<'a> Ctx<'a> {
             OpCode::ViewID
                 if matches!(
                     stage,
-                    Stage::Vertex | Stage::Pixel | Stage::Geometry | Stage::Hull | Stage::Domain
+                    Stage::Vertex
+                        | Stage::Pixel
+                        | Stage::Geometry
+                        | Stage::Hull
+                        | Stage::Domain
+                        | Stage::Mesh
                 ) =>
             {
                 self.load_stage_builtin(BuiltIn::ViewIndex, ty)
@@ -1024,6 +1112,7 @@ impl<'a> Ctx<'a> {
             Stage::Geometry => self.geometry_modes(main)?,
             Stage::Hull => self.hull_modes(main)?,
             Stage::Domain => self.domain_modes(main)?,
+            Stage::Mesh | Stage::Amplification => self.mesh_modes(main)?,
             _ => {}
         }
         Ok(())
@@ -1038,11 +1127,14 @@ impl<'a> Ctx<'a> {
         buf.extend_from_slice(args);
     }
 
-    /// How D3D forms quads in this shader (see `compute::quad_mode`). Pixel shaders have quads of their own
-    /// (reported as `DerivativeGroupQuadsNV`, which is then not emitted); vertex and geometry shaders have none.
+    /// How D3D forms quads in this shader (see `compute::quad_mode`; mesh and amplification shaders form them as
+    /// compute shaders do). Pixel shaders have quads of their own (reported as `DerivativeGroupQuadsNV`, which is
+    /// then not emitted); vertex and geometry shaders have none.
     pub fn quad_mode(&self) -> Option<ExecutionMode> {
         match self.entry.stage {
-            Stage::Compute => compute::quad_mode(self.entry.num_threads),
+            Stage::Compute | Stage::Mesh | Stage::Amplification => {
+                compute::quad_mode(self.entry.num_threads)
+            }
             Stage::Pixel => Some(ExecutionMode::DerivativeGroupQuadsNV),
             _ => None,
         }
@@ -1111,5 +1203,27 @@ mod tests {
         assert!(sv(Stage::Vertex, false, K::Depth).is_err());
         assert!(sv(Stage::Pixel, false, K::Target).is_err());
         assert!(sv(Stage::Vertex, true, K::CullPrimitive).is_err());
+        // Mesh shaders: per-vertex outputs as in other stages, per-primitive ones of their own.
+        assert_eq!(
+            sv(Stage::Mesh, true, K::Position),
+            Ok(Some(BuiltIn::Position))
+        );
+        assert_eq!(
+            sv(Stage::Mesh, true, K::CullPrimitive),
+            Ok(Some(BuiltIn::CullPrimitiveEXT))
+        );
+        assert_eq!(
+            sv(Stage::Mesh, true, K::PrimitiveID),
+            Ok(Some(BuiltIn::PrimitiveId))
+        );
+        assert_eq!(
+            sv(Stage::Mesh, true, K::RenderTargetArrayIndex),
+            Ok(Some(BuiltIn::Layer))
+        );
+        assert_eq!(
+            sv(Stage::Mesh, true, K::ShadingRate),
+            Ok(Some(BuiltIn::PrimitiveShadingRateKHR))
+        );
+        assert!(sv(Stage::Mesh, true, K::Depth).is_err());
     }
 }

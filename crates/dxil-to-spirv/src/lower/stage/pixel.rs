@@ -75,10 +75,22 @@ pub(super) fn depth_mode(kind: SemanticKind) -> ExecutionMode {
 }
 
 impl<'a> Ctx<'a> {
-    /// The interpolation decorations of a user input.
-    pub(super) fn pixel_input_decorations(&mut self, var: Id, e: &SignatureElement, class: Class) {
-        let decos = if class == Class::Float {
+    /// The interpolation decorations of a user input; a per-primitive input (written per primitive by a mesh
+    /// shader) is not interpolated and only keeps `Flat`.
+    pub(super) fn pixel_input_decorations(
+        &mut self,
+        var: Id,
+        e: &SignatureElement,
+        class: Class,
+        per_primitive: bool,
+    ) {
+        if per_primitive {
+            self.per_primitive_input(var);
+        }
+        let decos: &[Decoration] = if class == Class::Float && !per_primitive {
             interpolation(e.interpolation_mode)
+        } else if class == Class::Float && e.interpolation_mode != InterpolationMode::Constant {
+            &[]
         } else {
             // Vulkan requires integer fragment inputs to be flat (D3D requires `nointerpolation` on them too).
             &[Decoration::Flat]

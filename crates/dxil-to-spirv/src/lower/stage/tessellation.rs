@@ -169,7 +169,8 @@ impl<'a> Ctx<'a> {
                 _ => {
                     let shape = ElementShape {
                         output,
-                        per_vertex: false,
+                        per_primitive: false,
+                        arrayed: None,
                         rows,
                         cols,
                     };
