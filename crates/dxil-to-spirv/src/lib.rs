@@ -38,7 +38,9 @@
 //! * Pixel shader inputs: `nointerpolation` → `Flat` (also every integer input, as Vulkan requires), `centroid`
 //!   → `Centroid`, `noperspective` → `NoPerspective`, `sample` → `Sample`. Pull-model `EvaluateAttributeSnapped`
 //!   / `AtSample` / `Centroid` → `InterpolateAtOffset` (the 4-bit signed offsets in 1/16 pixel) / `AtSample` /
-//!   `AtCentroid`.
+//!   `AtCentroid`. An input that `GetAttributeAtVertex` reads is an array over the triangle's three vertices
+//!   decorated `PerVertexKHR` (`SPV_KHR_fragment_shader_barycentric`); a plain read of it is D3D's
+//!   `nointerpolation` value, the first (provoking) vertex.
 //! * Geometry shader inputs are arrays over the input primitive's vertices (`loadInput`'s vertex operand).
 //! * Control points are arrays too: hull shader inputs over 32 control points (D3D's largest patch: a draw may use
 //!   patches of another size than the shader declares), hull shader outputs over its output control points
@@ -95,7 +97,7 @@
 //! Not supported in these stages (errors naming the element or operation): 64-bit signature elements, system
 //! values with several rows other than clip/cull distances, more than 8 clip and cull distances, `Layer` /
 //! `ViewportIndex` as geometry shader inputs (Vulkan cannot read them there), control-point patch inputs to
-//! geometry shaders, `GetAttributeAtVertex` (needs per-vertex inputs), `GetRenderTargetSampleCount` /
+//! geometry shaders, `GetAttributeAtVertex` on system values, `GetRenderTargetSampleCount` /
 //! `GetRenderTargetSamplePosition` (no Vulkan equivalent in the shader), sampler feedback. Dual-source blending
 //! (`SV_Target0`/`1` as the two sources of attachment 0, decided by the blend state, not the shader) gets
 //! `Location` 0 and 1, not `Index` 1. Stages not translated fail with [`Error::Stage`] naming the stage.

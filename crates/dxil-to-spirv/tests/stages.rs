@@ -439,3 +439,39 @@ fn pow2_partitioning_keeps_the_isoline_density() {
         vec![(0, Op::Load), (1, Op::Select)]
     );
 }
+
+#[test]
+fn attributes_read_per_vertex_are_per_vertex_arrays() {
+    // nointerpolation float ATTR0 (row 0), read through GetAttributeAtVertex(attr0, 0..2) and plainly; ATTR1
+    // (linear), ATTR2 (noperspective); SV_Barycentrics and noperspective SV_Barycentrics1.
+    let Some(m) = translate("vkd3d-proton/sm_advanced/ps_barycentrics.ps_6_1.dxil") else {
+        return;
+    };
+    assert_eq!(
+        interface(&m),
+        set(&[
+            "Input Location=0 PerVertexKHR: f32[3]",
+            "Input Location=1: f32",
+            "Input Location=2 NoPerspective: f32",
+            "Input FragCoord: f32x4",
+            "Input BaryCoordKHR: f32x3",
+            "Input BaryCoordNoPerspKHR: f32x3",
+            "Output Location=0: f32x4",
+        ])
+    );
+    // The three vertices read through AttributeAtVertex (DXC reads each once) and the plain read of vertex 0.
+    let per_vertex = m
+        .annotations
+        .iter()
+        .find(|a| a.operands.get(1) == Some(&Operand::Decoration(spirv::Decoration::PerVertexKHR)))
+        .map(|a| a.operands[0].clone())
+        .unwrap();
+    let chains = m
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == Op::AccessChain && i.operands[0] == per_vertex)
+        .count();
+    assert_eq!(chains, 4);
+}

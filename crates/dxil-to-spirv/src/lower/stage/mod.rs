@@ -136,6 +136,8 @@ pub(crate) struct Interface {
     pub builtins: Vec<(BuiltIn, Id)>,
     /// Several geometry streams are active: vertices go to `OpEmitStreamVertex`.
     pub multi_stream: bool,
+    /// Pixel shader inputs that `AttributeAtVertex` reads: arrays over the triangle's vertices (`PerVertexKHR`).
+    pub per_vertex_inputs: Vec<u32>,
     /// Mesh and amplification shaders: payload, indices, output counts.
     pub mesh: mesh::MeshIo,
 }
@@ -254,6 +256,7 @@ impl<'a> Ctx<'a> {
                 return Ok(());
             }
             Stage::Mesh => self.mesh_prepare()?,
+            Stage::Pixel => self.pixel_prepare()?,
             _ => {}
         }
         let inputs = std::mem::take(&mut self.entry.inputs);
@@ -296,7 +299,6 @@ impl<'a> Ctx<'a> {
         if stage == Stage::Mesh && arrayed == Some(0) {
             return Ok(());
         }
-        let per_vertex = arrayed.is_some();
         let dir = if output { "output" } else { "input" };
         // Hull shader outputs and domain shader inputs carry their system values as plain locations.
         let as_locations = tessellation::control_points_as_locations(stage, output);
@@ -314,6 +316,13 @@ impl<'a> Ctx<'a> {
             if stage == Stage::Geometry && !output && geometry::read_by_operation(e.semantic_kind) {
                 continue;
             }
+            // Pixel shader inputs read per vertex (`GetAttributeAtVertex`).
+            let arrayed = if stage == Stage::Pixel && sig == Sig::Input {
+                self.io.per_vertex_inputs.contains(&e.id).then_some(3)
+            } else {
+                arrayed
+            };
+            let per_vertex = arrayed.is_some();
             let stream = geometry::stream_of(stage, output, e);
             let bi = if stream > 0 || as_locations {
                 Ok(None)
@@ -344,6 +353,12 @@ impl<'a> Ctx<'a> {
                 rows,
                 cols,
             };
+            if per_vertex && stage == Stage::Pixel && bi.is_some() {
+                return Err(self.signature_unsupported(format!(
+                    "GetAttributeAtVertex on the system value `{}`",
+                    e.name
+                )));
+            }
             let (var, map, slot_class, width) = match bi {
                 Some(b @ (BuiltIn::ClipDistance | BuiltIn::CullDistance)) => {
                     let k = usize::from(b == BuiltIn::CullDistance);
@@ -594,9 +609,13 @@ impl<'a> Ctx<'a> {
                 self.b.decorate(v, Decoration::Component, &[component]);
             }
             match stage {
-                Stage::Pixel if !shape.output => {
-                    self.pixel_input_decorations(v, e, class, per_primitive)
-                }
+                Stage::Pixel if !shape.output => self.pixel_input_decorations(
+                    v,
+                    e,
+                    class,
+                    per_primitive,
+                    shape.arrayed.is_some(),
+                ),
                 Stage::Geometry if shape.output => self.geometry_output_decorations(v, e),
                 _ => {}
             }
@@ -924,10 +943,14 @@ impl<'a> Ctx<'a> {
     fn load_slot(&mut self, s: &IoSlot, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
         let (row, row_const) = self.row_arg(a, 2)?;
         let col = self.arg_const(a, 3)? as u32;
-        let vertex = if s.per_vertex {
-            Some(self.arg_id(a, 4)?)
-        } else {
+        let vertex = if !s.per_vertex {
             None
+        } else if self.entry.stage == Stage::Pixel {
+            // A plain read of an input that is also read per vertex: D3D's `nointerpolation`, the provoking
+            // (first) vertex.
+            Some(self.b.const_u32(0))
+        } else {
+            Some(self.arg_id(a, 4)?)
         };
         let mut x = match (s.map, row_const) {
             (Map::Rows(_), None) => self.load_split_row(s, vertex, row, col)?,
@@ -1088,10 +1111,6 @@ impl<'a> Ctx<'a> {
                     op,
                     why: "Vulkan has no render-target sample query in shaders",
                 })),
-            OpCode::AttributeAtVertex => Err(self.unsupported(Unsupported::OperationNeeds {
-                op: OpCode::AttributeAtVertex,
-                why: "needs fragment shader barycentrics, per-vertex inputs",
-            })),
             _ => return None,
         };
         Some(r)

@@ -1,13 +1,13 @@
 //! Pixel shaders (`Fragment`): their system values, input interpolation, pull-model evaluation, coverage, helper
 //! lanes, `discard` as demotion, and `OriginUpperLeft`, depth and stencil modes.
 
-use dxil_module::TypeId;
+use dxil_module::{InstKind, TypeData, TypeId};
 use dxil_shader::ops::OpCode;
 use dxil_shader::{InterpolationMode, SemanticKind, SignatureElement};
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, GLOp, Op, StorageClass};
 
 use super::{Class, Map};
-use crate::error::{Error, Unsupported};
+use crate::error::{Error, Invalid, Unsupported};
 use crate::lower::{Args, Ctx, Val};
 use crate::spv::{Id, TypeKey, try_ids, words};
 
@@ -75,17 +75,53 @@ pub(super) fn depth_mode(kind: SemanticKind) -> ExecutionMode {
 }
 
 impl<'a> Ctx<'a> {
-    /// The interpolation decorations of a user input; a per-primitive input (written per primitive by a mesh
-    /// shader) is not interpolated and only keeps `Flat`.
+    /// Inputs that `AttributeAtVertex` reads, before the interface is declared.
+    pub(super) fn pixel_prepare(&mut self) -> Result<(), Error> {
+        let m = self.m;
+        let Some(body) = m
+            .function(self.entry.function)
+            .and_then(|f| f.body.as_ref())
+        else {
+            return Ok(());
+        };
+        let mut found = std::mem::take(&mut self.io.per_vertex_inputs);
+        for (i, d) in body.insts.iter().enumerate() {
+            let InstKind::Call { callee, args, .. } = &d.kind else {
+                continue;
+            };
+            let a = Args(args.get(&body.pool));
+            self.at_inst = i as u32;
+            if self.dx_opcode(*callee, a)? == Some(OpCode::AttributeAtVertex) {
+                let id = self.arg_const(a, 1)? as u32;
+                if !found.contains(&id) {
+                    found.push(id);
+                }
+            }
+        }
+        self.at_inst = 0;
+        self.io.per_vertex_inputs = found;
+        Ok(())
+    }
+
+    /// The interpolation decorations of a user input. A per-primitive input (written per primitive by a mesh
+    /// shader) is not interpolated and only keeps `Flat`; one read per vertex is `PerVertexKHR` (its vertices'
+    /// values are not interpolated either).
     pub(super) fn pixel_input_decorations(
         &mut self,
         var: Id,
         e: &SignatureElement,
         class: Class,
         per_primitive: bool,
+        per_vertex: bool,
     ) {
         if per_primitive {
             self.per_primitive_input(var);
+        }
+        if per_vertex {
+            self.b.decorate(var, Decoration::PerVertexKHR, &[]);
+            self.b.capability(Capability::FragmentBarycentricKHR);
+            self.b.extension("SPV_KHR_fragment_shader_barycentric");
+            return;
         }
         let decos: &[Decoration] = if class == Class::Float && !per_primitive {
             interpolation(e.interpolation_mode)
@@ -126,6 +162,7 @@ impl<'a> Ctx<'a> {
                     Val::Id(self.op2(Op::BitwiseAnd, u, x, one))
                 })
             }),
+            OpCode::AttributeAtVertex => self.attribute_at_vertex(ty, a),
             OpCode::IsHelperLane => {
                 // After a demote the invocation is a helper: only the instruction sees it (the built-in is fixed
                 // at the start).
@@ -179,6 +216,42 @@ impl<'a> Ctx<'a> {
             }
         };
         self.read_converted(x, Class::Float, ty).map(Val::Id)
+    }
+
+    /// `AttributeAtVertex(inputSigId, row, col, vertexID)`: the value of one of the triangle's vertices.
+    fn attribute_at_vertex(&mut self, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+        let id = self.arg_const(a, 1)? as u32;
+        let s = self.slot(false, id)?;
+        if !s.per_vertex {
+            return Err(self.invalid(Invalid::ty(format!(
+                "AttributeAtVertex on input {id}, which is not read per vertex"
+            ))));
+        }
+        let (row, row_const) = self.row_arg(a, 2)?;
+        let col = self.arg_const(a, 3)? as u32;
+        // The vertex is an i8 (0, 1 or 2).
+        let vertex = match self.const_int(self.arg(a, 4)?) {
+            Some(v) => self.b.const_u32((v as u32).min(2)),
+            None => {
+                let v = self.arg_id(a, 4)?;
+                let vt = self.arg_ty(a, 4)?;
+                let u = self.b.u32();
+                let v = match self.m.types.data(vt) {
+                    TypeData::Int(32) => v,
+                    _ => self.op1(Op::UConvert, u, v),
+                };
+                let two = self.b.const_u32(2);
+                self.glsl(u, GLOp::UMin, &[v, two])
+            }
+        };
+        let x = match (s.map, row_const) {
+            (Map::Rows(_), None) => self.load_split_row(&s, Some(vertex), row, col)?,
+            _ => {
+                let (p, scalar) = self.slot_ptr(&s, s.var, Some(vertex), row, row_const, col)?;
+                self.load(scalar, p)
+            }
+        };
+        self.read_converted(x, s.class, ty).map(Val::Id)
     }
 
     /// `Coverage()`: the input sample mask.
