@@ -399,8 +399,8 @@ pub struct Translation {
     pub tessellation: Option<Tessellation>,
     /// Mesh and amplification shaders: output limits, topology and payload size.
     pub mesh: Option<MeshInfo>,
-    /// The user outputs of a vertex, geometry or mesh shader, one entry per row (see
-    /// [`Options::input_varyings`]).
+    /// The user outputs of a mesh shader, one entry per row (see [`Options::input_varyings`]; the outputs of
+    /// vertex, domain and geometry shaders are at their registers, where the pixel shader looks for them).
     pub varyings: Vec<Varying>,
     /// SPIR-V version of the module (major, minor).
     pub spirv_version: (u8, u8),

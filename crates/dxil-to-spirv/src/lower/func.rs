@@ -386,9 +386,7 @@ impl<'a> Ctx<'a> {
                         self.f.rq_allocs.push((i, flags));
                     }
                     // The payload pointer resolves like a local variable's (see `access`).
-                    Some(OpCode::GetMeshPayload)
-                        if self.entry.stage == crate::dxil::Stage::Mesh =>
-                    {
+                    Some(OpCode::GetMeshPayload) => {
                         self.f.alloca_var[i as usize] = Some(self.mesh_payload_of_call(d.ty)?);
                     }
                     _ => {}
@@ -774,8 +772,9 @@ impl<'a> Ctx<'a> {
                     );
                 }
             }
-            if !matches!(ob.term, OutTerminator::Return) {
-                self.check_no_pending_dispatch()?;
+            if self.io.mesh.pending_dispatch.is_some() && !matches!(ob.term, OutTerminator::Return)
+            {
+                return Err(self.dispatch_not_at_end());
             }
             match ob.term {
                 OutTerminator::Return => {

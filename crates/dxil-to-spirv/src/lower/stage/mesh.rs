@@ -70,6 +70,18 @@ pub(super) fn system_value(
     })))
 }
 
+/// Built-ins a mesh shader writes per primitive only.
+pub(super) fn per_primitive_builtin(b: BuiltIn) -> bool {
+    matches!(
+        b,
+        BuiltIn::PrimitiveId
+            | BuiltIn::Layer
+            | BuiltIn::ViewportIndex
+            | BuiltIn::CullPrimitiveEXT
+            | BuiltIn::PrimitiveShadingRateKHR
+    )
+}
+
 /// The rows a signature's allocated elements use (the first free row).
 pub(super) fn rows_used(elems: &[SignatureElement]) -> u32 {
     elems
@@ -225,7 +237,11 @@ impl<'a> Ctx<'a> {
     }
 
     /// The payload a mesh shader's `GetMeshPayload` call (of result type `ty`) points to.
+    #[cold]
     pub(in crate::lower) fn mesh_payload_of_call(&mut self, ty: TypeId) -> Result<Id, Error> {
+        if self.entry.stage != Stage::Mesh {
+            return Err(self.unsupported(Unsupported::Operation(OpCode::GetMeshPayload)));
+        }
         match self.m.types.data(ty) {
             TypeData::Pointer { pointee, .. } => self.payload_var(*pointee),
             _ => Err(self.invalid(Invalid::ty("GetMeshPayload does not return a pointer"))),
@@ -342,15 +358,13 @@ impl<'a> Ctx<'a> {
         Ok(true)
     }
 
-    /// A `DispatchMesh` whose block does not return: D3D requires it at the end of the shader.
-    pub(in crate::lower) fn check_no_pending_dispatch(&self) -> Result<(), Error> {
-        if self.io.mesh.pending_dispatch.is_some() {
-            return Err(self.unsupported(Unsupported::OperationNeeds {
-                op: OpCode::DispatchMesh,
-                why: "the call at the end of the shader (D3D requires it there)",
-            }));
-        }
-        Ok(())
+    /// The error for a `DispatchMesh` whose block does not return: D3D requires the call at the end of the shader.
+    #[cold]
+    pub(in crate::lower) fn dispatch_not_at_end(&self) -> Error {
+        self.unsupported(Unsupported::OperationNeeds {
+            op: OpCode::DispatchMesh,
+            why: "the call at the end of the shader (D3D requires it there)",
+        })
     }
 
     /// `LocalSize` and the derivative group as in compute shaders; mesh shaders: the output limits and topology.

@@ -353,6 +353,15 @@ impl<'a> Ctx<'a> {
                 rows,
                 cols,
             };
+            if stage == Stage::Mesh
+                && sig == Sig::Output
+                && bi.is_some_and(mesh::per_primitive_builtin)
+            {
+                return Err(self.signature_unsupported(format!(
+                    "`{}` among the mesh shader's vertex outputs (a per-primitive value)",
+                    e.name
+                )));
+            }
             if per_vertex && stage == Stage::Pixel && bi.is_some() {
                 return Err(self.signature_unsupported(format!(
                     "GetAttributeAtVertex on the system value `{}`",
@@ -625,7 +634,8 @@ impl<'a> Ctx<'a> {
             var.get_or_insert(v);
         }
         let var = var.ok_or_else(|| self.invalid(Invalid::internal("element without rows")))?;
-        if shape.output && stage != Stage::Pixel {
+        // Only mesh shaders pack outputs that a pixel shader cannot find at its own registers.
+        if shape.output && stage == Stage::Mesh {
             for r in 0..shape.rows {
                 self.varyings.push(crate::Varying {
                     semantic: e.name.clone(),

@@ -75,9 +75,19 @@ pub(super) fn depth_mode(kind: SemanticKind) -> ExecutionMode {
 }
 
 impl<'a> Ctx<'a> {
-    /// Inputs that `AttributeAtVertex` reads, before the interface is declared.
+    /// Inputs that `AttributeAtVertex` reads, before the interface is declared. The instructions are only
+    /// walked when the module declares the operation's function.
     pub(super) fn pixel_prepare(&mut self) -> Result<(), Error> {
         let m = self.m;
+        let class = OpCode::AttributeAtVertex.info().class;
+        let ops = self.entry.dxil.dx_ops();
+        let declared = (0..m.functions.len()).any(|i| {
+            ops.function(dxil_module::FuncId(i as u32))
+                .is_some_and(|f| f.class() == Some(class))
+        });
+        if !declared {
+            return Ok(());
+        }
         let Some(body) = m
             .function(self.entry.function)
             .and_then(|f| f.body.as_ref())
