@@ -21,6 +21,9 @@
 //! array), indexed by `register − lower bound`. These are the register shifts of DXC's SPIR-V back end with
 //! `-fvk-{b,t,u,s}-shift {0,100,200,300} all`.
 //!
+//! [`ResolverBindings`] is the model of a caller's [`BindingResolver`]: a runtime that answers, per resource, where
+//! it put the descriptor (the contract of a D3D12-on-Vulkan layer with its shader compiler).
+//!
 //! SM 6.6 `ResourceDescriptorHeap[i]` / `SamplerDescriptorHeap[i]` use [`HeapLayout`]: one runtime descriptor
 //! array per Vulkan descriptor type in one set, all indexed by the heap index itself, so a runtime writes a D3D
 //! descriptor for heap slot `i` into element `i` of the array of its type.
@@ -30,10 +33,15 @@ use std::fmt;
 use crate::dxil::{ResourceClass, ResourceKind};
 
 mod local;
+mod resolver;
 mod rootsig;
 
 pub(crate) use local::LocalLocation;
 pub use local::{LocalParameter, LocalRange, LocalRootSignature, LocalRootSignatureError};
+pub use resolver::{
+    BindingResolver, CbvMap, DescriptorKind, HeapConventions, Location, OFFSET_LAYOUT, OffsetBuffer, RangeInfo,
+    Registers, ResolverBindings, ResourceQuery, RootBlock, SrvMap, UavMap, VkBinding,
+};
 pub use rootsig::RootSignatureBindings;
 
 /// The Vulkan descriptor type a lowering needs.
@@ -290,7 +298,7 @@ impl RegisterBindings {
     }
 }
 
-fn array_size(count: u32) -> ArraySize {
+pub(crate) fn array_size(count: u32) -> ArraySize {
     match count {
         0 | 1 => ArraySize::One,
         u32::MAX => ArraySize::Runtime,

@@ -168,6 +168,9 @@ pub enum Error {
     /// The binding model cannot place a resource.
     #[error("binding: {0}")]
     Binding(String),
+    /// An option the translator cannot honour, or a device feature the translation needs but may not use.
+    #[error("option {option}: {why}")]
+    Option { option: &'static str, why: String },
     /// A limit of the SPIR-V encoding.
     #[error("limit: {0}")]
     Limit(#[from] Limit),

@@ -211,6 +211,7 @@ pub mod cfg;
 pub mod dxil;
 mod error;
 mod lower;
+pub mod options;
 mod spv;
 #[cfg(test)]
 mod testutil;
@@ -218,17 +219,20 @@ mod testutil;
 use std::sync::Arc;
 
 pub use binding::{
-    ArraySize, BindingModel, D3dBinding, DescriptorType, HeapLayout, LocalParameter, LocalRange,
-    LocalRootSignature, LocalRootSignatureError, OffsetEntry, OffsetKind, Placement,
-    RegisterBindings, RootBlockPlacement, RootSignatureBindings,
+    ArraySize, BindingModel, BindingResolver, D3dBinding, DescriptorType, HeapConventions,
+    HeapLayout, LocalParameter, LocalRange, LocalRootSignature, LocalRootSignatureError, OffsetEntry,
+    OffsetKind, Placement, RegisterBindings, ResolverBindings, RootBlock, RootBlockPlacement,
+    RootSignatureBindings,
 };
 pub use dxil::{EntryPoint, ResourceClass, ResourceKind, Stage, entry_points};
 pub use dxil_shader::{TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning};
 pub use error::{Detail, Error, Invalid, Limit, Location, MetadataError, Unsupported};
 pub use lower::Translator;
+pub use options::{Features, Requests};
 
 /// Translation options. [`Options::default`] is the default binding model ([`RegisterBindings::default`]), the
-/// module's first entry point, bounds checks on, denormal modes on, no debug names.
+/// module's first entry point, bounds checks on, denormal modes on, no debug names, every device feature the
+/// translator uses ([`Features::default`]), no requests.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// Entry point to translate; `None` = the first of `dx.entryPoints` with a function. In a library, a
@@ -257,6 +261,10 @@ pub struct Options {
     /// (`PerPrimitiveEXT`) of the varying with its semantic name (case-insensitive) and index. `None`: inputs sit
     /// at their own registers, which match the outputs of the vertex, domain or geometry shader before them.
     pub input_varyings: Option<Arc<[Varying]>>,
+    /// What the device offers: a translation that needs more fails with [`Error::Option`].
+    pub features: Features,
+    /// Requests that change the generated code: one the translator cannot honour fails with [`Error::Option`].
+    pub requests: Requests,
 }
 
 impl Default for Options {
@@ -270,6 +278,8 @@ impl Default for Options {
             debug_names: false,
             patch_location_offset: None,
             input_varyings: None,
+            features: Features::default(),
+            requests: Requests::default(),
         }
     }
 }
@@ -410,9 +420,54 @@ pub struct Translation {
     pub extensions: Vec<&'static str>,
 }
 
-/// Translates the module's entry point.
+impl Translation {
+    /// The module declares a variable decorated with `builtin` (e.g. `SubgroupSize`, which a pipeline must then
+    /// allow to vary).
+    pub fn uses_builtin(&self, builtin: spirv::BuiltIn) -> bool {
+        let w = &self.words;
+        let mut i = 5;
+        while i < w.len() {
+            let count = (w[i] >> 16) as usize;
+            let op = w[i] & 0xFFFF;
+            if count == 0 {
+                return false;
+            }
+            // OpDecorate %x BuiltIn b
+            if op == spirv::Op::Decorate as u32
+                && count == 4
+                && w.get(i + 2) == Some(&(spirv::Decoration::BuiltIn as u32))
+                && w.get(i + 3) == Some(&(builtin as u32))
+            {
+                return true;
+            }
+            // Decorations come before the first function.
+            if op == spirv::Op::Function as u32 {
+                return false;
+            }
+            i += count;
+        }
+        false
+    }
+}
+
+impl Translator {
+    /// Translates `module`'s entry point and holds the result to `options.requests` and `options.features`: the
+    /// library's one translation path (the `dxil` tool, the runtime and the C API all come through here).
+    pub fn compile(
+        &mut self,
+        module: &dxil_module::Module,
+        options: &Options,
+    ) -> Result<Translation, Error> {
+        let t = self.translate(module, options)?;
+        options.requests.check(t.stage)?;
+        options.features.check(&t.capabilities)?;
+        Ok(t)
+    }
+}
+
+/// Translates the module's entry point ([`Translator::compile`]).
 pub fn translate(module: &dxil_module::Module, options: &Options) -> Result<Translation, Error> {
-    Translator::new().translate(module, options)
+    Translator::new().compile(module, options)
 }
 
 /// Reads a DXIL container and translates it.

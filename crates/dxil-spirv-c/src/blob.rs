@@ -1,0 +1,259 @@
+//! Parsed blobs: a container's program read once, with what the C API reports about it (entry points, stages,
+//! declared resources).
+
+use std::ffi::CString;
+use std::sync::Arc;
+
+use dxil_container::{Container, FourCC, ShaderKind};
+use dxil_module::Module;
+use dxil_to_spirv::binding::RangeInfo;
+use dxil_to_spirv::{ResourceClass, ResourceKind};
+
+use crate::abi::{self, stage};
+
+/// Why a blob could not be parsed.
+#[derive(Debug)]
+pub enum ParseError {
+    /// Not a container, or its program is unreadable.
+    Parser(String),
+    /// A container without DXIL (shader model 4/5 bytecode).
+    Dxbc,
+    /// No program part of the kind asked for.
+    NoData,
+}
+
+impl ParseError {
+    pub fn code(&self) -> abi::DxilResult {
+        match self {
+            ParseError::Parser(_) => abi::ERROR_PARSER,
+            ParseError::Dxbc => abi::ERROR_UNSUPPORTED_FEATURE,
+            ParseError::NoData => abi::ERROR_NO_DATA,
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            ParseError::Parser(m) => m.clone(),
+            ParseError::Dxbc => {
+                "the container holds shader model 4/5 bytecode, not DXIL (not supported)".into()
+            }
+            ParseError::NoData => "the container has no such program part".into(),
+        }
+    }
+}
+
+/// One entry point of the module.
+#[derive(Debug)]
+pub struct Entry {
+    pub mangled: CString,
+    pub demangled: CString,
+    pub stage: abi::ShaderStage,
+    pub inputs: Vec<IoElement>,
+    pub outputs: Vec<IoElement>,
+}
+
+/// A signature element, as the stage interface remappers see it.
+#[derive(Debug)]
+pub struct IoElement {
+    pub semantic: CString,
+    /// One semantic index per row.
+    pub indices: Vec<u32>,
+    pub start_row: u32,
+    pub rows: u32,
+    pub start_col: u32,
+    /// A user element (not a system value): it has a location.
+    pub user: bool,
+}
+
+fn io_elements(sig: &[dxil_shader::SignatureElement]) -> Vec<IoElement> {
+    sig.iter()
+        .map(|e| IoElement {
+            semantic: CString::new(e.name.as_str()).unwrap_or_default(),
+            indices: e.semantic_indices.clone(),
+            start_row: e.start_row.max(0) as u32,
+            rows: e.rows,
+            start_col: e.start_col.max(0) as u32,
+            user: e.semantic_kind == dxil_container::SemanticKind::Arbitrary,
+        })
+        .collect()
+}
+
+/// A declared resource range.
+#[derive(Clone, Copy, Debug)]
+pub struct Range {
+    pub class: ResourceClass,
+    pub kind: ResourceKind,
+    pub range_id: u32,
+    pub space: u32,
+    pub lower: u32,
+    /// `u32::MAX`: unbounded.
+    pub count: u32,
+    pub stride: u32,
+    pub has_counter: bool,
+}
+
+impl Range {
+    pub fn info(&self) -> RangeInfo {
+        RangeInfo {
+            class: self.class,
+            range_id: self.range_id,
+            stride: self.stride,
+            has_counter: self.has_counter,
+        }
+    }
+
+    /// dxil-spirv's alignment hint: raw buffers 16, structured buffers the stride's lowest set bit.
+    pub fn alignment(&self) -> u32 {
+        match self.kind {
+            ResourceKind::RawBuffer => 16,
+            ResourceKind::StructuredBuffer => self.stride & self.stride.wrapping_neg(),
+            _ => 0,
+        }
+    }
+}
+
+/// `dxil_spv_parsed_blob`.
+#[derive(Debug)]
+pub struct ParsedBlob {
+    pub module: Arc<Module>,
+    pub bitcode: Vec<u8>,
+    pub entries: Vec<Entry>,
+    /// The shader model's stage.
+    pub stage: abi::ShaderStage,
+    pub ranges: Vec<Range>,
+    /// `get_disassembled_ir`'s text, made on first request.
+    pub disassembly: Option<CString>,
+    /// An empty string, for names a blob does not have.
+    pub empty: CString,
+}
+
+impl ParsedBlob {
+    /// A container's `DXIL` part (`STAT` when `reflection`).
+    pub fn from_container(bytes: &[u8], reflection: bool) -> Result<ParsedBlob, ParseError> {
+        let c = Container::parse(bytes).map_err(|e| ParseError::Parser(e.to_string()))?;
+        let part = if reflection {
+            FourCC::STAT
+        } else {
+            FourCC::DXIL
+        };
+        let p = match c.program_part(part) {
+            Some(p) => p.map_err(|e| ParseError::Parser(e.to_string()))?,
+            None if reflection => return Err(ParseError::NoData),
+            None if c.part(FourCC(*b"SHEX")).is_some() || c.part(FourCC(*b"SHDR")).is_some() => {
+                return Err(ParseError::Dxbc);
+            }
+            None => {
+                return Err(ParseError::Parser(
+                    "the container has no DXIL program part".into(),
+                ));
+            }
+        };
+        let module = dxil_module::read_module(p.bitcode, p.bitcode_byte_offset_in_container as u64)
+            .map_err(|e| ParseError::Parser(e.to_string()))?;
+        ParsedBlob::from_module(module, p.bitcode.to_vec())
+    }
+
+    /// Bare bitcode.
+    pub fn from_bitcode(bitcode: &[u8]) -> Result<ParsedBlob, ParseError> {
+        let module =
+            dxil_module::read_module(bitcode, 0).map_err(|e| ParseError::Parser(e.to_string()))?;
+        ParsedBlob::from_module(module, bitcode.to_vec())
+    }
+
+    fn from_module(module: Module, bitcode: Vec<u8>) -> Result<ParsedBlob, ParseError> {
+        let dm = dxil_shader::DxilModule::from_module(&module)
+            .map_err(|e| ParseError::Parser(e.to_string()))?;
+        let cstr = |s: &str| CString::new(s).map_err(|_| ParseError::Parser(format!("entry point name `{s}` holds a NUL")));
+        let mut entries = Vec::new();
+        for e in dm.entry_points.iter().filter(|e| e.function.is_some()) {
+            entries.push(Entry {
+                mangled: cstr(&e.name)?,
+                demangled: cstr(demangle(&e.name))?,
+                stage: stage_of(e.shader_kind),
+                inputs: io_elements(&e.signatures.inputs),
+                outputs: io_elements(&e.signatures.outputs),
+            });
+        }
+        let mut ranges = Vec::new();
+        for (_, r) in dm.resources.iter() {
+            let Some(class) = ResourceClass::from_u32(r.class.raw()) else {
+                continue;
+            };
+            let kind = match class {
+                ResourceClass::Cbv => ResourceKind::CBuffer,
+                ResourceClass::Sampler => ResourceKind::Sampler,
+                _ => match ResourceKind::from_u32(r.kind.raw()) {
+                    Some(k) => k,
+                    None => continue,
+                },
+            };
+            ranges.push(Range {
+                class,
+                kind,
+                range_id: r.id,
+                space: r.space,
+                lower: r.lower_bound,
+                count: r.range_size,
+                stride: r.tags.structure_stride.unwrap_or(0),
+                has_counter: r.has_counter(),
+            });
+        }
+        Ok(ParsedBlob {
+            stage: stage_of(dm.shader_model.kind),
+            module: Arc::new(module),
+            bitcode,
+            entries,
+            ranges,
+            disassembly: None,
+            empty: CString::default(),
+        })
+    }
+
+    /// The entry whose mangled or demangled name is `name`.
+    pub fn entry_index(&self, name: &[u8]) -> Option<usize> {
+        self.entries
+            .iter()
+            .position(|e| e.mangled.as_bytes() == name || e.demangled.as_bytes() == name)
+    }
+}
+
+/// The stage of a shader kind, in the API's numbering.
+fn stage_of(kind: ShaderKind) -> abi::ShaderStage {
+    match kind {
+        ShaderKind::Vertex => stage::VERTEX,
+        ShaderKind::Hull => stage::HULL,
+        ShaderKind::Domain => stage::DOMAIN,
+        ShaderKind::Geometry => stage::GEOMETRY,
+        ShaderKind::Pixel => stage::PIXEL,
+        ShaderKind::Compute => stage::COMPUTE,
+        ShaderKind::Intersection => stage::INTERSECTION,
+        ShaderKind::ClosestHit => stage::CLOSEST_HIT,
+        ShaderKind::Miss => stage::MISS,
+        ShaderKind::AnyHit => stage::ANY_HIT,
+        ShaderKind::RayGeneration => stage::RAY_GENERATION,
+        ShaderKind::Callable => stage::CALLABLE,
+        ShaderKind::Amplification => stage::AMPLIFICATION,
+        ShaderKind::Mesh => stage::MESH,
+        _ => stage::UNKNOWN,
+    }
+}
+
+/// A library function's HLSL name from its mangled name (`\x01?name@@...` → `name`); other names unchanged.
+pub fn demangle(name: &str) -> &str {
+    match name.strip_prefix("\u{1}?") {
+        Some(rest) => rest.split('@').next().unwrap_or(rest),
+        None => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demangles_library_names() {
+        assert_eq!(demangle("\u{1}?RayGen@@YAXXZ"), "RayGen");
+        assert_eq!(demangle("main"), "main");
+        assert_eq!(demangle("\u{1}?"), "");
+    }
+}

@@ -1,0 +1,433 @@
+//! Converters: what a caller set up (remappers, root block, options), the run, and its results.
+
+use std::cell::RefCell;
+use std::ffi::{CStr, CString};
+use std::sync::Arc;
+
+use dxil_to_spirv::options::{
+    BranchControl, Instrumentation, LocalRootParameter, LocalTableRange, MetaDescriptor, Quirk,
+    SampleCount, ViewInstancing,
+};
+use dxil_to_spirv::{
+    Error, Features, HeapConventions, Options, Requests, ResolverBindings, RootBlock, Translator,
+};
+
+use crate::abi::{self, opt, option as o};
+use crate::blob::ParsedBlob;
+use crate::resolver::{CResolver, Remappers};
+
+/// `dxil_spv_converter`.
+#[derive(Debug)]
+pub struct Converter {
+    /// The blob the converter was made from; the caller keeps it alive longer than the converter.
+    pub blob: *const ParsedBlob,
+    pub entry: Option<CString>,
+    pub remappers: Remappers,
+    pub root_words: u32,
+    pub root_descriptors: u32,
+    pub features: Features,
+    pub requests: Requests,
+    pub conventions: HeapConventions,
+    pub inline_ubo: Option<(u32, u32)>,
+    /// Ranges of the local root descriptor table being built (between begin and end).
+    pub open_table: Option<Vec<LocalTableRange>>,
+    pub result: Option<RunResult>,
+}
+
+/// What a successful run leaves.
+#[derive(Debug)]
+pub struct RunResult {
+    pub words: Vec<u32>,
+    pub entry_point: CString,
+    pub workgroup_size: [u32; 3],
+    /// (min, max, preferred); zeros without `[WaveSize]`.
+    pub wave_size: (u32, u32, u32),
+    pub uses_subgroup_size: bool,
+    pub native_16bit: bool,
+    pub warnings: Option<CString>,
+}
+
+/// dxil-spirv's defaults, which its callers start from.
+pub fn default_conventions() -> HeapConventions {
+    HeapConventions {
+        ssbo_alignment: 16,
+        typed_offsets: false,
+        cbv_as_ssbo: false,
+        offset_layout: (0, 0, 1),
+        device_addresses: false,
+    }
+}
+
+impl Converter {
+    pub fn new(blob: *const ParsedBlob) -> Converter {
+        Converter {
+            blob,
+            entry: None,
+            remappers: Remappers::default(),
+            root_words: 0,
+            root_descriptors: 0,
+            features: Features::baseline(),
+            requests: Requests {
+                strict_helper_lane_wave_ops: true,
+                ..Requests::default()
+            },
+            conventions: default_conventions(),
+            inline_ubo: None,
+            open_table: None,
+            result: None,
+        }
+    }
+
+    pub fn add_local(&mut self, p: LocalRootParameter) {
+        self.requests.local_root_signature.push(p);
+    }
+
+    pub fn add_meta(&mut self, m: MetaDescriptor) {
+        self.requests.meta_descriptors.push(m);
+    }
+}
+
+/// How a run failed: the API result and the message for the log.
+#[derive(Debug)]
+pub struct RunError {
+    pub code: abi::DxilResult,
+    pub message: String,
+}
+
+fn error_code(e: &Error) -> abi::DxilResult {
+    match e {
+        Error::Binding(_) => abi::ERROR_INVALID_ARGUMENT,
+        Error::Stage { .. } | Error::Unsupported { .. } | Error::Option { .. } => {
+            abi::ERROR_UNSUPPORTED_FEATURE
+        }
+        Error::Container(_) | Error::NoProgram | Error::Module(_) | Error::Metadata(_) => {
+            abi::ERROR_PARSER
+        }
+        Error::Invalid { .. } => abi::ERROR_FAILED_VALIDATION,
+        _ => abi::ERROR_GENERIC,
+    }
+}
+
+thread_local! {
+    // One translator per thread keeps its buffers between runs.
+    static TRANSLATOR: RefCell<Translator> = RefCell::new(Translator::new());
+}
+
+/// Translates the converter's entry point.
+pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
+    let fail = |code, message: String| RunError { code, message };
+    let entry = match &c.entry {
+        Some(name) => blob
+            .entry_index(name.as_bytes())
+            .ok_or_else(|| {
+                fail(
+                    abi::ERROR_INVALID_ARGUMENT,
+                    format!("no entry point named `{}`", name.to_string_lossy()),
+                )
+            })
+            .map(Some)?,
+        None => None,
+    };
+    let entry_name = entry.map(|i| blob.entries[i].mangled.to_string_lossy().into_owned());
+    crate::io::check_interface(c, blob, entry)?;
+    let resolver = CResolver {
+        remappers: c.remappers,
+        physical_storage_buffer: c.conventions.device_addresses,
+    };
+    let stage = dxil_stage(blob, entry)
+        .ok_or_else(|| fail(abi::ERROR_UNSUPPORTED_FEATURE, "the entry point's stage is not supported".into()))?;
+    let model = ResolverBindings::new(
+        Arc::new(resolver),
+        stage,
+        RootBlock {
+            root_descriptors: c.root_descriptors,
+            constant_words: c.root_words,
+            uniform_buffer: c.inline_ubo,
+        },
+        c.conventions,
+        blob.ranges.iter().map(|r| r.info()).collect(),
+    );
+    let options = Options {
+        entry_point: entry_name,
+        binding: Arc::new(model),
+        features: c.features,
+        requests: c.requests.clone(),
+        ..Options::default()
+    };
+    let t = TRANSLATOR
+        .with(|t| t.borrow_mut().compile(&blob.module, &options))
+        .map_err(|e| fail(error_code(&e), e.to_string()))?;
+    let notes = options.requests.notes();
+    let warnings = if notes.is_empty() {
+        None
+    } else {
+        CString::new(format!("options recorded but not acted on: {}\n", notes.join("; "))).ok()
+    };
+    let uses_subgroup_size = t.uses_builtin(spirv::BuiltIn::SubgroupSize);
+    let native_16bit = t
+        .capabilities
+        .iter()
+        .any(|&c| matches!(c, spirv::Capability::Float16 | spirv::Capability::Int16));
+    Ok(RunResult {
+        entry_point: CString::new(t.entry_point.as_str()).unwrap_or_default(),
+        workgroup_size: t.workgroup_size,
+        wave_size: t.wave_size.map_or((0, 0, 0), |w| (w.min, w.max, w.preferred)),
+        words: t.words,
+        uses_subgroup_size,
+        native_16bit,
+        warnings,
+    })
+}
+
+/// The translator's stage of the chosen entry point.
+fn dxil_stage(blob: &ParsedBlob, entry: Option<usize>) -> Option<dxil_to_spirv::Stage> {
+    use abi::stage as s;
+    use dxil_to_spirv::Stage;
+    let n = match entry {
+        Some(i) => blob.entries[i].stage,
+        None => blob.entries.first().map_or(blob.stage, |e| e.stage),
+    };
+    Some(match n {
+        s::VERTEX => Stage::Vertex,
+        s::HULL => Stage::Hull,
+        s::DOMAIN => Stage::Domain,
+        s::GEOMETRY => Stage::Geometry,
+        s::PIXEL => Stage::Pixel,
+        s::COMPUTE => Stage::Compute,
+        s::AMPLIFICATION => Stage::Amplification,
+        s::MESH => Stage::Mesh,
+        _ => Stage::Library,
+    })
+}
+
+/// Whether `add_option` knows the kind.
+pub fn known_option(kind: u32) -> bool {
+    (1..=o::LAST).contains(&kind)
+}
+
+fn flag(b: abi::Bool) -> bool {
+    b != abi::FALSE
+}
+
+/// Records an option.
+///
+/// # Safety
+/// `base` points at the option structure its kind names, and any array or string it holds is valid.
+pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult {
+    // SAFETY: `base` is non-null (checked by the caller) and points at a structure starting with the kind.
+    let kind = unsafe { *base };
+    macro_rules! read {
+        ($t:ty) => {
+            // SAFETY: the caller passes the structure its kind names; `$t` is that structure's layout.
+            unsafe { *(base as *const $t) }
+        };
+    }
+    let f = &mut c.features;
+    let r = &mut c.requests;
+    match kind {
+        o::SHADER_DEMOTE_TO_HELPER => f.demote_to_helper = flag(read!(opt::Flag).value),
+        o::DUAL_SOURCE_BLENDING => r.dual_source_blending = flag(read!(opt::Flag).value),
+        o::OUTPUT_SWIZZLE => {
+            let s = read!(opt::OutputSwizzle);
+            r.output_swizzles = if s.swizzle_count == 0 {
+                Vec::new()
+            } else if s.swizzles.is_null() {
+                return abi::ERROR_INVALID_ARGUMENT;
+            } else {
+                // SAFETY: the caller's array holds `swizzle_count` entries.
+                unsafe { std::slice::from_raw_parts(s.swizzles, s.swizzle_count as usize) }.to_vec()
+            };
+        }
+        o::RASTERIZER_SAMPLE_COUNT => {
+            let s = read!(opt::SampleCount);
+            r.rasterizer_sample_count = Some(if flag(s.spec_constant) {
+                SampleCount::SpecConstant(s.sample_count)
+            } else {
+                SampleCount::Fixed(s.sample_count)
+            });
+        }
+        o::ROOT_CONSTANT_INLINE_UNIFORM_BLOCK => {
+            let u = read!(opt::InlineUniformBlock);
+            c.inline_ubo = flag(u.enable).then_some((u.desc_set, u.binding));
+        }
+        o::BINDLESS_CBV_SSBO_EMULATION => c.conventions.cbv_as_ssbo = flag(read!(opt::Flag).value),
+        o::PHYSICAL_STORAGE_BUFFER => {
+            c.conventions.device_addresses = flag(read!(opt::Flag).value)
+        }
+        o::SBT_DESCRIPTOR_SIZE_LOG2 => {
+            let w = read!(opt::Words2);
+            r.sbt_descriptor_size_log2 = Some((w.a, w.b));
+        }
+        o::SSBO_ALIGNMENT => {
+            let a = read!(opt::Word).value;
+            if a != 0 && !a.is_power_of_two() {
+                return abi::ERROR_INVALID_ARGUMENT;
+            }
+            c.conventions.ssbo_alignment = a.max(1);
+        }
+        o::TYPED_UAV_READ_WITHOUT_FORMAT => {
+            f.typed_uav_read_without_format = flag(read!(opt::Flag).value)
+        }
+        o::SHADER_SOURCE_FILE => {
+            let s = read!(opt::SourceFile);
+            r.source_file = if s.name.is_null() {
+                None
+            } else {
+                // SAFETY: a non-null name is a NUL-terminated string.
+                Some(unsafe { CStr::from_ptr(s.name) }.to_string_lossy().into_owned())
+            };
+        }
+        o::BINDLESS_TYPED_BUFFER_OFFSETS => {
+            c.conventions.typed_offsets = flag(read!(opt::Flag).value)
+        }
+        o::BINDLESS_OFFSET_BUFFER_LAYOUT => {
+            let w = read!(opt::Words3);
+            c.conventions.offset_layout = (w.a, w.b, w.c);
+        }
+        o::STORAGE_INPUT_OUTPUT_16BIT => {
+            f.storage_input_output_16bit = flag(read!(opt::Flag).value)
+        }
+        o::DESCRIPTOR_QA => {
+            let q = read!(opt::DescriptorQa);
+            r.descriptor_qa = flag(q.enabled).then_some(Instrumentation {
+                version: q.version,
+                global: (q.global_desc_set, q.global_binding),
+                heap: (q.heap_desc_set, q.heap_binding),
+                shader_hash: q.shader_hash,
+                kind: None,
+            });
+        }
+        o::MIN_PRECISION_NATIVE_16BIT => {
+            r.min_precision_native_16bit = flag(read!(opt::Flag).value)
+        }
+        o::SHADER_I8_DOT => f.int8_dot_product = flag(read!(opt::Flag).value),
+        o::SHADER_RAY_TRACING_PRIMITIVE_CULLING => {
+            f.ray_tracing_primitive_culling = flag(read!(opt::Flag).value)
+        }
+        o::INVARIANT_POSITION => r.invariant_position = flag(read!(opt::Flag).value),
+        o::SCALAR_BLOCK_LAYOUT => {
+            let s = read!(opt::Flags2);
+            f.scalar_block_layout = flag(s.a);
+            f.per_component_robustness = flag(s.b);
+        }
+        o::BARYCENTRIC_KHR => f.barycentrics = flag(read!(opt::Flag).value),
+        o::ROBUST_PHYSICAL_CBV_LOAD => r.robust_physical_cbv_load = flag(read!(opt::Flag).value),
+        o::ARITHMETIC_RELAXED_PRECISION => r.relaxed_precision = flag(read!(opt::Flag).value),
+        o::PHYSICAL_ADDRESS_DESCRIPTOR_INDEXING => {
+            let w = read!(opt::Words2);
+            // Stride 1, offset 0 is the plain address table.
+            r.physical_address_descriptor_indexing =
+                ((w.a, w.b) != (1, 0)).then_some((w.a, w.b));
+        }
+        o::FORCE_SUBGROUP_SIZE => {
+            let s = read!(opt::ForceSubgroupSize);
+            r.forced_subgroup_size = (s.forced_value, flag(s.wave_size_enable));
+        }
+        o::DENORM_PRESERVE_SUPPORT => {
+            let s = read!(opt::Flags2);
+            f.denorm_preserve_f16 = flag(s.a);
+            f.denorm_preserve_f64 = flag(s.b);
+        }
+        o::STRICT_HELPER_LANE_WAVE_OPS => {
+            r.strict_helper_lane_wave_ops = flag(read!(opt::Flag).value)
+        }
+        o::SUBGROUP_PARTITIONED_NV => f.subgroup_partitioned = flag(read!(opt::Flag).value),
+        o::DEAD_CODE_ELIMINATE => r.dead_code_eliminate = flag(read!(opt::Flag).value),
+        o::PRECISE_CONTROL => {
+            let s = read!(opt::Flags2);
+            r.force_precise = flag(s.a);
+            r.propagate_precise = flag(s.b);
+        }
+        o::SAMPLE_GRAD_OPTIMIZATION_CONTROL => {
+            let s = read!(opt::Flags2);
+            r.grad_to_bias = flag(s.a).then_some(flag(s.b));
+        }
+        o::OPACITY_MICROMAP => f.opacity_micromap = flag(read!(opt::Flag).value),
+        o::BRANCH_CONTROL => {
+            let s = read!(opt::Flags5);
+            r.branch_control = BranchControl {
+                use_shader_metadata: flag(s.v[0]),
+                force_unroll: flag(s.v[1]),
+                force_loop: flag(s.v[2]),
+                force_flatten: flag(s.v[3]),
+                force_branch: flag(s.v[4]),
+            };
+        }
+        o::SUBGROUP_PROPERTIES => {
+            let w = read!(opt::Words2);
+            f.subgroup_sizes = Some((w.a, w.b));
+        }
+        o::DESCRIPTOR_HEAP_ROBUSTNESS => {
+            r.descriptor_heap_robustness = flag(read!(opt::Flag).value)
+        }
+        o::COMPUTE_SHADER_DERIVATIVES_NV => {
+            f.compute_derivatives_nv = flag(read!(opt::Flag).value)
+        }
+        o::QUAD_CONTROL_RECONVERGENCE => {
+            let s = read!(opt::Flags3);
+            f.quad_control = flag(s.a);
+            f.maximal_reconvergence = flag(s.b);
+            r.force_maximal_reconvergence = flag(s.c);
+        }
+        o::RAW_ACCESS_CHAINS_NV => f.raw_access_chains = flag(read!(opt::Flag).value),
+        o::DRIVER_VERSION => {
+            let w = read!(opt::Words2);
+            f.driver = Some((w.a, w.b));
+        }
+        o::COMPUTE_SHADER_DERIVATIVES => {
+            let s = read!(opt::Flags2);
+            f.compute_derivatives_nv = flag(s.a);
+            f.compute_derivatives_khr = flag(s.b);
+        }
+        o::INSTRUCTION_INSTRUMENTATION => {
+            let q = read!(opt::Instrumentation);
+            r.instruction_instrumentation = flag(q.enabled).then_some(Instrumentation {
+                version: q.version,
+                global: (q.control_desc_set, q.control_binding),
+                heap: (q.payload_desc_set, q.payload_binding),
+                shader_hash: q.shader_hash,
+                kind: Some(q.instrumentation_type),
+            });
+        }
+        o::SHADER_QUIRK => {
+            let q = read!(opt::Word).value;
+            if q != 0 {
+                r.quirks.push(Quirk(q));
+            }
+        }
+        o::EXTENDED_ROBUSTNESS => {
+            let s = read!(opt::Flags3);
+            r.robust_group_shared = flag(s.a);
+            r.robust_alloca = flag(s.b);
+            r.robust_constant_lut = flag(s.c);
+        }
+        o::MAX_TESS_FACTOR => r.max_tess_factor = Some(read!(opt::Word).value),
+        o::VULKAN_MEMORY_MODEL => r.vulkan_memory_model = flag(read!(opt::Flag).value),
+        o::FLOAT8_SUPPORT => {
+            let s = read!(opt::Flags2);
+            f.float8_wmma = flag(s.a);
+            f.float8_coopmat2_conversions = flag(s.b);
+        }
+        o::NVAPI => {
+            let n = read!(opt::Nvapi);
+            r.nvapi = flag(n.enabled).then_some((n.register_index, n.register_space));
+        }
+        o::EXTENDED_NON_SEMANTIC => r.extended_non_semantic = flag(read!(opt::Flag).value),
+        o::VIEW_INSTANCING => {
+            let v = read!(opt::ViewInstancing);
+            r.view_instancing = flag(v.enabled).then_some(ViewInstancing {
+                last_pre_rasterization_stage: flag(v.last_pre_rasterization_stage),
+                view_index_to_view_instance_spec_id: v.view_index_to_view_instance_spec_id,
+                view_instance_to_viewport_spec_id: v.view_instance_to_viewport_spec_id,
+            });
+        }
+        o::MIXED_FLOAT_DOT_PRODUCT => {
+            f.mixed_float_dot_product = flag(read!(opt::Flags5).v[0])
+        }
+        o::COMPUTE_SHADER_DERIVATIVES_QUAD => {
+            f.compute_derivatives_quad = flag(read!(opt::Flag).value)
+        }
+        _ => return abi::ERROR_UNSUPPORTED_FEATURE,
+    }
+    abi::SUCCESS
+}
