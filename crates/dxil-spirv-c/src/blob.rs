@@ -163,7 +163,10 @@ impl ParsedBlob {
     fn from_module(module: Module, bitcode: Vec<u8>) -> Result<ParsedBlob, ParseError> {
         let dm = dxil_shader::DxilModule::from_module(&module)
             .map_err(|e| ParseError::Parser(e.to_string()))?;
-        let cstr = |s: &str| CString::new(s).map_err(|_| ParseError::Parser(format!("entry point name `{s}` holds a NUL")));
+        let cstr = |s: &str| {
+            CString::new(s)
+                .map_err(|_| ParseError::Parser(format!("entry point name `{s}` holds a NUL")))
+        };
         let mut entries = Vec::new();
         for e in dm.entry_points.iter().filter(|e| e.function.is_some()) {
             entries.push(Entry {

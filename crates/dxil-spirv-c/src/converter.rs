@@ -134,8 +134,12 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         remappers: c.remappers,
         physical_storage_buffer: c.conventions.device_addresses,
     };
-    let stage = dxil_stage(blob, entry)
-        .ok_or_else(|| fail(abi::ERROR_UNSUPPORTED_FEATURE, "the entry point's stage is not supported".into()))?;
+    let stage = dxil_stage(blob, entry).ok_or_else(|| {
+        fail(
+            abi::ERROR_UNSUPPORTED_FEATURE,
+            "the entry point's stage is not supported".into(),
+        )
+    })?;
     let model = ResolverBindings::new(
         Arc::new(resolver),
         stage,
@@ -161,7 +165,11 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
     let warnings = if notes.is_empty() {
         None
     } else {
-        CString::new(format!("options recorded but not acted on: {}\n", notes.join("; "))).ok()
+        CString::new(format!(
+            "options recorded but not acted on: {}\n",
+            notes.join("; ")
+        ))
+        .ok()
     };
     let uses_subgroup_size = t.uses_builtin(spirv::BuiltIn::SubgroupSize);
     let native_16bit = t
@@ -171,7 +179,9 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
     Ok(RunResult {
         entry_point: CString::new(t.entry_point.as_str()).unwrap_or_default(),
         workgroup_size: t.workgroup_size,
-        wave_size: t.wave_size.map_or((0, 0, 0), |w| (w.min, w.max, w.preferred)),
+        wave_size: t
+            .wave_size
+            .map_or((0, 0, 0), |w| (w.min, w.max, w.preferred)),
         words: t.words,
         uses_subgroup_size,
         native_16bit,
@@ -251,9 +261,7 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
             c.inline_ubo = flag(u.enable).then_some((u.desc_set, u.binding));
         }
         o::BINDLESS_CBV_SSBO_EMULATION => c.conventions.cbv_as_ssbo = flag(read!(opt::Flag).value),
-        o::PHYSICAL_STORAGE_BUFFER => {
-            c.conventions.device_addresses = flag(read!(opt::Flag).value)
-        }
+        o::PHYSICAL_STORAGE_BUFFER => c.conventions.device_addresses = flag(read!(opt::Flag).value),
         o::SBT_DESCRIPTOR_SIZE_LOG2 => {
             let w = read!(opt::Words2);
             r.sbt_descriptor_size_log2 = Some((w.a, w.b));
@@ -274,7 +282,11 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
                 None
             } else {
                 // SAFETY: a non-null name is a NUL-terminated string.
-                Some(unsafe { CStr::from_ptr(s.name) }.to_string_lossy().into_owned())
+                Some(
+                    unsafe { CStr::from_ptr(s.name) }
+                        .to_string_lossy()
+                        .into_owned(),
+                )
             };
         }
         o::BINDLESS_TYPED_BUFFER_OFFSETS => {
@@ -316,8 +328,7 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
         o::PHYSICAL_ADDRESS_DESCRIPTOR_INDEXING => {
             let w = read!(opt::Words2);
             // Stride 1, offset 0 is the plain address table.
-            r.physical_address_descriptor_indexing =
-                ((w.a, w.b) != (1, 0)).then_some((w.a, w.b));
+            r.physical_address_descriptor_indexing = ((w.a, w.b) != (1, 0)).then_some((w.a, w.b));
         }
         o::FORCE_SUBGROUP_SIZE => {
             let s = read!(opt::ForceSubgroupSize);
@@ -360,9 +371,7 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
         o::DESCRIPTOR_HEAP_ROBUSTNESS => {
             r.descriptor_heap_robustness = flag(read!(opt::Flag).value)
         }
-        o::COMPUTE_SHADER_DERIVATIVES_NV => {
-            f.compute_derivatives_nv = flag(read!(opt::Flag).value)
-        }
+        o::COMPUTE_SHADER_DERIVATIVES_NV => f.compute_derivatives_nv = flag(read!(opt::Flag).value),
         o::QUAD_CONTROL_RECONVERGENCE => {
             let s = read!(opt::Flags3);
             f.quad_control = flag(s.a);
@@ -421,9 +430,7 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
                 view_instance_to_viewport_spec_id: v.view_instance_to_viewport_spec_id,
             });
         }
-        o::MIXED_FLOAT_DOT_PRODUCT => {
-            f.mixed_float_dot_product = flag(read!(opt::Flags5).v[0])
-        }
+        o::MIXED_FLOAT_DOT_PRODUCT => f.mixed_float_dot_product = flag(read!(opt::Flags5).v[0]),
         o::COMPUTE_SHADER_DERIVATIVES_QUAD => {
             f.compute_derivatives_quad = flag(read!(opt::Flag).value)
         }

@@ -205,7 +205,9 @@ fn disassembly(b: &mut ParsedBlob) -> *const c_char {
         let text = dxil_text::module_to_string(&b.module).replace('\0', " ");
         b.disassembly = CString::new(text).ok();
     }
-    b.disassembly.as_ref().map_or(std::ptr::null(), |s| s.as_ptr())
+    b.disassembly
+        .as_ref()
+        .map_or(std::ptr::null(), |s| s.as_ptr())
 }
 
 /// # Safety
@@ -701,12 +703,32 @@ macro_rules! remapper_setter {
     };
 }
 
-remapper_setter!(dxil_spv_converter_set_stage_input_remapper, stage_input, abi::StageIoRemapper);
-remapper_setter!(dxil_spv_converter_set_stage_output_remapper, stage_output, abi::StageIoRemapper);
-remapper_setter!(dxil_spv_converter_set_vertex_input_remapper, vertex_input, abi::VertexInputRemapper);
-remapper_setter!(dxil_spv_converter_set_stream_output_remapper, stream_output, abi::StreamOutputRemapper);
+remapper_setter!(
+    dxil_spv_converter_set_stage_input_remapper,
+    stage_input,
+    abi::StageIoRemapper
+);
+remapper_setter!(
+    dxil_spv_converter_set_stage_output_remapper,
+    stage_output,
+    abi::StageIoRemapper
+);
+remapper_setter!(
+    dxil_spv_converter_set_vertex_input_remapper,
+    vertex_input,
+    abi::VertexInputRemapper
+);
+remapper_setter!(
+    dxil_spv_converter_set_stream_output_remapper,
+    stream_output,
+    abi::StreamOutputRemapper
+);
 remapper_setter!(dxil_spv_converter_set_srv_remapper, srv, abi::SrvRemapper);
-remapper_setter!(dxil_spv_converter_set_sampler_remapper, sampler, abi::SamplerRemapper);
+remapper_setter!(
+    dxil_spv_converter_set_sampler_remapper,
+    sampler,
+    abi::SamplerRemapper
+);
 remapper_setter!(dxil_spv_converter_set_uav_remapper, uav, abi::UavRemapper);
 remapper_setter!(dxil_spv_converter_set_cbv_remapper, cbv, abi::CbvRemapper);
 
@@ -775,7 +797,10 @@ pub unsafe extern "C" fn dxil_spv_converter_add_local_root_descriptor(
             space: register_space,
             register: register_index,
         }),
-        None => log(abi::log_level::WARN, "local root descriptor of an unknown class ignored"),
+        None => log(
+            abi::log_level::WARN,
+            "local root descriptor of an unknown class ignored",
+        ),
     });
 }
 
@@ -792,7 +817,10 @@ pub unsafe extern "C" fn dxil_spv_converter_add_local_root_descriptor_table(
 ) {
     with_conv(converter, (), |c| {
         let Some(class) = class_of(resource_class) else {
-            log(abi::log_level::WARN, "local root table range of an unknown class ignored");
+            log(
+                abi::log_level::WARN,
+                "local root table range of an unknown class ignored",
+            );
             return;
         };
         let range = LocalTableRange {
@@ -887,7 +915,9 @@ pub unsafe extern "C" fn dxil_spv_converter_add_non_semantic_debug_info(
         return;
     };
     let entry = (tag.to_string_lossy().into_owned(), data.to_vec());
-    with_conv(converter, (), |c| c.requests.non_semantic_debug_info.push(entry));
+    with_conv(converter, (), |c| {
+        c.requests.non_semantic_debug_info.push(entry)
+    });
 }
 
 /// # Safety
@@ -897,7 +927,9 @@ pub unsafe extern "C" fn dxil_spv_converter_set_patch_location_offset(
     converter: ConverterHandle,
     offset: c_uint,
 ) {
-    with_conv(converter, (), |c| c.requests.patch_location_offset = Some(offset));
+    with_conv(converter, (), |c| {
+        c.requests.patch_location_offset = Some(offset)
+    });
 }
 
 /// # Safety
@@ -907,7 +939,10 @@ pub unsafe extern "C" fn dxil_spv_converter_run(converter: ConverterHandle) -> D
     with_conv(converter, abi::ERROR_INVALID_ARGUMENT, |c| {
         c.result = None;
         if c.open_table.is_some() {
-            log(abi::log_level::ERROR, "a local root descriptor table is still open");
+            log(
+                abi::log_level::ERROR,
+                "a local root descriptor table is still open",
+            );
             return abi::ERROR_INVALID_ARGUMENT;
         }
         // SAFETY: the converter's blob outlives it by the API's contract.
@@ -993,8 +1028,13 @@ pub unsafe extern "C" fn dxil_spv_converter_add_option(
 }
 
 /// Reads a result field: zero before a successful run.
-fn result_of<T: Copy + Default>(h: ConverterHandle, f: impl FnOnce(&converter::RunResult) -> T) -> T {
-    with_conv(h, T::default(), |c| c.result.as_ref().map_or(T::default(), f))
+fn result_of<T: Copy + Default>(
+    h: ConverterHandle,
+    f: impl FnOnce(&converter::RunResult) -> T,
+) -> T {
+    with_conv(h, T::default(), |c| {
+        c.result.as_ref().map_or(T::default(), f)
+    })
 }
 
 /// # Safety
@@ -1063,10 +1103,14 @@ pub unsafe extern "C" fn dxil_spv_converter_get_compute_wave_size_range(
     wave_size_max: *mut c_uint,
     wave_size_preferred: *mut c_uint,
 ) -> DxilResult {
-    put3(converter, [wave_size, wave_size_max, wave_size_preferred], |r| {
-        let (a, b, c) = r.wave_size;
-        [a, b, c]
-    })
+    put3(
+        converter,
+        [wave_size, wave_size_max, wave_size_preferred],
+        |r| {
+            let (a, b, c) = r.wave_size;
+            [a, b, c]
+        },
+    )
 }
 
 /// No heuristics: always 0 (no suggestion).

@@ -39,8 +39,9 @@ mod rootsig;
 pub(crate) use local::LocalLocation;
 pub use local::{LocalParameter, LocalRange, LocalRootSignature, LocalRootSignatureError};
 pub use resolver::{
-    BindingResolver, CbvMap, DescriptorKind, HeapConventions, Location, OFFSET_LAYOUT, OffsetBuffer, RangeInfo,
-    Registers, ResolverBindings, ResourceQuery, RootBlock, SrvMap, UavMap, VkBinding,
+    BindingResolver, CbvMap, DescriptorKind, HeapConventions, Location, OFFSET_LAYOUT,
+    OffsetBuffer, RangeInfo, Registers, ResolverBindings, ResourceQuery, RootBlock, SrvMap, UavMap,
+    VkBinding,
 };
 pub use rootsig::RootSignatureBindings;
 

@@ -300,10 +300,7 @@ impl Requests {
             .any(|&s| s & 0xFF != IDENTITY_SWIZZLE)
             && stage == Stage::Pixel
         {
-            return refuse(
-                "output swizzle",
-                "render target outputs are not swizzled",
-            );
+            return refuse("output swizzle", "render target outputs are not swizzled");
         }
         if self.invariant_position {
             return refuse("invariant position", "Position is not decorated Invariant");
@@ -333,10 +330,7 @@ impl Requests {
             );
         }
         if self.descriptor_heap_robustness {
-            return refuse(
-                "descriptor heap robustness",
-                "heap indices are not clamped",
-            );
+            return refuse("descriptor heap robustness", "heap indices are not clamped");
         }
         if self.robust_physical_cbv_load {
             return refuse(
@@ -392,7 +386,10 @@ impl Requests {
             self.branch_control != BranchControl::default(),
             "branch and loop hints not applied",
         );
-        note(self.grad_to_bias.is_some(), "gradients not rewritten to bias");
+        note(
+            self.grad_to_bias.is_some(),
+            "gradients not rewritten to bias",
+        );
         note(self.dead_code_eliminate, "no extra dead-code elimination");
         note(
             self.extended_non_semantic
@@ -401,7 +398,10 @@ impl Requests {
                 || !self.root_descriptor_mappings.is_empty(),
             "no non-semantic debug information",
         );
-        note(self.source_file.is_some(), "no source file debug information");
+        note(
+            self.source_file.is_some(),
+            "no source file debug information",
+        );
         n
     }
 }

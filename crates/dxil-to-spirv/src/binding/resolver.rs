@@ -75,7 +75,9 @@ pub enum DescriptorKind {
     /// A storage buffer of 64-bit buffer device addresses, one per heap slot (UAV counters).
     AddressTable,
     /// A subpass input (tilers); the attachment index.
-    InputAttachment { index: u32 },
+    InputAttachment {
+        index: u32,
+    },
 }
 
 /// Where a descriptor lives.
@@ -127,7 +129,9 @@ pub struct UavMap {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CbvMap {
     /// Root constants from constant word `word` of the root block.
-    RootConstants { word: u32 },
+    RootConstants {
+        word: u32,
+    },
     Buffer(VkBinding),
 }
 
@@ -327,7 +331,12 @@ impl ResolverBindings {
     /// The resolver's answer for the view of `r` (not its counter).
     fn view(&self, r: &D3dBinding, heap: bool) -> Result<Answer, String> {
         let q = self.query(r, heap);
-        let refused = || format!("{}: the binding resolver has no binding for it", what(r, heap));
+        let refused = || {
+            format!(
+                "{}: the binding resolver has no binding for it",
+                what(r, heap)
+            )
+        };
         Ok(match r.class {
             ResourceClass::Srv => {
                 let m = self.ask(q, |x, q| x.srv(q)).ok_or_else(refused)?;
@@ -337,9 +346,11 @@ impl ResolverBindings {
                 let m = self.ask(q, |x, q| x.uav(q)).ok_or_else(refused)?;
                 Answer::Binding(m.buffer, m.offsets, q)
             }
-            ResourceClass::Sampler => {
-                Answer::Binding(self.ask(q, |x, q| x.sampler(q)).ok_or_else(refused)?, None, q)
-            }
+            ResourceClass::Sampler => Answer::Binding(
+                self.ask(q, |x, q| x.sampler(q)).ok_or_else(refused)?,
+                None,
+                q,
+            ),
             ResourceClass::Cbv => match self.ask(q, |x, q| x.cbv(q)).ok_or_else(refused)? {
                 CbvMap::RootConstants { word } => Answer::RootConstants(word),
                 CbvMap::Buffer(b) => Answer::Binding(b, None, q),
@@ -499,8 +510,7 @@ impl ResolverBindings {
             DescriptorType::StorageBuffer if q.kind.is_raw_like() => {
                 let a = self.conventions.ssbo_alignment.max(1);
                 // Heap views of unknown stride (alignment 0) take the window: it is always right.
-                let aligned =
-                    q.alignment != 0 && (q.alignment & (a - 1)) == 0 || a == 1;
+                let aligned = q.alignment != 0 && (q.alignment & (a - 1)) == 0 || a == 1;
                 if aligned {
                     return Ok(None);
                 }
