@@ -1,11 +1,22 @@
 //! DXIL → SPIR-V translation (compute, vertex, pixel, geometry, hull, domain, mesh and amplification shaders, and
 //! the ray-tracing shaders of libraries).
 //!
-//! [`translate`] takes a DXIL module (read with `dxil_module::read_module`) and returns a Vulkan SPIR-V module
-//! plus everything a runtime needs to run it without reflection: the entry point, the stage, the thread-group
-//! size, the tessellation state and the descriptor bindings it expects ([`Translation`]). [`translate_container`] does the same from
-//! container bytes; [`Translator`] keeps its buffers between calls for batch use; [`disassemble`] prints the words
-//! as text.
+//! [`translate`] takes a DXIL module (read with `dxil_module::read_module`) and [`Options`] and returns a Vulkan
+//! SPIR-V module plus everything a runtime needs to run it without reflection: the entry point, the stage, the
+//! thread-group size, the wave size range, the tessellation state and the descriptor bindings it expects
+//! ([`Translation`]).
+//! [`translate_container`] does the same from container bytes; [`Translator`] keeps its buffers between calls for
+//! batch use ([`Translator::compile`] is the one translation path: the `dxil` tool, the runtime and the C API of
+//! `dxil-spirv-c` all come through it); [`disassemble`] prints the words as text.
+//!
+//! # The library API
+//! * Where resources go: [`Options::binding`], a [`BindingModel`]: the default register shifts
+//!   ([`RegisterBindings`]), a D3D12 root signature's layout ([`RootSignatureBindings`]), or a caller's
+//!   [`BindingResolver`] — the runtime answers per resource, the way vkd3d-proton's remap callbacks do — through
+//!   [`ResolverBindings`] (root block shape [`RootBlock`], device-wide heap conventions [`HeapConventions`]).
+//! * What the device offers ([`Features`]) and what the caller asks of the generated code ([`Requests`]): every
+//!   option kind of dxil-spirv's C API has a typed home in [`options`]; a request the translator cannot honour, or a
+//!   translation needing a feature the device lacks, fails with [`Error::Option`].
 //!
 //! # Pieces
 //! * [`cfg`](mod@cfg): turns each function's reducible CFG into SPIR-V structured control flow.

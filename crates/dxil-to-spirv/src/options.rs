@@ -5,7 +5,7 @@
 //! A request the translator cannot honour fails the translation with [`Error::Option`] before anything is
 //! translated; a feature the device lacks but the translation needs fails it afterwards (the generated code names
 //! the capability). Requests that only allow something (hints, optimisations, debug information) are recorded and
-//! reported back in [`crate::Translation::notes`] when not acted on, never silently mis-handled.
+//! reported back by [`Requests::notes`] when not acted on, never silently mis-handled.
 
 use crate::Error;
 use crate::dxil::Stage;
