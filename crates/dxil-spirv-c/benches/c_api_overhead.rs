@@ -78,14 +78,32 @@ fn c_api(bytes: &[u8]) -> Option<Vec<u32>> {
     let mut words = None;
     // SAFETY: every pointer passed is valid for the call; handles are freed once, the converter first.
     unsafe {
-        if dxil_spirv_c::dxil_spv_parse_dxil_blob(bytes.as_ptr().cast(), bytes.len(), &mut blob) != abi::SUCCESS {
+        if dxil_spirv_c::dxil_spv_parse_dxil_blob(bytes.as_ptr().cast(), bytes.len(), &mut blob)
+            != abi::SUCCESS
+        {
             return None;
         }
         if dxil_spirv_c::dxil_spv_create_converter(blob, &mut conv) == abi::SUCCESS {
-            dxil_spirv_c::dxil_spv_converter_set_srv_remapper(conv, Some(srv), std::ptr::null_mut());
-            dxil_spirv_c::dxil_spv_converter_set_sampler_remapper(conv, Some(sampler), std::ptr::null_mut());
-            dxil_spirv_c::dxil_spv_converter_set_uav_remapper(conv, Some(uav), std::ptr::null_mut());
-            dxil_spirv_c::dxil_spv_converter_set_cbv_remapper(conv, Some(cbv), std::ptr::null_mut());
+            dxil_spirv_c::dxil_spv_converter_set_srv_remapper(
+                conv,
+                Some(srv),
+                std::ptr::null_mut(),
+            );
+            dxil_spirv_c::dxil_spv_converter_set_sampler_remapper(
+                conv,
+                Some(sampler),
+                std::ptr::null_mut(),
+            );
+            dxil_spirv_c::dxil_spv_converter_set_uav_remapper(
+                conv,
+                Some(uav),
+                std::ptr::null_mut(),
+            );
+            dxil_spirv_c::dxil_spv_converter_set_cbv_remapper(
+                conv,
+                Some(cbv),
+                std::ptr::null_mut(),
+            );
             let opts: [[u32; 2]; 2] = [
                 [abi::option::PHYSICAL_STORAGE_BUFFER, 1],
                 [abi::option::TYPED_UAV_READ_WITHOUT_FORMAT, 1],
@@ -98,8 +116,12 @@ fn c_api(bytes: &[u8]) -> Option<Vec<u32>> {
                     data: std::ptr::null(),
                     size: 0,
                 };
-                if dxil_spirv_c::dxil_spv_converter_get_compiled_spirv(conv, &mut out) == abi::SUCCESS {
-                    words = Some(std::slice::from_raw_parts(out.data.cast::<u32>(), out.size / 4).to_vec());
+                if dxil_spirv_c::dxil_spv_converter_get_compiled_spirv(conv, &mut out)
+                    == abi::SUCCESS
+                {
+                    words = Some(
+                        std::slice::from_raw_parts(out.data.cast::<u32>(), out.size / 4).to_vec(),
+                    );
                 }
             }
             dxil_spirv_c::dxil_spv_converter_free(conv);
@@ -116,11 +138,15 @@ fn compute_containers(corpus: &std::path::Path) -> Vec<PathBuf> {
             continue;
         };
         for line in text.lines() {
-            let Some(profile) = field(line, "profile") else { continue };
+            let Some(profile) = field(line, "profile") else {
+                continue;
+            };
             if !profile.starts_with("cs_6_") || line.contains("\"error\"") {
                 continue;
             }
-            let Some(name) = field(line, "name") else { continue };
+            let Some(name) = field(line, "name") else {
+                continue;
+            };
             let p = PathBuf::from(format!("{}.dxil", corpus.join(suite).join(name).display()));
             if p.is_file() {
                 out.push(p);
@@ -148,7 +174,10 @@ fn main() {
         eprintln!("SKIPPED: no corpus (set DXIL_CORPUS)");
         return;
     };
-    let runs: usize = std::env::var("RUNS").ok().and_then(|r| r.parse().ok()).unwrap_or(15);
+    let runs: usize = std::env::var("RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(15);
     let files = compute_containers(&corpus);
     let mut tr = Translator::new();
     let opts = Options::default();

@@ -639,3 +639,6 @@ impl BindingModel for ResolverBindings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
