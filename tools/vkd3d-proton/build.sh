@@ -54,10 +54,7 @@ if [ ! -e "$BUILD/build.ninja" ]; then
 fi
 nice -n 10 ninja -C "$BUILD" -j"$JOBS" tests/d3d12
 
-# 4. The classification shim (logs whether each parsed blob is DXIL or DXBC).
-gcc -O2 -shared -fPIC -o "$OUT/lib/classify-shim.so" "$REPO/tools/vkd3d-proton/classify-shim.c" -ldl
-
-# 5. dxil-spirv's shared library and CLI (SKIP_DXIL_SPIRV=1 leaves it out).
+# 4. dxil-spirv's shared library and CLI (SKIP_DXIL_SPIRV=1 leaves it out).
 if [ "${SKIP_DXIL_SPIRV:-0}" != 1 ] && [ ! -e "$OUT/lib/dxil-spirv/libdxil-spirv-c-shared.so.2" ]; then
     cmake -S "$DXSP_SRC" -B "$OUT/dxil-spirv-build" -DCMAKE_BUILD_TYPE=Release -DDXIL_SPIRV_CLI=ON >/dev/null
     nice -n 10 cmake --build "$OUT/dxil-spirv-build" --target dxil-spirv dxil-spirv-c-shared -j"$JOBS"

@@ -2,8 +2,8 @@
 """Joins run-suite.sh results into a Markdown table (RESULTS.md).
 
 Usage: report.py OUT [SUFFIX]
-Reads OUT/results-dxil-spirv[SUFFIX].tsv, OUT/results-dxil-rs[SUFFIX].tsv, the classification files
-OUT/classify/<test> and, for tests dxil-rs does not pass, the first shader compiler error in
+Reads OUT/results-dxil-spirv[SUFFIX].tsv, OUT/results-dxil-rs[SUFFIX].tsv, the shader dumps OUT/dump/<test>/
+(written during the dxil-spirv run) and, for tests dxil-rs does not pass, the first shader compiler error in
 OUT/logs-dxil-rs[SUFFIX]/<test>.log. SUFFIX is e.g. "-sm6_6".
 """
 import collections
@@ -27,13 +27,12 @@ def load(path):
 
 
 def classify(out, test):
-    path = os.path.join(out, "classify", test)
-    if not os.path.exists(path):
-        return "no shaders"
-    kinds = set(open(path).read().split())
-    if "dxbc" in kinds:
+    """From the shaders vkd3d-proton dumped while the test ran (run-suite.sh with DUMP=1)."""
+    path = os.path.join(out, "dump", test)
+    kinds = {os.path.splitext(f)[1] for f in os.listdir(path)} if os.path.isdir(path) else set()
+    if ".dxbc" in kinds:
         return "DXBC-using"
-    if "dxil" in kinds:
+    if ".dxil" in kinds:
         return "DXIL-only"
     return "no shaders"
 

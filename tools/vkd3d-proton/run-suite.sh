@@ -5,11 +5,14 @@
 #   VKD3D_SRC  the vkd3d-proton checkout (its tests/d3d12_tests.h lists the tests)
 #   OUT        the directory build.sh filled
 #   IMPL       dxil-spirv or dxil-rs: the library directory under OUT/lib put first on LD_LIBRARY_PATH
+#              (with D3D12 set to a build that links dxil-spirv statically, the name only labels the results)
 # Environment:
+#   D3D12        the test binary (default OUT/vkd3d-build/tests/d3d12)
 #   TESTS        a file with the test names to run (default: every test)
 #   SHADER_MODEL passed as VKD3D_SHADER_MODEL (e.g. 6_6) when set
 #   JOBS         tests run at once (default 2)     TIMEOUT  seconds per test (default 120)
-#   CLASSIFY=1   preload the classification shim: OUT/classify/<test> gets one line per parsed container
+#   DUMP=1       vkd3d-proton dumps every shader it compiles into OUT/dump/<test>/ (<hash>.dxil, <hash>.dxbc,
+#                <hash>.spv): report.py classifies tests from it
 #   VK_DRIVER_FILES  the Vulkan driver (default: lavapipe)
 # Writes one line per test to RESULTS.tsv (default OUT/results-IMPL[-SM].tsv):
 #   name, result (pass, skip, fail, crash, timeout), checks executed, failures, skipped, seconds;
@@ -22,11 +25,14 @@ IMPL=${3:?}
 SUFFIX=$IMPL${SHADER_MODEL:+-sm$SHADER_MODEL}
 RESULTS=${4:-$OUT/results-$SUFFIX.tsv}
 LIB="$OUT/lib/$IMPL"
-D3D12="$OUT/vkd3d-build/tests/d3d12"
+D3D12=${D3D12:-$OUT/vkd3d-build/tests/d3d12}
 LOGS="$OUT/logs-$SUFFIX"
-[ -e "$LIB/libdxil-spirv-c-shared.so.2" ] || { echo "no library in $LIB (run build.sh)" >&2; exit 1; }
+if [ -z "${D3D12_STATIC:-}" ] && [ ! -e "$LIB/libdxil-spirv-c-shared.so.2" ]; then
+    echo "no library in $LIB (run build.sh, or set D3D12_STATIC=1 for a statically linked D3D12)" >&2
+    exit 1
+fi
 [ -x "$D3D12" ] || { echo "no test binary at $D3D12 (run build.sh)" >&2; exit 1; }
-mkdir -p "$LOGS" "$OUT/classify"
+mkdir -p "$LOGS" "$OUT/dump"
 
 LIST=$(mktemp)
 trap 'rm -f "$LIST"' EXIT
@@ -39,16 +45,17 @@ fi
 export D3D12 LIB LOGS OUT
 export TIMEOUT=${TIMEOUT:-120}
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/share/vulkan/icd.d/lvp_icd.json}
-export CLASSIFY=${CLASSIFY:-0}
+export DUMP=${DUMP:-0}
 export SM=${SHADER_MODEL:-}
 
 run_one() {
     local t=$1 log="$LOGS/$1.log" start rc result executed failures skipped summary
     local -a env=(VKD3D_TEST_MATCH="$t" VKD3D_SHADER_CACHE_PATH=0 LD_LIBRARY_PATH="$LIB")
     [ -n "$SM" ] && env+=(VKD3D_SHADER_MODEL="$SM")
-    if [ "$CLASSIFY" = 1 ]; then
-        rm -f "$OUT/classify/$t"
-        env+=(LD_PRELOAD="$OUT/lib/classify-shim.so" CLASSIFY_LOG="$OUT/classify/$t")
+    if [ "$DUMP" = 1 ]; then
+        rm -rf "$OUT/dump/$t"
+        mkdir -p "$OUT/dump/$t"
+        env+=(VKD3D_SHADER_DUMP_PATH="$OUT/dump/$t")
     fi
     start=$(date +%s%N)
     set +e
