@@ -11,6 +11,8 @@
 #   TESTS        a file with the test names to run (default: every test)
 #   SHADER_MODEL passed as VKD3D_SHADER_MODEL (e.g. 6_6) when set
 #   JOBS         tests run at once (default 2)     TIMEOUT  seconds per test (default 120)
+#   RETRY=1      tests that crash or time out run once more, alone (lavapipe crashes under parallel load); the
+#                second result counts, and the line gets a seventh field "retried"
 #   DUMP=1       vkd3d-proton dumps every shader it compiles into OUT/dump/<test>/ (<hash>.dxil, <hash>.dxbc,
 #                <hash>.spv): report.py classifies tests from it
 #   VK_DRIVER_FILES  the Vulkan driver (default: lavapipe)
@@ -84,6 +86,15 @@ run_one() {
 export -f run_one
 
 xargs -a "$LIST" -P "${JOBS:-2}" -I{} bash -c 'run_one "$@"' _ {} | tee "$RESULTS.partial"
+if [ "${RETRY:-0}" = 1 ]; then
+    awk -F'\t' '$2 == "crash" || $2 == "timeout" { print $1 }' "$RESULTS.partial" >"$LIST.retry"
+    awk -F'\t' '$2 != "crash" && $2 != "timeout"' "$RESULTS.partial" >"$RESULTS.kept"
+    while read -r t; do
+        printf '%s\tretried\n' "$(run_one "$t")"
+    done <"$LIST.retry" | tee -a "$RESULTS.kept"
+    mv "$RESULTS.kept" "$RESULTS.partial"
+    rm -f "$LIST.retry"
+fi
 sort "$RESULTS.partial" >"$RESULTS"
 rm -f "$RESULTS.partial"
 echo "results: $RESULTS ($(cut -f2 "$RESULTS" | sort | uniq -c | tr '\n' ' '))"

@@ -223,6 +223,7 @@ pub mod dxil;
 mod error;
 mod lower;
 pub mod options;
+mod post;
 mod spv;
 #[cfg(test)]
 mod testutil;
@@ -469,9 +470,12 @@ impl Translator {
         module: &dxil_module::Module,
         options: &Options,
     ) -> Result<Translation, Error> {
-        let t = self.translate(module, options)?;
+        let mut t = self.translate(module, options)?;
         options.requests.check(t.stage)?;
         options.features.check(&t.capabilities)?;
+        if options.requests.invariant_position {
+            post::invariant_position(&mut t.words);
+        }
         Ok(t)
     }
 }

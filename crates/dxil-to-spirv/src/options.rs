@@ -220,6 +220,7 @@ pub struct Requests {
     /// Per render target: bits `[2k+1:2k]` pick the source component of output component k.
     pub output_swizzles: Vec<u32>,
     pub rasterizer_sample_count: Option<SampleCount>,
+    /// The vertex position output is decorated `Invariant`.
     pub invariant_position: bool,
     /// Min-precision types may be 16-bit (the translator keeps them 32-bit, which min precision allows).
     pub min_precision_native_16bit: bool,
@@ -301,9 +302,6 @@ impl Requests {
             && stage == Stage::Pixel
         {
             return refuse("output swizzle", "render target outputs are not swizzled");
-        }
-        if self.invariant_position {
-            return refuse("invariant position", "Position is not decorated Invariant");
         }
         if self.force_precise {
             return refuse(

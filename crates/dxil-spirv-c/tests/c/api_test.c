@@ -223,7 +223,7 @@ static void add_every_option_kind(dxil_spv_converter c)
 	const dxil_spv_option_min_precision_native_16bit o16 = { { DXIL_SPV_OPTION_MIN_PRECISION_NATIVE_16BIT }, DXIL_SPV_TRUE };
 	const dxil_spv_option_shader_i8_dot o17 = { { DXIL_SPV_OPTION_SHADER_I8_DOT }, DXIL_SPV_TRUE };
 	const dxil_spv_option_shader_ray_tracing_primitive_culling o18 = { { DXIL_SPV_OPTION_SHADER_RAY_TRACING_PRIMITIVE_CULLING }, DXIL_SPV_TRUE };
-	const dxil_spv_option_invariant_position o19 = { { DXIL_SPV_OPTION_INVARIANT_POSITION }, DXIL_SPV_FALSE };
+	const dxil_spv_option_invariant_position o19 = { { DXIL_SPV_OPTION_INVARIANT_POSITION }, DXIL_SPV_TRUE };
 	const dxil_spv_option_scalar_block_layout o20 = { { DXIL_SPV_OPTION_SCALAR_BLOCK_LAYOUT }, DXIL_SPV_TRUE, DXIL_SPV_TRUE };
 	const dxil_spv_option_barycentric_khr o21 = { { DXIL_SPV_OPTION_BARYCENTRIC_KHR }, DXIL_SPV_TRUE };
 	const dxil_spv_option_robust_physical_cbv_load o22 = { { DXIL_SPV_OPTION_ROBUST_PHYSICAL_CBV_LOAD }, DXIL_SPV_FALSE };
@@ -279,12 +279,11 @@ static void check_refused_options(dxil_spv_parsed_blob blob)
 {
 	const dxil_spv_option_shader_quirk quirk = { { DXIL_SPV_OPTION_SHADER_QUIRK }, DXIL_SPV_SHADER_QUIRK_PRECISE_FMA };
 	const dxil_spv_option_descriptor_qa qa = { { DXIL_SPV_OPTION_DESCRIPTOR_QA }, DXIL_SPV_TRUE, 2, 10, 0, 10, 1, 0x1234 };
-	const dxil_spv_option_invariant_position inv = { { DXIL_SPV_OPTION_INVARIANT_POSITION }, DXIL_SPV_TRUE };
 	const dxil_spv_option_precise_control precise = { { DXIL_SPV_OPTION_PRECISE_CONTROL }, DXIL_SPV_TRUE, DXIL_SPV_FALSE };
 	const dxil_spv_option_nvapi nvapi = { { DXIL_SPV_OPTION_NVAPI }, DXIL_SPV_TRUE, 0, 99 };
 	const dxil_spv_option_view_instancing view = { { DXIL_SPV_OPTION_VIEW_INSTANCING }, DXIL_SPV_TRUE, DXIL_SPV_TRUE, ~0u, ~0u };
 	const dxil_spv_option_force_subgroup_size force = { { DXIL_SPV_OPTION_FORCE_SUBGROUP_SIZE }, 1, DXIL_SPV_FALSE };
-	const dxil_spv_option_base *refused[] = { &quirk.base, &qa.base, &inv.base, &precise.base, &nvapi.base,
+	const dxil_spv_option_base *refused[] = { &quirk.base, &qa.base, &precise.base, &nvapi.base,
 		&view.base, &force.base };
 	unsigned i;
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)

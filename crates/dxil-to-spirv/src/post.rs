@@ -1,0 +1,109 @@
+//! Requests applied to a finished module: small edits of the annotation section that need no knowledge of how the
+//! code was lowered.
+
+use spirv::{BuiltIn, Decoration, Op, StorageClass};
+
+/// The instructions of a module (after the 5-word header) as (offset, opcode, word count).
+fn instructions(words: &[u32]) -> impl Iterator<Item = (usize, u32, usize)> + '_ {
+    let mut i = 5;
+    std::iter::from_fn(move || {
+        let w = *words.get(i)?;
+        let count = (w >> 16) as usize;
+        if count == 0 || i + count > words.len() {
+            return None;
+        }
+        let at = i;
+        i += count;
+        Some((at, w & 0xFFFF, count))
+    })
+}
+
+fn inst(op: Op, operands: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    std::iter::once(((operands.len() as u32 + 1) << 16) | op as u32).chain(operands.iter().copied())
+}
+
+/// Decorates the vertex position output `Invariant` (D3D's invariant position: the same position computation in
+/// two pipelines gives the same result). Covers a `Position` output variable and a `Position` member of an output
+/// block; other modules are left as they are.
+pub(crate) fn invariant_position(words: &mut Vec<u32>) {
+    let mut outputs = Vec::new();
+    let mut output_pointees = Vec::new();
+    let mut vars = Vec::new();
+    let mut members = Vec::new();
+    let mut last_decoration = None;
+    for (at, op, count) in instructions(words) {
+        let w = &words[at..at + count];
+        if op == Op::Decorate as u32 || op == Op::MemberDecorate as u32 {
+            last_decoration = Some(at + count);
+        }
+        if op == Op::Decorate as u32
+            && count == 4
+            && w[2] == Decoration::BuiltIn as u32
+            && w[3] == BuiltIn::Position as u32
+        {
+            vars.push(w[1]);
+        } else if op == Op::MemberDecorate as u32
+            && count == 5
+            && w[3] == Decoration::BuiltIn as u32
+            && w[4] == BuiltIn::Position as u32
+        {
+            members.push((w[1], w[2]));
+        } else if op == Op::Variable as u32 && count >= 4 && w[3] == StorageClass::Output as u32 {
+            outputs.push(w[2]);
+        } else if op == Op::TypePointer as u32 && count == 4 && w[2] == StorageClass::Output as u32 {
+            output_pointees.push(w[3]);
+        } else if op == Op::Function as u32 {
+            break;
+        }
+    }
+    let Some(insert_at) = last_decoration else {
+        return;
+    };
+    let mut added = Vec::new();
+    for v in vars.into_iter().filter(|v| outputs.contains(v)) {
+        added.extend(inst(Op::Decorate, &[v, Decoration::Invariant as u32]));
+    }
+    for (block, member) in members.into_iter().filter(|(b, _)| output_pointees.contains(b)) {
+        added.extend(inst(Op::MemberDecorate, &[block, member, Decoration::Invariant as u32]));
+    }
+    if !added.is_empty() {
+        words.splice(insert_at..insert_at, added);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> Vec<u32> {
+        vec![0x0723_0203, 0x0001_0300, 0, 20, 0]
+    }
+
+    #[test]
+    fn decorates_the_position_output() {
+        let mut m = header();
+        m.extend(inst(Op::Decorate, &[5, Decoration::BuiltIn as u32, BuiltIn::Position as u32]));
+        m.extend(inst(Op::Decorate, &[6, Decoration::BuiltIn as u32, BuiltIn::Position as u32]));
+        m.extend(inst(Op::Variable, &[3, 5, StorageClass::Output as u32]));
+        m.extend(inst(Op::Variable, &[3, 6, StorageClass::Input as u32]));
+        let before = m.len();
+        invariant_position(&mut m);
+        assert_eq!(m.len(), before + 3);
+        // After the last decoration, before the variables.
+        assert_eq!(
+            &m[13..16],
+            &[(3 << 16) | Op::Decorate as u32, 5, Decoration::Invariant as u32]
+        );
+        assert_eq!(m[16], (4 << 16) | Op::Variable as u32);
+    }
+
+    #[test]
+    fn leaves_modules_without_a_position_output_alone() {
+        let mut m = header();
+        m.extend(inst(Op::Decorate, &[6, Decoration::BuiltIn as u32, BuiltIn::Position as u32]));
+        m.extend(inst(Op::Variable, &[3, 6, StorageClass::Input as u32]));
+        let before = m.clone();
+        invariant_position(&mut m);
+        assert_eq!(m, before);
+    }
+}
