@@ -110,8 +110,10 @@
 //! `ViewportIndex` as geometry shader inputs (Vulkan cannot read them there), control-point patch inputs to
 //! geometry shaders, `GetAttributeAtVertex` on system values, `GetRenderTargetSampleCount` /
 //! `GetRenderTargetSamplePosition` (no Vulkan equivalent in the shader), sampler feedback. Dual-source blending
-//! (`SV_Target0`/`1` as the two sources of attachment 0, decided by the blend state, not the shader) gets
-//! `Location` 0 and 1, not `Index` 1. Stages not translated fail with [`Error::Stage`] naming the stage.
+//! (`SV_Target0`/`1` as the two sources of attachment 0, decided by the blend state, not the shader) is a request
+//! ([`Requests::dual_source_blending`]): `SV_Target1` is then `Location` 0, `Index` 1; without it, `Location` 1.
+//! [`Requests::invariant_position`] decorates the position output `Invariant`. Stages not translated fail with
+//! [`Error::Stage`] naming the stage.
 //!
 //! # Mesh and amplification shaders
 //! Mesh shaders are `MeshEXT`, amplification shaders `TaskEXT` (`SPV_EXT_mesh_shader`, SPIR-V 1.4), with
@@ -475,6 +477,9 @@ impl Translator {
         options.features.check(&t.capabilities)?;
         if options.requests.invariant_position {
             post::invariant_position(&mut t.words);
+        }
+        if options.requests.dual_source_blending && t.stage == Stage::Pixel {
+            post::dual_source_blending(&mut t.words);
         }
         Ok(t)
     }

@@ -289,12 +289,6 @@ impl Requests {
                 why: why.to_string(),
             })
         };
-        if self.dual_source_blending && stage == Stage::Pixel {
-            return refuse(
-                "dual-source blending",
-                "SV_Target1 would need Index 1 at location 0",
-            );
-        }
         if self
             .output_swizzles
             .iter()

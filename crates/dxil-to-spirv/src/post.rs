@@ -50,7 +50,8 @@ pub(crate) fn invariant_position(words: &mut Vec<u32>) {
             members.push((w[1], w[2]));
         } else if op == Op::Variable as u32 && count >= 4 && w[3] == StorageClass::Output as u32 {
             outputs.push(w[2]);
-        } else if op == Op::TypePointer as u32 && count == 4 && w[2] == StorageClass::Output as u32 {
+        } else if op == Op::TypePointer as u32 && count == 4 && w[2] == StorageClass::Output as u32
+        {
             output_pointees.push(w[3]);
         } else if op == Op::Function as u32 {
             break;
@@ -63,12 +64,54 @@ pub(crate) fn invariant_position(words: &mut Vec<u32>) {
     for v in vars.into_iter().filter(|v| outputs.contains(v)) {
         added.extend(inst(Op::Decorate, &[v, Decoration::Invariant as u32]));
     }
-    for (block, member) in members.into_iter().filter(|(b, _)| output_pointees.contains(b)) {
-        added.extend(inst(Op::MemberDecorate, &[block, member, Decoration::Invariant as u32]));
+    for (block, member) in members
+        .into_iter()
+        .filter(|(b, _)| output_pointees.contains(b))
+    {
+        added.extend(inst(
+            Op::MemberDecorate,
+            &[block, member, Decoration::Invariant as u32],
+        ));
     }
     if !added.is_empty() {
         words.splice(insert_at..insert_at, added);
     }
+}
+
+/// Dual-source blending: the pixel shader's `SV_Target1` output (location 1; render targets are the only located
+/// pixel shader outputs) becomes the second source of attachment 0, `Location 0, Index 1`.
+pub(crate) fn dual_source_blending(words: &mut Vec<u32>) {
+    let mut outputs = Vec::new();
+    let mut location_1 = Vec::new();
+    let mut last_decoration = None;
+    for (at, op, count) in instructions(words) {
+        let w = &words[at..at + count];
+        if op == Op::Decorate as u32 || op == Op::MemberDecorate as u32 {
+            last_decoration = Some(at + count);
+        }
+        if op == Op::Decorate as u32
+            && count == 4
+            && w[2] == Decoration::Location as u32
+            && w[3] == 1
+        {
+            location_1.push((at, w[1]));
+        } else if op == Op::Variable as u32 && count >= 4 && w[3] == StorageClass::Output as u32 {
+            outputs.push(w[2]);
+        } else if op == Op::Function as u32 {
+            break;
+        }
+    }
+    let (Some(insert_at), Some(&(at, var))) = (
+        last_decoration,
+        location_1.iter().find(|(_, v)| outputs.contains(v)),
+    ) else {
+        return;
+    };
+    words[at + 3] = 0;
+    words.splice(
+        insert_at..insert_at,
+        inst(Op::Decorate, &[var, Decoration::Index as u32, 1]),
+    );
 }
 
 #[cfg(test)]
@@ -82,8 +125,14 @@ mod tests {
     #[test]
     fn decorates_the_position_output() {
         let mut m = header();
-        m.extend(inst(Op::Decorate, &[5, Decoration::BuiltIn as u32, BuiltIn::Position as u32]));
-        m.extend(inst(Op::Decorate, &[6, Decoration::BuiltIn as u32, BuiltIn::Position as u32]));
+        m.extend(inst(
+            Op::Decorate,
+            &[5, Decoration::BuiltIn as u32, BuiltIn::Position as u32],
+        ));
+        m.extend(inst(
+            Op::Decorate,
+            &[6, Decoration::BuiltIn as u32, BuiltIn::Position as u32],
+        ));
         m.extend(inst(Op::Variable, &[3, 5, StorageClass::Output as u32]));
         m.extend(inst(Op::Variable, &[3, 6, StorageClass::Input as u32]));
         let before = m.len();
@@ -92,15 +141,50 @@ mod tests {
         // After the last decoration, before the variables.
         assert_eq!(
             &m[13..16],
-            &[(3 << 16) | Op::Decorate as u32, 5, Decoration::Invariant as u32]
+            &[
+                (3 << 16) | Op::Decorate as u32,
+                5,
+                Decoration::Invariant as u32
+            ]
         );
         assert_eq!(m[16], (4 << 16) | Op::Variable as u32);
     }
 
     #[test]
+    fn the_second_target_becomes_index_1_of_location_0() {
+        let mut m = header();
+        m.extend(inst(Op::Decorate, &[5, Decoration::Location as u32, 0]));
+        m.extend(inst(Op::Decorate, &[6, Decoration::Location as u32, 1]));
+        m.extend(inst(Op::Variable, &[3, 5, StorageClass::Output as u32]));
+        m.extend(inst(Op::Variable, &[3, 6, StorageClass::Output as u32]));
+        dual_source_blending(&mut m);
+        assert_eq!(
+            &m[9..13],
+            &[
+                (4 << 16) | Op::Decorate as u32,
+                6,
+                Decoration::Location as u32,
+                0
+            ]
+        );
+        assert_eq!(
+            &m[13..17],
+            &[
+                (4 << 16) | Op::Decorate as u32,
+                6,
+                Decoration::Index as u32,
+                1
+            ]
+        );
+    }
+
+    #[test]
     fn leaves_modules_without_a_position_output_alone() {
         let mut m = header();
-        m.extend(inst(Op::Decorate, &[6, Decoration::BuiltIn as u32, BuiltIn::Position as u32]));
+        m.extend(inst(
+            Op::Decorate,
+            &[6, Decoration::BuiltIn as u32, BuiltIn::Position as u32],
+        ));
         m.extend(inst(Op::Variable, &[3, 6, StorageClass::Input as u32]));
         let before = m.clone();
         invariant_position(&mut m);
