@@ -129,7 +129,7 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         None => None,
     };
     let entry_name = entry.map(|i| blob.entries[i].mangled.to_string_lossy().into_owned());
-    crate::io::check_interface(c, blob, entry)?;
+    let stream_output = crate::io::check_interface(c, blob, entry)?;
     let resolver = CResolver {
         remappers: c.remappers,
         physical_storage_buffer: c.conventions.device_addresses,
@@ -155,12 +155,15 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         entry_point: entry_name,
         binding: Arc::new(model),
         features: c.features,
-        requests: c.requests.clone(),
+        requests: Requests {
+            stream_output,
+            ..c.requests.clone()
+        },
         ..Options::default()
     };
     let t = TRANSLATOR
         .with(|t| t.borrow_mut().compile(&blob.module, &options))
-        .map_err(|e| fail(error_code(&e), e.to_string()))?;
+        .map_err(|e| fail(error_code(&e), format!("{} shader: {e}", stage.name())))?;
     let notes = options.requests.notes();
     let warnings = if notes.is_empty() {
         None

@@ -1,7 +1,9 @@
 //! The stage interface remappers. The translator places a user element at location = its start row, component =
 //! its start column; a remapper may confirm that (a run goes on), refuse (the run fails with an invalid argument),
-//! or ask for something else, which the translator cannot do yet (the run fails as unsupported). Stream output is
-//! not supported: a run whose remapper enables any element fails.
+//! or ask for something else, which the translator cannot do yet (the run fails as unsupported). The elements the
+//! stream output remapper enables become [`StreamOutput`] requests.
+
+use dxil_to_spirv::options::StreamOutput;
 
 use crate::abi::{self, stage as s};
 use crate::blob::{IoElement, ParsedBlob};
@@ -25,14 +27,16 @@ fn refused(what: &str, e: &IoElement) -> RunError {
     }
 }
 
-/// Calls the interface remappers the converter has for the entry point's signature elements.
+/// Calls the interface remappers the converter has for the entry point's signature elements; returns the elements
+/// stream output captures.
 pub fn check_interface(
     c: &Converter,
     blob: &ParsedBlob,
     entry: Option<usize>,
-) -> Result<(), RunError> {
+) -> Result<Vec<StreamOutput>, RunError> {
+    let mut captured = Vec::new();
     let Some(e) = entry.or((!blob.entries.is_empty()).then_some(0)) else {
-        return Ok(());
+        return Ok(captured);
     };
     let e = &blob.entries[e];
     if let Some(cb) = c.remappers.vertex_input
@@ -76,10 +80,13 @@ pub fn check_interface(
                     return Err(refused("stream output", el));
                 }
                 if vk.enable != abi::FALSE {
-                    return Err(unsupported(format!(
-                        "stream output of {}{index} (transform feedback is not supported)",
-                        el.semantic.to_string_lossy()
-                    )));
+                    captured.push(StreamOutput {
+                        semantic: el.semantic.to_string_lossy().into_owned(),
+                        index,
+                        buffer: vk.buffer_index,
+                        offset: vk.offset,
+                        stride: vk.stride,
+                    });
                 }
             }
         }
@@ -116,5 +123,5 @@ pub fn check_interface(
             }
         }
     }
-    Ok(())
+    Ok(captured)
 }

@@ -481,8 +481,58 @@ impl Translator {
         if options.requests.dual_source_blending && t.stage == Stage::Pixel {
             post::dual_source_blending(&mut t.words);
         }
+        if !options.requests.stream_output.is_empty()
+            && matches!(t.stage, Stage::Vertex | Stage::Geometry | Stage::Domain)
+        {
+            let captured = xfb_targets(module, options)?;
+            post::stream_output(&mut t.words, &captured).map_err(|why| Error::Option {
+                option: "stream output",
+                why,
+            })?;
+        }
         Ok(t)
     }
+}
+
+/// The output variables stream output captures. The translator puts a user output element at location = its start
+/// row, component = its start column (stream 0), `SV_Position` at the `Position` built-in.
+fn xfb_targets(module: &dxil_module::Module, options: &Options) -> Result<Vec<post::Xfb>, Error> {
+    use dxil_container::SemanticKind;
+    let refuse = |why: String| Error::Option {
+        option: "stream output",
+        why,
+    };
+    let e = dxil::read_entry(module, options.entry_point.as_deref())?;
+    let mut out = Vec::new();
+    for so in &options.requests.stream_output {
+        let what = format!("{}{}", so.semantic, so.index);
+        let el = e
+            .outputs
+            .iter()
+            .find(|x| {
+                x.name.eq_ignore_ascii_case(&so.semantic) && x.semantic_indices.contains(&so.index)
+            })
+            .ok_or_else(|| refuse(format!("the shader has no output {what}")))?;
+        if el.output_stream.unwrap_or(0) != 0 {
+            return Err(refuse(format!(
+                "{what} is on stream {} (only stream 0 is captured)",
+                el.output_stream.unwrap_or(0)
+            )));
+        }
+        let target = match el.semantic_kind {
+            SemanticKind::Position => post::XfbTarget::BuiltIn(spirv::BuiltIn::Position),
+            SemanticKind::Arbitrary if el.rows == 1 && el.start_row >= 0 && el.start_col >= 0 => {
+                post::XfbTarget::Location(el.start_row as u32, el.start_col as u32)
+            }
+            _ => {
+                return Err(refuse(format!(
+                    "{what}: only SV_Position and single-row user elements are captured"
+                )));
+            }
+        };
+        out.push((target, so.buffer, so.offset, so.stride));
+    }
+    Ok(out)
 }
 
 /// Translates the module's entry point ([`Translator::compile`]).

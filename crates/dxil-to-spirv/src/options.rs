@@ -169,6 +169,17 @@ pub struct Instrumentation {
     pub kind: Option<u32>,
 }
 
+/// One output element captured by stream output (transform feedback): the element (semantic name, compared without
+/// case, and index) goes to `buffer` at byte `offset` of each vertex record of `stride` bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StreamOutput {
+    pub semantic: String,
+    pub index: u32,
+    pub buffer: u32,
+    pub offset: u32,
+    pub stride: u32,
+}
+
 /// View instancing (multiview) lowering.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ViewInstancing {
@@ -220,6 +231,9 @@ pub struct Requests {
     /// Per render target: bits `[2k+1:2k]` pick the source component of output component k.
     pub output_swizzles: Vec<u32>,
     pub rasterizer_sample_count: Option<SampleCount>,
+    /// Stream output (transform feedback) of vertex, geometry and domain shaders: the captured elements. Supported
+    /// for `SV_Position` and single-row user elements of stream 0.
+    pub stream_output: Vec<StreamOutput>,
     /// The vertex position output is decorated `Invariant`.
     pub invariant_position: bool,
     /// Min-precision types may be 16-bit (the translator keeps them 32-bit, which min precision allows).

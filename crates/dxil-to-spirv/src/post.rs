@@ -1,7 +1,7 @@
 //! Requests applied to a finished module: small edits of the annotation section that need no knowledge of how the
 //! code was lowered.
 
-use spirv::{BuiltIn, Decoration, Op, StorageClass};
+use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass};
 
 /// The instructions of a module (after the 5-word header) as (offset, opcode, word count).
 fn instructions(words: &[u32]) -> impl Iterator<Item = (usize, u32, usize)> + '_ {
@@ -114,6 +114,100 @@ pub(crate) fn dual_source_blending(words: &mut Vec<u32>) {
     );
 }
 
+/// Which output variable a captured element is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum XfbTarget {
+    BuiltIn(BuiltIn),
+    /// A located output: (location, component).
+    Location(u32, u32),
+}
+
+/// A captured output and where it goes: (target, buffer, offset, stride).
+pub(crate) type Xfb = (XfbTarget, u32, u32, u32);
+
+/// Transform feedback: `TransformFeedback`, the `Xfb` execution mode, and `XfbBuffer` / `XfbStride` / `Offset` on
+/// each captured output variable. Fails naming the first target without an output variable.
+pub(crate) fn stream_output(words: &mut Vec<u32>, captured: &[Xfb]) -> Result<(), String> {
+    let mut outputs = Vec::new();
+    let mut builtins = Vec::new();
+    let mut locations = Vec::new();
+    let mut components = Vec::new();
+    let (mut after_caps, mut after_modes, mut after_decos, mut entry) = (None, None, None, None);
+    for (at, op, count) in instructions(words) {
+        let w = &words[at..at + count];
+        let end = Some(at + count);
+        match Op::from_u32(op) {
+            Some(Op::Capability) => after_caps = end,
+            Some(Op::EntryPoint) if count >= 3 => {
+                entry = entry.or(Some(w[2]));
+                after_modes = after_modes.or(end);
+            }
+            Some(Op::ExecutionMode | Op::ExecutionModeId) => after_modes = end,
+            Some(Op::Decorate | Op::MemberDecorate) => {
+                after_decos = end;
+                if op == Op::Decorate as u32 && count == 4 {
+                    match Decoration::from_u32(w[2]) {
+                        Some(Decoration::BuiltIn) => builtins.push((w[1], w[3])),
+                        Some(Decoration::Location) => locations.push((w[1], w[3])),
+                        Some(Decoration::Component) => components.push((w[1], w[3])),
+                        _ => {}
+                    }
+                }
+            }
+            Some(Op::Variable) if count >= 4 && w[3] == StorageClass::Output as u32 => {
+                outputs.push(w[2])
+            }
+            Some(Op::Function) => break,
+            _ => {}
+        }
+    }
+    let (Some(after_caps), Some(after_modes), Some(after_decos), Some(entry)) =
+        (after_caps, after_modes, after_decos, entry)
+    else {
+        return Err("the module has no entry point or decorations".into());
+    };
+    let mut decos = Vec::new();
+    for &(target, buffer, offset, stride) in captured {
+        let var = outputs.iter().copied().find(|v| match target {
+            XfbTarget::BuiltIn(b) => builtins.contains(&(*v, b as u32)),
+            XfbTarget::Location(l, c) => {
+                locations.contains(&(*v, l))
+                    && components
+                        .iter()
+                        .find(|(x, _)| x == v)
+                        .map_or(0, |&(_, k)| k)
+                        == c
+            }
+        });
+        let Some(var) = var else {
+            return Err(format!("no output variable for {target:?}"));
+        };
+        decos.extend(inst(
+            Op::Decorate,
+            &[var, Decoration::XfbBuffer as u32, buffer],
+        ));
+        decos.extend(inst(
+            Op::Decorate,
+            &[var, Decoration::XfbStride as u32, stride],
+        ));
+        decos.extend(inst(
+            Op::Decorate,
+            &[var, Decoration::Offset as u32, offset],
+        ));
+    }
+    // From the back, so that the earlier positions stay valid.
+    words.splice(after_decos..after_decos, decos);
+    words.splice(
+        after_modes..after_modes,
+        inst(Op::ExecutionMode, &[entry, ExecutionMode::Xfb as u32]),
+    );
+    words.splice(
+        after_caps..after_caps,
+        inst(Op::Capability, &[Capability::TransformFeedback as u32]),
+    );
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +269,63 @@ mod tests {
                 Decoration::Index as u32,
                 1
             ]
+        );
+    }
+
+    #[test]
+    fn captured_outputs_get_transform_feedback_decorations() {
+        let mut m = header();
+        m.extend(inst(Op::Capability, &[Capability::Shader as u32]));
+        m.extend(inst(Op::EntryPoint, &[0, 9, 0x6E69_616D, 0]));
+        m.extend(inst(
+            Op::Decorate,
+            &[5, Decoration::BuiltIn as u32, BuiltIn::Position as u32],
+        ));
+        m.extend(inst(Op::Decorate, &[6, Decoration::Location as u32, 1]));
+        m.extend(inst(Op::Decorate, &[6, Decoration::Component as u32, 2]));
+        m.extend(inst(Op::Variable, &[3, 5, StorageClass::Output as u32]));
+        m.extend(inst(Op::Variable, &[3, 6, StorageClass::Output as u32]));
+        stream_output(
+            &mut m,
+            &[
+                (XfbTarget::BuiltIn(BuiltIn::Position), 0, 0, 24),
+                (XfbTarget::Location(1, 2), 0, 16, 24),
+            ],
+        )
+        .unwrap();
+        let text: Vec<u32> = m.clone();
+        let find = |pat: &[u32]| text.windows(pat.len()).any(|w| w == pat);
+        assert!(find(&[
+            (2 << 16) | Op::Capability as u32,
+            Capability::TransformFeedback as u32
+        ]));
+        assert!(find(&[
+            (3 << 16) | Op::ExecutionMode as u32,
+            9,
+            ExecutionMode::Xfb as u32
+        ]));
+        assert!(find(&[
+            (4 << 16) | Op::Decorate as u32,
+            5,
+            Decoration::Offset as u32,
+            0
+        ]));
+        assert!(find(&[
+            (4 << 16) | Op::Decorate as u32,
+            6,
+            Decoration::Offset as u32,
+            16
+        ]));
+        assert!(find(&[
+            (4 << 16) | Op::Decorate as u32,
+            6,
+            Decoration::XfbStride as u32,
+            24
+        ]));
+        assert!(
+            stream_output(&mut m, &[(XfbTarget::Location(3, 0), 0, 0, 4)])
+                .unwrap_err()
+                .contains("no output variable")
         );
     }
 
