@@ -125,6 +125,8 @@ pub struct ParsedBlob {
     pub disassembly: Option<CString>,
     /// An empty string, for names a blob does not have.
     pub empty: CString,
+    /// The `RDAT` part's state subobjects (libraries).
+    pub subobjects: Vec<crate::rdat::Subobject>,
 }
 
 impl ParsedBlob {
@@ -150,7 +152,11 @@ impl ParsedBlob {
         };
         let module = dxil_module::read_module(p.bitcode, p.bitcode_byte_offset_in_container as u64)
             .map_err(|e| ParseError::Parser(e.to_string()))?;
-        ParsedBlob::from_module(module, p.bitcode.to_vec())
+        let mut blob = ParsedBlob::from_module(module, p.bitcode.to_vec())?;
+        if let Some(rdat) = c.part(FourCC::RDAT) {
+            blob.subobjects = crate::rdat::subobjects(rdat.data);
+        }
+        Ok(blob)
     }
 
     /// Bare bitcode.
@@ -209,6 +215,7 @@ impl ParsedBlob {
             ranges,
             disassembly: None,
             empty: CString::default(),
+            subobjects: Vec::new(),
         })
     }
 

@@ -24,6 +24,7 @@ pub mod abi;
 pub mod blob;
 pub mod converter;
 mod io;
+mod rdat;
 mod resolver;
 
 use std::cell::Cell;
@@ -555,42 +556,64 @@ pub unsafe extern "C" fn dxil_spv_parsed_blob_scan_resources(
     })
 }
 
-/// RDAT subobjects (ray tracing and work graph state in libraries) are not decoded: there are none to report.
-///
 /// # Safety
 /// `blob` is null or a live blob.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dxil_spv_parsed_blob_get_num_rdat_subobjects(
     blob: ParsedBlobHandle,
 ) -> c_uint {
-    let _ = blob;
-    0
+    // SAFETY: the caller's handle.
+    guard(0, || {
+        unsafe { blob_ref(blob) }.map_or(0, |b| b.subobjects.len() as c_uint)
+    })
 }
 
-/// Every index is out of range (see [`dxil_spv_parsed_blob_get_num_rdat_subobjects`]): the structure is zeroed.
+/// An index out of range zeroes the structure.
 ///
 /// # Safety
-/// `subobject` is null or valid for a write.
+/// `blob` is null or a live blob; `subobject` is null or valid for a write. The strings and payload stay valid
+/// until the blob is freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dxil_spv_parsed_blob_get_rdat_subobject(
     blob: ParsedBlobHandle,
-    _index: c_uint,
+    index: c_uint,
     subobject: *mut abi::RdatSubobject,
 ) {
-    let _ = blob;
     guard((), || {
-        let zero = abi::RdatSubobject {
-            kind: 0,
-            subobject_name: std::ptr::null(),
-            hit_group_type: 0,
-            exports: std::ptr::null(),
-            num_exports: 0,
-            args: [0; 2],
-            payload: std::ptr::null(),
-            payload_size: 0,
+        // SAFETY: the caller's handle.
+        let s = unsafe { blob_ref(blob) }.and_then(|b| b.subobjects.get(index as usize));
+        let out = match s {
+            Some(s) => abi::RdatSubobject {
+                kind: s.kind,
+                subobject_name: s.name.as_ptr(),
+                hit_group_type: s.hit_group_type,
+                exports: if s.export_ptrs.is_empty() {
+                    std::ptr::null()
+                } else {
+                    s.export_ptrs.as_ptr()
+                },
+                num_exports: s.export_ptrs.len() as c_uint,
+                args: s.args,
+                payload: if s.payload.is_empty() {
+                    std::ptr::null()
+                } else {
+                    s.payload.as_ptr().cast()
+                },
+                payload_size: s.payload.len(),
+            },
+            None => abi::RdatSubobject {
+                kind: 0,
+                subobject_name: std::ptr::null(),
+                hit_group_type: 0,
+                exports: std::ptr::null(),
+                num_exports: 0,
+                args: [0; 2],
+                payload: std::ptr::null(),
+                payload_size: 0,
+            },
         };
         // SAFETY: the caller's out-pointer.
-        unsafe { put(subobject, zero) };
+        unsafe { put(subobject, out) };
     })
 }
 

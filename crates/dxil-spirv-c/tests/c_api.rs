@@ -18,6 +18,7 @@ const CORPUS_INPUTS: &[&str] = &[
     "vkd3d-proton/bindless/ps_divergent_buffer_index_varying.ps_6_0.dxil",
     "vkd3d-proton/bindless/vs_divergent_buffer_index_varying.vs_6_0.dxil",
     "vkd3d-proton/pso/gs_mismatch_1.gs_6_0.dxil",
+    "vkd3d-proton/rt/embedded_subobject.lib_6_3.dxil",
     "vkd3d-proton-dxbc/bindless/bindless_cbv.dxbc",
 ];
 
@@ -25,13 +26,11 @@ fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The directory holding the built `libdxil_spirv_c.so` (the profile directory above `deps/`).
+/// The directory holding the `libdxil_spirv_c.so` built with this test: `deps/` beside the test executable (the
+/// copy in the profile directory above it is only refreshed by `cargo build`).
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>")
-        .to_path_buf()
+    exe.parent().expect("target/<profile>/deps").to_path_buf()
 }
 
 fn scratch(test: &str) -> PathBuf {

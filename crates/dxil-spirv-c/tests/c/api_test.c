@@ -328,10 +328,29 @@ static void inspect_blob(dxil_spv_parsed_blob blob)
 	CHECK(node.node_id && node.node_id[0] == '\0' && node.payload_stride == 0);
 	CHECK(dxil_spv_parsed_blob_get_entry_point_num_node_outputs(blob, 0, &outputs) == DXIL_SPV_SUCCESS && outputs == 0);
 	CHECK(dxil_spv_parsed_blob_get_entry_point_node_output(blob, 0, 0, &node_out) == DXIL_SPV_ERROR_INVALID_ARGUMENT);
-	CHECK(dxil_spv_parsed_blob_get_num_rdat_subobjects(blob) == 0);
 	memset(&sub, 0xff, sizeof(sub));
-	dxil_spv_parsed_blob_get_rdat_subobject(blob, 0, &sub);
-	CHECK(sub.num_exports == 0 && sub.payload == NULL);
+	dxil_spv_parsed_blob_get_rdat_subobject(blob, dxil_spv_parsed_blob_get_num_rdat_subobjects(blob), &sub);
+	CHECK(sub.num_exports == 0 && sub.payload == NULL && sub.subobject_name == NULL);
+}
+
+/* One line per library: "<file> rdat <count> <kind>:<name>:<exports>:<payload bytes>:<args>..." */
+static void print_subobjects(const char *path, dxil_spv_parsed_blob blob)
+{
+	unsigned n = dxil_spv_parsed_blob_get_num_rdat_subobjects(blob), i, k;
+	if (!n)
+		return;
+	printf("%s rdat %u", path, n);
+	for (i = 0; i < n; i++)
+	{
+		dxil_spv_rdat_subobject sub;
+		dxil_spv_parsed_blob_get_rdat_subobject(blob, i, &sub);
+		CHECK(sub.subobject_name != NULL);
+		printf(" %d:%s:", (int)sub.kind, sub.subobject_name ? sub.subobject_name : "?");
+		for (k = 0; k < sub.num_exports; k++)
+			printf("%s%s", k ? "," : "", sub.exports[k]);
+		printf(":%zu:%u,%u", sub.payload_size, sub.args[0], sub.args[1]);
+	}
+	printf("\n");
 }
 
 static int translate(const char *path, dxil_spv_parsed_blob blob, int heap)
@@ -519,6 +538,7 @@ int main(int argc, char **argv)
 		dxil_spv_parsed_blob_free(reflection);
 		inspect_blob(blob);
 		scan(blob);
+		print_subobjects(argv[i], blob);
 		translate(argv[i], blob, 0);
 		if (translate(argv[i], blob, 1) && i == 1)
 		{
