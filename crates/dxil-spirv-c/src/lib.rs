@@ -562,8 +562,8 @@ pub unsafe extern "C" fn dxil_spv_parsed_blob_scan_resources(
 pub unsafe extern "C" fn dxil_spv_parsed_blob_get_num_rdat_subobjects(
     blob: ParsedBlobHandle,
 ) -> c_uint {
-    // SAFETY: the caller's handle.
     guard(0, || {
+        // SAFETY: the caller's handle.
         unsafe { blob_ref(blob) }.map_or(0, |b| b.subobjects.len() as c_uint)
     })
 }
