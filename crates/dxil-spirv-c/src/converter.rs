@@ -69,6 +69,7 @@ impl Converter {
             features: Features::baseline(),
             requests: Requests {
                 strict_helper_lane_wave_ops: true,
+                min_precision_32bit: true,
                 ..Requests::default()
             },
             conventions: default_conventions(),
@@ -312,9 +313,7 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
                 kind: None,
             });
         }
-        o::MIN_PRECISION_NATIVE_16BIT => {
-            r.min_precision_native_16bit = flag(read!(opt::Flag).value)
-        }
+        o::MIN_PRECISION_NATIVE_16BIT => r.min_precision_32bit = !flag(read!(opt::Flag).value),
         o::SHADER_I8_DOT => f.int8_dot_product = flag(read!(opt::Flag).value),
         o::SHADER_RAY_TRACING_PRIMITIVE_CULLING => {
             f.ray_tracing_primitive_culling = flag(read!(opt::Flag).value)

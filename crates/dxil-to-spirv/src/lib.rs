@@ -475,6 +475,9 @@ impl Translator {
         let mut t = self.translate(module, options)?;
         options.requests.check(t.stage)?;
         options.features.check(&t.capabilities)?;
+        if options.requests.min_precision_32bit {
+            min_precision_check(module, options, &t)?;
+        }
         if options.requests.invariant_position {
             post::invariant_position(&mut t.words);
         }
@@ -492,6 +495,32 @@ impl Translator {
         }
         Ok(t)
     }
+}
+
+/// Refuses a min-precision module whose translation uses 16-bit arithmetic when the request wants it 32-bit.
+fn min_precision_check(
+    module: &dxil_module::Module,
+    options: &Options,
+    t: &Translation,
+) -> Result<(), Error> {
+    use dxil_shader::ShaderFlags;
+    let sixteen = t
+        .capabilities
+        .iter()
+        .any(|&c| matches!(c, spirv::Capability::Float16 | spirv::Capability::Int16));
+    if !sixteen {
+        return Ok(());
+    }
+    let flags = ShaderFlags(dxil::read_entry(module, options.entry_point.as_deref())?.flags);
+    if flags.contains(ShaderFlags::LOW_PRECISION_PRESENT)
+        && !flags.contains(ShaderFlags::USE_NATIVE_LOW_PRECISION)
+    {
+        return Err(Error::Option {
+            option: "32-bit min precision",
+            why: "min-precision arithmetic is translated to 16-bit operations, and the device has none".into(),
+        });
+    }
+    Ok(())
 }
 
 /// The output variables stream output captures. The translator puts a user output element at location = its start

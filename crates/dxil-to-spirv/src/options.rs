@@ -236,8 +236,10 @@ pub struct Requests {
     pub stream_output: Vec<StreamOutput>,
     /// The vertex position output is decorated `Invariant`.
     pub invariant_position: bool,
-    /// Min-precision types may be 16-bit (the translator keeps them 32-bit, which min precision allows).
-    pub min_precision_native_16bit: bool,
+    /// Min-precision arithmetic (`min16float` and friends in modules without native 16-bit types) must be
+    /// 32-bit: for devices without 16-bit arithmetic. The translator computes it in 16 bits, so a module that has
+    /// such arithmetic then fails.
+    pub min_precision_32bit: bool,
     /// `RelaxedPrecision` hints on min-precision arithmetic.
     pub relaxed_precision: bool,
     /// Every float operation as if `precise`.
@@ -382,10 +384,6 @@ impl Requests {
                 n.push(what);
             }
         };
-        note(
-            self.min_precision_native_16bit,
-            "min-precision types kept 32-bit",
-        );
         note(self.relaxed_precision, "no RelaxedPrecision hints");
         note(self.propagate_precise, "precise not propagated");
         note(

@@ -28,7 +28,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::{
-    BindingModel, D3dBinding, DescriptorType, OffsetEntry, OffsetKind, Placement,
+    ArraySize, BindingModel, D3dBinding, DescriptorType, OffsetEntry, OffsetKind, Placement,
     RootBlockPlacement, array_size,
 };
 use crate::dxil::{ResourceClass, ResourceKind, Stage};
@@ -302,13 +302,17 @@ impl ResolverBindings {
         }
     }
 
-    /// Asks the resolver, with the single-register retry for unbounded ranges.
+    /// Asks the resolver, with the single-register retry for unbounded ranges; the flag says the answer is for a
+    /// single register.
     fn ask<T>(
         &self,
         q: ResourceQuery,
         f: impl Fn(&dyn BindingResolver, &ResourceQuery) -> Option<T>,
-    ) -> Option<T> {
-        f(&*self.resolver, &q).or_else(|| match q.registers {
+    ) -> Option<(T, bool)> {
+        if let Some(a) = f(&*self.resolver, &q) {
+            return Some((a, false));
+        }
+        match q.registers {
             Registers::Range {
                 space,
                 register,
@@ -322,10 +326,10 @@ impl ResolverBindings {
                     },
                     ..q
                 };
-                f(&*self.resolver, &one)
+                f(&*self.resolver, &one).map(|a| (a, true))
             }
             _ => None,
-        })
+        }
     }
 
     /// The resolver's answer for the view of `r` (not its counter).
@@ -339,21 +343,20 @@ impl ResolverBindings {
         };
         Ok(match r.class {
             ResourceClass::Srv => {
-                let m = self.ask(q, |x, q| x.srv(q)).ok_or_else(refused)?;
-                Answer::Binding(m.buffer, m.offsets, q)
+                let (m, one) = self.ask(q, |x, q| x.srv(q)).ok_or_else(refused)?;
+                Answer::Binding(m.buffer, m.offsets, q, one)
             }
             ResourceClass::Uav => {
-                let m = self.ask(q, |x, q| x.uav(q)).ok_or_else(refused)?;
-                Answer::Binding(m.buffer, m.offsets, q)
+                let (m, one) = self.ask(q, |x, q| x.uav(q)).ok_or_else(refused)?;
+                Answer::Binding(m.buffer, m.offsets, q, one)
             }
-            ResourceClass::Sampler => Answer::Binding(
-                self.ask(q, |x, q| x.sampler(q)).ok_or_else(refused)?,
-                None,
-                q,
-            ),
+            ResourceClass::Sampler => {
+                let (b, one) = self.ask(q, |x, q| x.sampler(q)).ok_or_else(refused)?;
+                Answer::Binding(b, None, q, one)
+            }
             ResourceClass::Cbv => match self.ask(q, |x, q| x.cbv(q)).ok_or_else(refused)? {
-                CbvMap::RootConstants { word } => Answer::RootConstants(word),
-                CbvMap::Buffer(b) => Answer::Binding(b, None, q),
+                (CbvMap::RootConstants { word }, _) => Answer::RootConstants(word),
+                (CbvMap::Buffer(b), one) => Answer::Binding(b, None, q, one),
             },
         })
     }
@@ -365,8 +368,8 @@ impl ResolverBindings {
         ty: DescriptorType,
     ) -> Result<Placement, String> {
         let who = what(r, heap);
-        let (b, offsets, q) = match self.view(r, heap)? {
-            Answer::Binding(b, offsets, q) => (b, offsets, q),
+        let (b, offsets, q, single) = match self.view(r, heap)? {
+            Answer::Binding(b, offsets, q, single) => (b, offsets, q, single),
             Answer::RootConstants(word) => {
                 if word >= self.root.constant_words {
                     return Err(format!(
@@ -398,7 +401,12 @@ impl ResolverBindings {
                 Placement::Descriptor {
                     set,
                     binding,
-                    array: array_size(r.count),
+                    // An unbounded declaration bound to a single register: every index reads that descriptor.
+                    array: if single {
+                        ArraySize::One
+                    } else {
+                        array_size(r.count)
+                    },
                 }
             }
             Location::Heap {
@@ -541,7 +549,7 @@ impl ResolverBindings {
         let who = format!("counter of {}", what(r, heap));
         let mut q = self.query(r, heap);
         q.has_counter = true;
-        let m = self
+        let (m, _) = self
             .ask(q, |x, q| x.uav(q))
             .ok_or_else(|| format!("{who}: the binding resolver has no binding for it"))?;
         let c = m
@@ -583,7 +591,8 @@ impl ResolverBindings {
 
 /// A resolver's answer for a view.
 enum Answer {
-    Binding(VkBinding, Option<OffsetBuffer>, ResourceQuery),
+    /// The binding, its offset buffer, the query, and whether it answered the single-register retry.
+    Binding(VkBinding, Option<OffsetBuffer>, ResourceQuery, bool),
     RootConstants(u32),
 }
 

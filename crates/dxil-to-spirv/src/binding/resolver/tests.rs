@@ -290,6 +290,58 @@ fn an_unbounded_range_is_asked_again_as_one_register() {
     assert!(matches!(p, Placement::Heap { offset: 17, .. }));
 }
 
+/// A layer whose only sampler is a static one at set 3 binding 0 (`s0` as a single register).
+#[derive(Debug)]
+struct StaticSampler;
+
+impl BindingResolver for StaticSampler {
+    fn srv(&self, _: &ResourceQuery) -> Option<SrvMap> {
+        None
+    }
+    fn uav(&self, _: &ResourceQuery) -> Option<UavMap> {
+        None
+    }
+    fn cbv(&self, _: &ResourceQuery) -> Option<CbvMap> {
+        None
+    }
+    fn sampler(&self, q: &ResourceQuery) -> Option<VkBinding> {
+        matches!(
+            q.registers,
+            Registers::Range {
+                register: 0,
+                count: Some(1),
+                ..
+            }
+        )
+        .then_some(VkBinding {
+            location: Location::Fixed { set: 3, binding: 0 },
+            kind: DescriptorKind::Default,
+        })
+    }
+}
+
+#[test]
+fn an_unbounded_array_on_one_static_sampler_reads_that_sampler() {
+    let m = ResolverBindings::new(
+        Arc::new(StaticSampler),
+        Stage::Compute,
+        RootBlock::default(),
+        HeapConventions::default(),
+        Vec::new(),
+    );
+    let s = |count| d3d(ResourceClass::Sampler, ResourceKind::Sampler, 0, count);
+    assert_eq!(
+        m.place(&s(u32::MAX), DescriptorType::Sampler),
+        Ok(Placement::Descriptor {
+            set: 3,
+            binding: 0,
+            array: ArraySize::One
+        })
+    );
+    // A sized array of four never binds it (D3D12 refuses the pipeline).
+    assert!(m.place(&s(4), DescriptorType::Sampler).is_err());
+}
+
 #[test]
 fn what_the_translator_cannot_read_is_an_error() {
     let m = model(HeapConventions {
