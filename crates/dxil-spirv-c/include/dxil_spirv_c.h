@@ -9,7 +9,8 @@
  *   inputs the translator does not handle DXIL_SPV_ERROR_UNSUPPORTED_FEATURE, unreadable inputs
  *   DXIL_SPV_ERROR_PARSER. Functions without a result ignore NULL handles.
  * - Strings and buffers returned by the library belong to the handle they came from and stay valid until it is
- *   freed (or, for a converter, until it runs again).
+ *   freed (or, for a converter, until it runs again). Subobject names and payloads are the exception: they point
+ *   into the container given to dxil_spv_parse_dxil_blob, valid as long as it is.
  * - A converter refers to the parsed blob it was created from: free the converter first.
  *
  * SPDX-License-Identifier: MIT OR Apache-2.0

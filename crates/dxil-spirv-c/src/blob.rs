@@ -125,8 +125,21 @@ pub struct ParsedBlob {
     pub disassembly: Option<CString>,
     /// An empty string, for names a blob does not have.
     pub empty: CString,
-    /// The `RDAT` part's state subobjects (libraries).
-    pub subobjects: Vec<crate::rdat::Subobject>,
+    /// The `RDAT` part's state subobjects (libraries), pointing into the caller's container.
+    pub subobjects: Vec<Subobject>,
+}
+
+/// A state subobject as the C API reports it: names and payload inside the caller's container, which the caller
+/// keeps alive as long as it uses them.
+#[derive(Debug)]
+pub struct Subobject {
+    pub kind: u32,
+    pub name: *const std::ffi::c_char,
+    pub hit_group_type: u32,
+    pub exports: Vec<*const std::ffi::c_char>,
+    pub args: [u32; 2],
+    pub payload: *const u8,
+    pub payload_size: usize,
 }
 
 impl ParsedBlob {
@@ -154,7 +167,29 @@ impl ParsedBlob {
             .map_err(|e| ParseError::Parser(e.to_string()))?;
         let mut blob = ParsedBlob::from_module(module, p.bitcode.to_vec())?;
         if let Some(rdat) = c.part(FourCC::RDAT) {
-            blob.subobjects = crate::rdat::subobjects(rdat.data);
+            // Positions are checked inside `rdat.data`, a slice of the caller's container: `wrapping_add` keeps them
+            // pointers into it without dereferencing anything here.
+            let base = rdat.data.as_ptr();
+            blob.subobjects = crate::rdat::subobjects(rdat.data)
+                .into_iter()
+                .map(|s| Subobject {
+                    kind: s.kind,
+                    name: base.wrapping_add(s.name).cast(),
+                    hit_group_type: s.hit_group_type,
+                    exports: s
+                        .exports
+                        .iter()
+                        .map(|&e| base.wrapping_add(e).cast())
+                        .collect(),
+                    args: s.args,
+                    payload: if s.payload.1 == 0 {
+                        std::ptr::null()
+                    } else {
+                        base.wrapping_add(s.payload.0)
+                    },
+                    payload_size: s.payload.1,
+                })
+                .collect();
         }
         Ok(blob)
     }

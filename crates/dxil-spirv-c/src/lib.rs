@@ -571,8 +571,8 @@ pub unsafe extern "C" fn dxil_spv_parsed_blob_get_num_rdat_subobjects(
 /// An index out of range zeroes the structure.
 ///
 /// # Safety
-/// `blob` is null or a live blob; `subobject` is null or valid for a write. The strings and payload stay valid
-/// until the blob is freed.
+/// `blob` is null or a live blob; `subobject` is null or valid for a write. The names and the payload point into
+/// the container the blob was parsed from (valid while it is); the exports array lives as long as the blob.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dxil_spv_parsed_blob_get_rdat_subobject(
     blob: ParsedBlobHandle,
@@ -585,21 +585,17 @@ pub unsafe extern "C" fn dxil_spv_parsed_blob_get_rdat_subobject(
         let out = match s {
             Some(s) => abi::RdatSubobject {
                 kind: s.kind,
-                subobject_name: s.name.as_ptr(),
+                subobject_name: s.name,
                 hit_group_type: s.hit_group_type,
-                exports: if s.export_ptrs.is_empty() {
+                exports: if s.exports.is_empty() {
                     std::ptr::null()
                 } else {
-                    s.export_ptrs.as_ptr()
+                    s.exports.as_ptr()
                 },
-                num_exports: s.export_ptrs.len() as c_uint,
+                num_exports: s.exports.len() as c_uint,
                 args: s.args,
-                payload: if s.payload.is_empty() {
-                    std::ptr::null()
-                } else {
-                    s.payload.as_ptr().cast()
-                },
-                payload_size: s.payload.len(),
+                payload: s.payload.cast(),
+                payload_size: s.payload_size,
             },
             None => abi::RdatSubobject {
                 kind: 0,

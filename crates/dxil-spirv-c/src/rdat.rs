@@ -16,21 +16,25 @@
 //!
 //! Index arrays are addressed in 32-bit words: a count, then that many entries. Records of other kinds are skipped;
 //! a record that reads outside its part makes the whole table unreadable (no subobjects).
-
-use std::ffi::{CString, c_char};
+//!
+//! Names and payloads are reported where they are in the caller's container (positions in the part here): callers
+//! keep using a root signature payload after freeing the blob, as dxil-spirv allows, since its pointers also point
+//! into the container. Every name is checked to end with a NUL inside the string buffer.
 
 use dxil_container::parts::RuntimeData;
 
-/// One decoded subobject; `export_ptrs` point into `exports` for the C view.
-#[derive(Debug)]
+/// One decoded subobject; names and the payload as byte positions in the `RDAT` payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Subobject {
     pub kind: u32,
-    pub name: CString,
+    /// Position of the NUL-terminated name.
+    pub name: usize,
     pub hit_group_type: u32,
-    pub exports: Vec<CString>,
-    pub export_ptrs: Vec<*const c_char>,
+    /// Positions of NUL-terminated names.
+    pub exports: Vec<usize>,
     pub args: [u32; 2],
-    pub payload: Vec<u8>,
+    /// (position, size) of the payload; size 0 when none.
+    pub payload: (usize, usize),
 }
 
 const STRING_BUFFER: u32 = 1;
@@ -49,16 +53,18 @@ impl Words<'_> {
 }
 
 struct Tables<'a> {
-    strings: &'a [u8],
+    /// (position in the part, bytes) of the string buffer, the index arrays, the raw bytes.
+    strings: (usize, &'a [u8]),
     indices: &'a [u8],
-    raw: &'a [u8],
+    raw: (usize, &'a [u8]),
 }
 
 impl Tables<'_> {
-    fn string(&self, offset: u32) -> Option<CString> {
-        let s = self.strings.get(offset as usize..)?;
-        let end = s.iter().position(|&b| b == 0)?;
-        CString::new(&s[..end]).ok()
+    /// The position of a NUL-terminated string.
+    fn string(&self, offset: u32) -> Option<usize> {
+        let s = self.strings.1.get(offset as usize..)?;
+        s.iter().position(|&b| b == 0)?;
+        Some(self.strings.0 + offset as usize)
     }
 
     fn index_array(&self, word: u32) -> Option<Vec<u32>> {
@@ -78,19 +84,24 @@ pub fn subobjects(rdat: &[u8]) -> Vec<Subobject> {
 
 fn decode(rdat: &[u8]) -> Option<Vec<Subobject>> {
     let toc = RuntimeData::parse(rdat, 0).ok()?;
-    let part = |kind: u32| -> &[u8] {
+    let part = |kind: u32| -> (usize, &[u8]) {
         toc.parts
             .iter()
             .find(|p| p.part_type == kind)
-            .and_then(|p| rdat.get(p.offset..p.offset.checked_add(p.size as usize)?))
-            .unwrap_or(&[])
+            .and_then(|p| {
+                Some((
+                    p.offset,
+                    rdat.get(p.offset..p.offset.checked_add(p.size as usize)?)?,
+                ))
+            })
+            .unwrap_or((0, &[]))
     };
     let tables = Tables {
         strings: part(STRING_BUFFER),
-        indices: part(INDEX_ARRAYS),
+        indices: part(INDEX_ARRAYS).1,
         raw: part(RAW_BYTES),
     };
-    let table = part(SUBOBJECT_TABLE);
+    let table = part(SUBOBJECT_TABLE).1;
     if table.is_empty() {
         return Some(Vec::new());
     }
@@ -118,16 +129,16 @@ fn record_of(record: &[u8], t: &Tables) -> Option<Option<Subobject>> {
         name,
         hit_group_type: 0,
         exports: Vec::new(),
-        export_ptrs: Vec::new(),
         args: [0; 2],
-        payload: Vec::new(),
+        payload: (0, 0),
     };
     match kind {
         0 | 10 => s.args[0] = field(2)?,
         9 | 12 => s.args = [field(2)?, field(3)?],
         1 | 2 => {
             let (offset, size) = (field(2)? as usize, field(3)? as usize);
-            s.payload = t.raw.get(offset..offset.checked_add(size)?)?.to_vec();
+            t.raw.1.get(offset..offset.checked_add(size)?)?;
+            s.payload = (t.raw.0 + offset, size);
         }
         8 => {
             s.exports.push(t.string(field(2)?)?);
@@ -143,7 +154,6 @@ fn record_of(record: &[u8], t: &Tables) -> Option<Option<Subobject>> {
         }
         _ => return Some(None),
     }
-    s.export_ptrs = s.exports.iter().map(|e| e.as_ptr()).collect();
     Some(Some(s))
 }
 
@@ -206,17 +216,21 @@ mod tests {
         ];
         let r = rdat(strings, &[1, 23], b"\x01\x02\x03\x04\x05\x06", &records, 24);
         let s = subobjects(&r);
+        let name = |at: usize| {
+            let end = r[at..].iter().position(|&b| b == 0).unwrap();
+            std::str::from_utf8(&r[at..at + end]).unwrap()
+        };
         assert_eq!(s.len(), 5);
-        assert_eq!(s[0].name.to_str().unwrap(), "rs");
-        assert_eq!(s[0].payload, b"\x03\x04\x05");
+        assert_eq!(name(s[0].name), "rs");
+        let (at, size) = s[0].payload;
+        assert_eq!(&r[at..at + size], b"\x03\x04\x05");
         assert_eq!(s[1].hit_group_type, 1);
-        let names: Vec<&str> = s[1].exports.iter().map(|e| e.to_str().unwrap()).collect();
+        let names: Vec<&str> = s[1].exports.iter().map(|&e| name(e)).collect();
         assert_eq!(names, ["ahit", "chit", ""]);
-        let names: Vec<&str> = s[2].exports.iter().map(|e| e.to_str().unwrap()).collect();
+        let names: Vec<&str> = s[2].exports.iter().map(|&e| name(e)).collect();
         assert_eq!(names, ["rs", "main"]);
         assert_eq!(s[3].args, [16, 8]);
         assert_eq!(s[4].args, [3, 1]);
-        assert_eq!(s[2].export_ptrs.len(), 2);
     }
 
     #[test]
