@@ -226,9 +226,9 @@ impl ParsedBlob {
             let kind = match class {
                 ResourceClass::Cbv => ResourceKind::CBuffer,
                 ResourceClass::Sampler => ResourceKind::Sampler,
-                _ => match ResourceKind::from_u32(r.kind.raw()) {
-                    Some(k) => k,
-                    None => continue,
+                _ => match r.kind {
+                    ResourceKind::Invalid | ResourceKind::Other(_) => continue,
+                    k => k,
                 },
             };
             ranges.push(Range {

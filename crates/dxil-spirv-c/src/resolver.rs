@@ -68,27 +68,7 @@ pub fn stage_number(stage: Stage) -> abi::ShaderStage {
 }
 
 pub fn kind_number(kind: ResourceKind) -> u32 {
-    use ResourceKind::*;
-    match kind {
-        Texture1D => 1,
-        Texture2D => 2,
-        Texture2DMS => 3,
-        Texture3D => 4,
-        TextureCube => 5,
-        Texture1DArray => 6,
-        Texture2DArray => 7,
-        Texture2DMSArray => 8,
-        TextureCubeArray => 9,
-        TypedBuffer => 10,
-        RawBuffer => 11,
-        StructuredBuffer => 12,
-        CBuffer => 13,
-        Sampler => 14,
-        TBuffer => 15,
-        RtAccelerationStructure => 16,
-        FeedbackTexture2D => 17,
-        FeedbackTexture2DArray => 18,
-    }
+    kind.raw()
 }
 
 /// The C form of a query.
