@@ -116,6 +116,8 @@ impl Range {
 #[derive(Debug)]
 pub struct ParsedBlob {
     pub module: Arc<Module>,
+    /// The module's metadata view, read once for the blob's queries and every translation of it.
+    pub dxil: Arc<dxil_shader::DxilModule>,
     pub bitcode: Vec<u8>,
     pub entries: Vec<Entry>,
     /// The shader model's stage.
@@ -244,6 +246,7 @@ impl ParsedBlob {
         }
         Ok(ParsedBlob {
             stage: stage_of(dm.shader_model.kind),
+            dxil: Arc::new(dm),
             module: Arc::new(module),
             bitcode,
             entries,

@@ -162,9 +162,13 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         },
         ..Options::default()
     };
-    let t = TRANSLATOR
-        .with(|t| t.borrow_mut().compile(&blob.module, &options))
-        .map_err(|e| fail(error_code(&e), format!("{} shader: {e}", stage.name())))?;
+    let t = dxil_to_spirv::dxil::entry_info(
+        &blob.module,
+        blob.dxil.clone(),
+        options.entry_point.as_deref(),
+    )
+    .and_then(|e| TRANSLATOR.with(|t| t.borrow_mut().compile_entry(&blob.module, e, &options)))
+    .map_err(|e| fail(error_code(&e), format!("{} shader: {e}", stage.name())))?;
     let notes = options.requests.notes();
     let warnings = if notes.is_empty() {
         None

@@ -256,8 +256,8 @@ pub struct EntryInfo {
     pub library: bool,
     /// The metadata view itself, kept for its `dx.op` callee table ([`dxil_shader::DxilModule::dx_ops`]): building
     /// that table classifies every function name, which costs about a tenth of a small shader's translation, so it
-    /// is built once.
-    pub dxil: dxil_shader::DxilModule,
+    /// is built once (shared with a caller that read it first, see [`entry_info`]).
+    pub dxil: std::sync::Arc<dxil_shader::DxilModule>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -277,6 +277,16 @@ fn bad(what: impl Into<crate::error::Detail>) -> Error {
 /// shader kind and the entry point is named by its export name.
 pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
     let dm = dxil_shader::DxilModule::from_module(m).map_err(MetadataError::Shader)?;
+    entry_info(m, std::sync::Arc::new(dm), want)
+}
+
+/// [`read_entry`] with the metadata view already read (`dm` must come from `m`): a caller that reads it for its own
+/// needs (entry point names, stages) does not pay for it twice.
+pub fn entry_info(
+    m: &Module,
+    dm: std::sync::Arc<dxil_shader::DxilModule>,
+    want: Option<&str>,
+) -> Result<EntryInfo, Error> {
     let library = dm.shader_model.is_library();
     let module_stage =
         Stage::from_name(dm.shader_model.stage_name().as_bytes()).ok_or_else(|| {

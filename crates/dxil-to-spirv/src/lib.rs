@@ -472,22 +472,41 @@ impl Translator {
         module: &dxil_module::Module,
         options: &Options,
     ) -> Result<Translation, Error> {
-        let mut t = self.translate(module, options)?;
-        options.requests.check(t.stage)?;
+        let entry = dxil::read_entry(module, options.entry_point.as_deref())?;
+        self.compile_entry(module, entry, options)
+    }
+
+    /// [`Translator::compile`] of an entry point read beforehand ([`dxil::entry_info`] reuses a metadata view the
+    /// caller already has).
+    pub fn compile_entry(
+        &mut self,
+        module: &dxil_module::Module,
+        entry: dxil::EntryInfo,
+        options: &Options,
+    ) -> Result<Translation, Error> {
+        let r = &options.requests;
+        let flags = dxil_shader::ShaderFlags(entry.flags);
+        let outputs = if r.stream_output.is_empty() {
+            Vec::new()
+        } else {
+            entry.outputs.clone()
+        };
+        let mut t = self.translate_entry(module, entry, options)?;
+        r.check(t.stage)?;
         options.features.check(&t.capabilities)?;
-        if options.requests.min_precision_32bit {
-            min_precision_check(module, options, &t)?;
+        if r.min_precision_32bit {
+            min_precision_check(flags, &t)?;
         }
-        if options.requests.invariant_position {
+        if r.invariant_position {
             post::invariant_position(&mut t.words);
         }
-        if options.requests.dual_source_blending && t.stage == Stage::Pixel {
+        if r.dual_source_blending && t.stage == Stage::Pixel {
             post::dual_source_blending(&mut t.words);
         }
-        if !options.requests.stream_output.is_empty()
+        if !r.stream_output.is_empty()
             && matches!(t.stage, Stage::Vertex | Stage::Geometry | Stage::Domain)
         {
-            let captured = xfb_targets(module, options)?;
+            let captured = xfb_targets(&outputs, &r.stream_output)?;
             post::stream_output(&mut t.words, &captured).map_err(|why| Error::Option {
                 option: "stream output",
                 why,
@@ -498,26 +517,20 @@ impl Translator {
 }
 
 /// Refuses a min-precision module whose translation uses 16-bit arithmetic when the request wants it 32-bit.
-fn min_precision_check(
-    module: &dxil_module::Module,
-    options: &Options,
-    t: &Translation,
-) -> Result<(), Error> {
+fn min_precision_check(flags: dxil_shader::ShaderFlags, t: &Translation) -> Result<(), Error> {
     use dxil_shader::ShaderFlags;
     let sixteen = t
         .capabilities
         .iter()
         .any(|&c| matches!(c, spirv::Capability::Float16 | spirv::Capability::Int16));
-    if !sixteen {
-        return Ok(());
-    }
-    let flags = ShaderFlags(dxil::read_entry(module, options.entry_point.as_deref())?.flags);
-    if flags.contains(ShaderFlags::LOW_PRECISION_PRESENT)
+    if sixteen
+        && flags.contains(ShaderFlags::LOW_PRECISION_PRESENT)
         && !flags.contains(ShaderFlags::USE_NATIVE_LOW_PRECISION)
     {
         return Err(Error::Option {
             option: "32-bit min precision",
-            why: "min-precision arithmetic is translated to 16-bit operations, and the device has none".into(),
+            why: "min-precision arithmetic is translated to 16-bit operations, and the device has none"
+                .into(),
         });
     }
     Ok(())
@@ -525,27 +538,28 @@ fn min_precision_check(
 
 /// The output variables stream output captures. The translator puts a user output element at location = its start
 /// row, component = its start column (stream 0), `SV_Position` at the `Position` built-in.
-fn xfb_targets(module: &dxil_module::Module, options: &Options) -> Result<Vec<post::Xfb>, Error> {
+fn xfb_targets(
+    outputs: &[dxil_shader::SignatureElement],
+    captured: &[options::StreamOutput],
+) -> Result<Vec<post::Xfb>, Error> {
     use dxil_container::SemanticKind;
     let refuse = |why: String| Error::Option {
         option: "stream output",
         why,
     };
-    let e = dxil::read_entry(module, options.entry_point.as_deref())?;
     let mut out = Vec::new();
-    for so in &options.requests.stream_output {
+    for so in captured {
         let what = format!("{}{}", so.semantic, so.index);
-        let el = e
-            .outputs
+        let el = outputs
             .iter()
             .find(|x| {
                 x.name.eq_ignore_ascii_case(&so.semantic) && x.semantic_indices.contains(&so.index)
             })
             .ok_or_else(|| refuse(format!("the shader has no output {what}")))?;
-        if el.output_stream.unwrap_or(0) != 0 {
+        let stream = el.output_stream.unwrap_or(0);
+        if stream != 0 {
             return Err(refuse(format!(
-                "{what} is on stream {} (only stream 0 is captured)",
-                el.output_stream.unwrap_or(0)
+                "{what} is on stream {stream} (only stream 0 is captured)"
             )));
         }
         let target = match el.semantic_kind {

@@ -109,6 +109,16 @@ impl Translator {
     /// Translates `module`'s entry point (see [`crate::translate`]).
     pub fn translate(&mut self, module: &Module, options: &Options) -> Result<Translation, Error> {
         let entry = dxil::read_entry(module, options.entry_point.as_deref())?;
+        self.translate_entry(module, entry, options)
+    }
+
+    /// Translates the entry point `entry` of `module` ([`dxil::read_entry`] or [`dxil::entry_info`]).
+    pub fn translate_entry(
+        &mut self,
+        module: &Module,
+        entry: dxil::EntryInfo,
+        options: &Options,
+    ) -> Result<Translation, Error> {
         if entry.stage == Stage::Node {
             return Err(Error::StageNeeds {
                 stage: entry.stage.name(),
