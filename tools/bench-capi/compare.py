@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compares two bench_capi outputs (dxil-spirv's library, then dxil-rs's).
 
-Usage: compare.py DXIL_SPIRV.tsv DXIL_RS.tsv
-Prints, over the containers both libraries translate: the median of the per-container medians, p90, the worst
+Usage: compare.py DXIL_SPIRV.tsv... -- DXIL_RS.tsv...
+With several files per library (rounds), each container keeps its fastest round. Prints, over the containers both libraries translate: the median of the per-container medians, p90, the worst
 container and the ratio; then the counts of containers each library translates or refuses. Times in µs.
 """
 import sys
@@ -20,6 +20,15 @@ def load(path):
     return rows
 
 
+def load_rounds(paths):
+    best = {}
+    for p in paths:
+        for k, v in load(p).items():
+            if k not in best or v[1] < best[k][1]:
+                best[k] = v
+    return best
+
+
 def stats(values):
     v = sorted(values)
     if not v:
@@ -28,7 +37,12 @@ def stats(values):
 
 
 def main():
-    ref, ours = load(sys.argv[1]), load(sys.argv[2])
+    args = sys.argv[1:]
+    if "--" in args:
+        i = args.index("--")
+        ref, ours = load_rounds(args[:i]), load_rounds(args[i + 1:])
+    else:
+        ref, ours = load(args[0]), load(args[1])
     both = [k for k in ref if k in ours and ref[k][0] == 0 and ours[k][0] == 0]
     r = stats([ref[k][1] for k in both])
     o = stats([ours[k][1] for k in both])
