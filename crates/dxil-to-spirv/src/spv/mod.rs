@@ -191,6 +191,8 @@ pub struct Builder {
     scalars: [Option<Id>; 11],
     /// `u32` constants 0..256.
     small_u32: [Option<Id>; 256],
+    /// 32-bit unsigned specialization constants by `SpecId`.
+    spec_u32: Vec<(u32, Id)>,
     /// Direct-mapped cache of pointer types, (storage class, pointee, id) by a hash of the first two: every access
     /// chain asks for one, and a compare here is several times cheaper than a hash-map probe.
     ptr_cache: [Option<(u32, Id, Id)>; PTR_CACHE],
@@ -223,6 +225,7 @@ impl Default for Builder {
             physical_addressing: false,
             scalars: [None; 11],
             small_u32: [None; 256],
+            spec_u32: Vec::new(),
             ptr_cache: [None; PTR_CACHE],
         }
     }
@@ -300,6 +303,7 @@ impl Builder {
         self.physical_addressing = false;
         self.scalars = [None; 11];
         self.small_u32 = [None; 256];
+        self.spec_u32.clear();
         self.ptr_cache = [None; PTR_CACHE];
     }
 
@@ -555,6 +559,20 @@ impl Builder {
         if let Some(slot) = self.small_u32.get_mut(v as usize) {
             *slot = Some(id);
         }
+        id
+    }
+
+    /// A 32-bit unsigned specialization constant with `SpecId` `spec_id` and value `default` unless specialized
+    /// (one per id).
+    pub fn spec_const_u32(&mut self, spec_id: u32, default: u32) -> Id {
+        if let Some(&(_, id)) = self.spec_u32.iter().find(|(s, _)| *s == spec_id) {
+            return id;
+        }
+        let t = self.u32();
+        let id = self.id();
+        emit(&mut self.globals, Op::SpecConstant, &words![t, id, default]);
+        self.decorate(id, Decoration::SpecId, &[spec_id]);
+        self.spec_u32.push((spec_id, id));
         id
     }
 

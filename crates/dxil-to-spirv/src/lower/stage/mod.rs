@@ -32,6 +32,7 @@ mod vertex;
 
 pub(crate) use raytracing::RayState;
 
+use crate::options::SampleCount;
 use dxil_module::{TypeData, TypeId};
 use dxil_shader::ops::OpCode;
 use dxil_shader::{InterpolationMode, SemanticKind, SignatureElement};
@@ -1115,6 +1116,17 @@ impl<'a> Ctx<'a> {
                 ) =>
             {
                 self.load_stage_builtin(BuiltIn::ViewIndex, ty)
+            }
+            // The sample count of the render targets is the pipeline's: given as a request (a value, or a
+            // specialization constant the pipeline sets).
+            OpCode::RenderTargetGetSampleCount
+                if let Some(count) = self.opts.requests.rasterizer_sample_count =>
+            {
+                let id = match count {
+                    SampleCount::Fixed(n) => self.b.const_u32(n),
+                    SampleCount::SpecConstant(spec) => self.b.spec_const_u32(spec, 1),
+                };
+                self.read_converted(id, Class::UInt, ty).map(Val::Id)
             }
             OpCode::RenderTargetGetSamplePosition | OpCode::RenderTargetGetSampleCount => Err(self
                 .unsupported(Unsupported::OperationNeeds {
