@@ -15,6 +15,7 @@ RESULTS = ("pass", "skip", "fail", "crash", "timeout")
 
 
 def load(path):
+    """Test -> result; a result from a retry (run-suite.sh RETRY=1) is marked with a star in the table."""
     rows = {}
     if not os.path.exists(path):
         return rows
@@ -23,7 +24,12 @@ def load(path):
             p = line.rstrip("\n").split("\t")
             if len(p) >= 2:
                 rows[p[0]] = p[1]
+                if len(p) >= 7 and p[6] == "retried":
+                    RETRIED.add((path, p[0]))
     return rows
+
+
+RETRIED = set()
 
 
 def classify(out, test):
@@ -81,11 +87,20 @@ def main():
     regress = [t for t in tests if cls[t] == "DXIL-only" and ref.get(t) == "pass" and ours.get(t) != "pass"]
     print(f"\nDXIL-only tests that pass with dxil-spirv but not with dxil-rs: {len(regress)}"
           + (" (" + ", ".join(regress) + ")" if regress else "") + "\n")
+    print("Results marked * come from the second, lone run of a test that crashed or timed out among the others")
+    print("(lavapipe crashes under parallel load; the second result counts).\n")
     print("| test | class | dxil-spirv | dxil-rs | first shader compiler error with dxil-rs |")
     print("|---|---|---|---|---|")
+    ref_path = os.path.join(out, f"results-dxil-spirv{suffix}.tsv")
+    ours_path = os.path.join(out, f"results-dxil-rs{suffix}.tsv")
+
+    def cell(rows, path, t):
+        r = rows.get(t, "-")
+        return r + ("\\*" if (path, t) in RETRIED else "")
+
     for t in tests:
         note = first_error(out, suffix, t) if ours.get(t) not in ("pass", "skip") else ""
-        print(f"| {t} | {cls[t]} | {ref.get(t, '-')} | {ours.get(t, '-')} | {note} |")
+        print(f"| {t} | {cls[t]} | {cell(ref, ref_path, t)} | {cell(ours, ours_path, t)} | {note} |")
 
 
 if __name__ == "__main__":

@@ -380,8 +380,8 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
         o::COMPUTE_SHADER_DERIVATIVES_NV => f.compute_derivatives_nv = flag(read!(opt::Flag).value),
         o::QUAD_CONTROL_RECONVERGENCE => {
             let s = read!(opt::Flags3);
-            f.quad_control = flag(s.a);
-            f.maximal_reconvergence = flag(s.b);
+            c.features.quad_control = flag(s.a);
+            c.features.maximal_reconvergence = flag(s.b);
             r.force_maximal_reconvergence = flag(s.c);
         }
         o::RAW_ACCESS_CHAINS_NV => f.raw_access_chains = flag(read!(opt::Flag).value),
