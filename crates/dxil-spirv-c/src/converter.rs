@@ -29,6 +29,8 @@ pub struct Converter {
     pub requests: Requests,
     pub conventions: HeapConventions,
     pub inline_ubo: Option<(u32, u32)>,
+    /// Domain shaders: the hull shader's patch constant location ([`Options::patch_location_offset`]).
+    pub patch_location_offset: Option<u32>,
     /// Ranges of the local root descriptor table being built (between begin and end).
     pub open_table: Option<Vec<LocalTableRange>>,
     pub result: Option<RunResult>,
@@ -42,6 +44,10 @@ pub struct RunResult {
     pub workgroup_size: [u32; 3],
     /// (min, max, preferred); zeros without `[WaveSize]`.
     pub wave_size: (u32, u32, u32),
+    /// Hull and domain shaders: the input control points; 0 for other stages.
+    pub patch_vertex_count: u32,
+    /// Hull and domain shaders: the location of patch constant row 0.
+    pub patch_location_offset: Option<u32>,
     pub uses_subgroup_size: bool,
     pub native_16bit: bool,
     pub warnings: Option<CString>,
@@ -74,6 +80,7 @@ impl Converter {
             },
             conventions: default_conventions(),
             inline_ubo: None,
+            patch_location_offset: None,
             open_table: None,
             result: None,
         }
@@ -160,6 +167,7 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
             stream_output,
             ..c.requests.clone()
         },
+        patch_location_offset: c.patch_location_offset,
         ..Options::default()
     };
     let t = dxil_to_spirv::dxil::entry_info(
@@ -190,6 +198,8 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         wave_size: t
             .wave_size
             .map_or((0, 0, 0), |w| (w.min, w.max, w.preferred)),
+        patch_vertex_count: t.tessellation.as_ref().map_or(0, |s| s.input_control_points),
+        patch_location_offset: t.tessellation.as_ref().map(|s| s.patch_location_offset),
         words: t.words,
         uses_subgroup_size,
         native_16bit,

@@ -947,7 +947,7 @@ pub unsafe extern "C" fn dxil_spv_converter_set_patch_location_offset(
     offset: c_uint,
 ) {
     with_conv(converter, (), |c| {
-        c.requests.patch_location_offset = Some(offset)
+        c.patch_location_offset = Some(offset)
     });
 }
 
@@ -1162,7 +1162,7 @@ pub unsafe extern "C" fn dxil_spv_converter_get_compute_heuristic_min_wave_size(
     no_heuristic(converter, wave_size)
 }
 
-/// Hull shaders are not translated: 0.
+/// Hull and domain shaders: the input control points of the last translation; 0 for other stages.
 ///
 /// # Safety
 /// `converter` is null or live; `patch_vertices` is valid for a write.
@@ -1171,10 +1171,17 @@ pub unsafe extern "C" fn dxil_spv_converter_get_patch_vertex_count(
     converter: ConverterHandle,
     patch_vertices: *mut c_uint,
 ) -> DxilResult {
-    no_heuristic(converter, patch_vertices)
+    if converter.is_null() || patch_vertices.is_null() {
+        return abi::ERROR_INVALID_ARGUMENT;
+    }
+    let v = result_of(converter, |r| r.patch_vertex_count);
+    // SAFETY: checked non-null.
+    unsafe { put(patch_vertices, v) };
+    abi::SUCCESS
 }
 
-/// The offset set for a domain shader, else `~0u` (no patch constants are placed).
+/// After a hull or domain translation, the location of its patch constant row 0 (a hull shader's is the one to
+/// translate its domain shader with); otherwise the offset set, else `~0u`.
 ///
 /// # Safety
 /// `converter` is null or live; `patch_location_offset` is valid for a write.
@@ -1187,7 +1194,11 @@ pub unsafe extern "C" fn dxil_spv_converter_get_patch_location_offset(
         return abi::ERROR_INVALID_ARGUMENT;
     }
     let v = with_conv(converter, u32::MAX, |c| {
-        c.requests.patch_location_offset.unwrap_or(u32::MAX)
+        c.result
+            .as_ref()
+            .and_then(|r| r.patch_location_offset)
+            .or(c.patch_location_offset)
+            .unwrap_or(u32::MAX)
     });
     // SAFETY: checked non-null.
     unsafe { put(patch_location_offset, v) };

@@ -18,6 +18,8 @@ const CORPUS_INPUTS: &[&str] = &[
     "vkd3d-proton/bindless/ps_divergent_buffer_index_varying.ps_6_0.dxil",
     "vkd3d-proton/bindless/vs_divergent_buffer_index_varying.vs_6_0.dxil",
     "vkd3d-proton/pso/gs_mismatch_1.gs_6_0.dxil",
+    "vkd3d-proton/tessellation/fork_phase_hs.hs_6_0.dxil",
+    "vkd3d-proton/tessellation/fork_phase_ds.ds_6_0.dxil",
     "vkd3d-proton/rt/embedded_subobject.lib_6_3.dxil",
     "vkd3d-proton-dxbc/bindless/bindless_cbv.dxbc",
 ];

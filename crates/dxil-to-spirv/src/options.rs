@@ -289,8 +289,6 @@ pub struct Requests {
     pub physical_address_descriptor_indexing: Option<(u32, u32)>,
     pub meta_descriptors: Vec<MetaDescriptor>,
     pub local_root_signature: Vec<LocalRootParameter>,
-    /// Domain shaders: the location of the first patch constant.
-    pub patch_location_offset: Option<u32>,
 }
 
 /// `0b11_10_01_00`: every component from itself.

@@ -389,9 +389,19 @@ static int translate(const char *path, dxil_spv_parsed_blob blob, int heap)
 	}
 	else
 		CHECK(dxil_spv_converter_get_compiled_spirv(c, &spirv) == DXIL_SPV_ERROR_GENERIC);
-	printf("%s %s %d %u srv=%u sampler=%u uav=%u cbv=%u vertex-input=%u stream-output=%u\n", path,
+	printf("%s %s %d %u srv=%u sampler=%u uav=%u cbv=%u vertex-input=%u stream-output=%u", path,
 	       heap ? "heap" : "fixed", (int)r, (unsigned)(spirv.size / 4), n.srv, n.sampler, n.uav, n.cbv,
 	       n.vertex_input, n.stream_output);
+	/* Tessellation stages: the input control points and the patch constants' first location. */
+	if (dxil_spv_parsed_blob_get_shader_stage(blob) == DXIL_SPV_STAGE_HULL ||
+	    dxil_spv_parsed_blob_get_shader_stage(blob) == DXIL_SPV_STAGE_DOMAIN)
+	{
+		unsigned patch_vertices = 99, patch_offset = 99;
+		CHECK(dxil_spv_converter_get_patch_vertex_count(c, &patch_vertices) == DXIL_SPV_SUCCESS);
+		CHECK(dxil_spv_converter_get_patch_location_offset(c, &patch_offset) == DXIL_SPV_SUCCESS);
+		printf(" patch-vertices=%u patch-location=%u", patch_vertices, patch_offset);
+	}
+	printf("\n");
 	dxil_spv_converter_free(c);
 	return r == DXIL_SPV_SUCCESS;
 }
