@@ -4,7 +4,9 @@
  * The library is whichever libdxil-spirv-c-shared.so.2 the loader finds (LD_LIBRARY_PATH), so the same binary
  * times dxil-spirv and dxil-rs.
  *
- * Usage: bench_capi [--runs N] [--mode heap|fixed] LIST   (LIST: one container path per line)
+ * Usage: bench_capi [--runs N] [--mode heap|fixed] [--log] LIST   (LIST: one container path per line)
+ *   --log: the library's error messages on stderr, each prefixed with its container (to see why a translation
+ *          fails, e.g. over the shaders vkd3d-proton dumped for a failing test)
  *   heap:  remappers place every resource in descriptor heaps indexed from root constants (a D3D12 layer's way)
  *   fixed: no remappers (set = space, binding = register) */
 #define _POSIX_C_SOURCE 199309L
@@ -169,9 +171,18 @@ static void quiet(void *ud, dxil_spv_log_level level, const char *msg)
 	(void)msg;
 }
 
+/* --log: errors go to stderr, each after the container it belongs to. */
+static const char *current;
+static void to_stderr(void *ud, dxil_spv_log_level level, const char *msg)
+{
+	(void)ud;
+	if (level >= DXIL_SPV_LOG_LEVEL_ERROR)
+		fprintf(stderr, "%s: %s%s", current, msg, msg[0] && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
+}
+
 int main(int argc, char **argv)
 {
-	int runs = 5, heap = 1, i, k;
+	int runs = 5, heap = 1, log = 0, i, k;
 	const char *list = NULL;
 	char line[4096];
 	FILE *f;
@@ -183,16 +194,18 @@ int main(int argc, char **argv)
 			runs = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--mode") && i + 1 < argc)
 			heap = strcmp(argv[++i], "fixed") != 0;
+		else if (!strcmp(argv[i], "--log"))
+			log = 1;
 		else
 			list = argv[i];
 	}
 	if (!list || runs < 1 || !(f = fopen(list, "r")))
 	{
-		fprintf(stderr, "usage: bench_capi [--runs N] [--mode heap|fixed] LIST\n");
+		fprintf(stderr, "usage: bench_capi [--runs N] [--mode heap|fixed] [--log] LIST\n");
 		return 2;
 	}
 	times = malloc(sizeof(*times) * (size_t)runs);
-	dxil_spv_set_thread_log_callback(quiet, NULL);
+	dxil_spv_set_thread_log_callback(log ? to_stderr : quiet, NULL);
 	dxil_spv_begin_thread_allocator_context();
 	while (fgets(line, sizeof(line), f))
 	{
@@ -203,6 +216,7 @@ int main(int argc, char **argv)
 		line[n] = '\0';
 		if (!n || !(data = read_file(line, &size)))
 			continue;
+		current = line;
 		/* One untimed run warms caches and allocators. */
 		translate_once(data, size, heap, &words);
 		for (k = 0; k < runs; k++)
