@@ -114,7 +114,8 @@ fn geometry_inputs_are_arrays_over_the_primitive() {
             "Output Position: f32x4",
             "Output Location=1: f32x3",
             "Output Location=2: f32x2",
-            "Output Location=3: u32x4",
+            // Integer outputs are `nointerpolation` in the signature, and outputs carry their interpolation.
+            "Output Flat Location=3: u32x4",
         ])
     );
     assert_eq!(

@@ -626,7 +626,13 @@ impl<'a> Ctx<'a> {
                     per_primitive,
                     shape.arrayed.is_some(),
                 ),
-                Stage::Geometry if shape.output => self.geometry_output_decorations(v, e),
+                Stage::Geometry if shape.output => {
+                    self.geometry_output_decorations(v, e);
+                    self.rasterized_output_decorations(v, e);
+                }
+                Stage::Vertex | Stage::Domain if shape.output => {
+                    self.rasterized_output_decorations(v, e)
+                }
                 _ => {}
             }
             if split {

@@ -75,6 +75,19 @@ pub(super) fn depth_mode(kind: SemanticKind) -> ExecutionMode {
 }
 
 impl<'a> Ctx<'a> {
+    /// The interpolation decorations of a user output of a stage that may feed the rasterizer (vertex, domain,
+    /// geometry), as its signature declares them: the pixel shader's inputs carry the same, and a driver packing
+    /// varyings may otherwise see one location with a flat and an interpolated component (lavapipe crashes on
+    /// `nointerpolation uint a : A; nointerpolation float b : B;` sharing a row when only the inputs are flat).
+    pub(super) fn rasterized_output_decorations(&mut self, var: Id, e: &SignatureElement) {
+        for &d in interpolation(e.interpolation_mode) {
+            if d == Decoration::Sample {
+                self.b.capability(Capability::SampleRateShading);
+            }
+            self.b.decorate(var, d, &[]);
+        }
+    }
+
     /// Inputs that `AttributeAtVertex` reads, before the interface is declared. The instructions are only
     /// walked when the module declares the operation's function.
     pub(super) fn pixel_prepare(&mut self) -> Result<(), Error> {
