@@ -224,6 +224,12 @@ fn dxil_stage(blob: &ParsedBlob, entry: Option<usize>) -> Option<dxil_to_spirv::
         s::COMPUTE => Stage::Compute,
         s::AMPLIFICATION => Stage::Amplification,
         s::MESH => Stage::Mesh,
+        s::RAY_GENERATION => Stage::RayGeneration,
+        s::INTERSECTION => Stage::Intersection,
+        s::ANY_HIT => Stage::AnyHit,
+        s::CLOSEST_HIT => Stage::ClosestHit,
+        s::MISS => Stage::Miss,
+        s::CALLABLE => Stage::Callable,
         _ => Stage::Library,
     })
 }

@@ -63,7 +63,13 @@ pub fn stage_number(stage: Stage) -> abi::ShaderStage {
         Stage::Compute => s::COMPUTE,
         Stage::Amplification => s::AMPLIFICATION,
         Stage::Mesh => s::MESH,
-        Stage::Library => s::UNKNOWN,
+        Stage::RayGeneration => s::RAY_GENERATION,
+        Stage::Intersection => s::INTERSECTION,
+        Stage::AnyHit => s::ANY_HIT,
+        Stage::ClosestHit => s::CLOSEST_HIT,
+        Stage::Miss => s::MISS,
+        Stage::Callable => s::CALLABLE,
+        Stage::Library | Stage::Node => s::UNKNOWN,
     }
 }
 
