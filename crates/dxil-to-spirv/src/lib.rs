@@ -60,7 +60,7 @@
 //! | `SV_VertexID`, `SV_InstanceID` | VS input | `VertexIndex − BaseVertex`, `InstanceIndex − BaseInstance`: D3D counts from the draw's first vertex / instance, Vulkan includes the base (`DrawParameters`) |
 //! | `StartVertexLocation()`, `StartInstanceLocation()` (SM 6.8) | VS | `BaseVertex`, `BaseInstance` |
 //! | `SV_ClipDistance`, `SV_CullDistance` | VS/GS output, GS/PS input | one `ClipDistance` / `CullDistance` float array per kind, elements concatenated in semantic-index order (at most 8 in all) |
-//! | `SV_RenderTargetArrayIndex`, `SV_ViewportArrayIndex` | VS/DS/GS output, PS input | `Layer`, `ViewportIndex` (VS, DS: `SPV_EXT_shader_viewport_index_layer`) |
+//! | `SV_RenderTargetArrayIndex`, `SV_ViewportArrayIndex` | VS/DS/GS output, PS input | `Layer`, `ViewportIndex` (VS, DS: `SPV_EXT_shader_viewport_index_layer`); a VS or DS also writes the value to the element's location, which is where a GS reads it (Vulkan geometry shaders have no such input built-ins) |
 //! | `SV_PrimitiveID` | GS output, PS input; GS `PrimitiveID()` | `PrimitiveId` |
 //! | `SV_GSInstanceID` | GS | `InvocationId` |
 //! | `SV_OutputControlPointID` | HS | `InvocationId` |
@@ -94,11 +94,22 @@
 //! left, as Vulkan's default) or `PointMode`, and `OutputVertices`; domain shaders declare the domain.
 //! Resources, UAV writes from any stage and both binding models work as in compute shaders.
 //!
+//! `GetRenderTargetSampleCount()` reads the rasterizer's sample count from a specialization constant (`SpecId` 0,
+//! 1 unless the pipeline sets it; [`Options::sample_count`], reported in [`Translation::sample_count_spec_id`]), as
+//! dxil-spirv does; `GetRenderTargetSamplePosition(i)` is entry `i` of D3D's standard pattern for that count.
+//!
 //! Not supported in these stages (errors naming the element or operation): 64-bit signature elements, system
-//! values with several rows other than clip/cull distances, more than 8 clip and cull distances, `Layer` /
-//! `ViewportIndex` as geometry shader inputs (Vulkan cannot read them there), control-point patch inputs to
-//! geometry shaders, `GetAttributeAtVertex` on system values, `GetRenderTargetSampleCount` /
-//! `GetRenderTargetSamplePosition` (no Vulkan equivalent in the shader), sampler feedback. Dual-source blending
+//! values with several rows other than clip/cull distances, more than 8 clip and cull distances, control-point
+//! patch inputs to geometry shaders, `GetAttributeAtVertex` on system values, sampler feedback (Vulkan has none; an
+//! emulation needs the runtime's layout of feedback maps).
+//!
+//! # Input the translation refuses
+//! A module that reads fine may still break DXIL rules the SPIR-V side cannot express; it fails with
+//! [`Error::Invalid`] or [`Error::Metadata`] naming the instruction or element, never with a module the validator
+//! rejects: a `dx.op` call whose opcode is not of the callee's class, whose overload the operation lacks
+//! (`DerivCoarseX` on doubles) or that the stage may not use (`Discard` in a compute shader; the stages of DXIL's
+//! operation table), groupshared memory outside compute, mesh and amplification shaders, and signature elements
+//! sharing a location component or a built-in. Dual-source blending
 //! (`SV_Target0`/`1` as the two sources of attachment 0, decided by the blend state, not the shader) gets
 //! `Location` 0 and 1, not `Index` 1. Stages not translated fail with [`Error::Stage`] naming the stage.
 //!
@@ -257,6 +268,21 @@ pub struct Options {
     /// (`PerPrimitiveEXT`) of the varying with its semantic name (case-insensitive) and index. `None`: inputs sit
     /// at their own registers, which match the outputs of the vertex, domain or geometry shader before them.
     pub input_varyings: Option<Arc<[Varying]>>,
+    /// Where `GetRenderTargetSampleCount()` and `GetRenderTargetSamplePosition()` take the rasterizer's sample
+    /// count from.
+    pub sample_count: SampleCount,
+}
+
+/// The rasterizer's sample count, for pixel shaders that ask for it: pipeline state in D3D12 and Vulkan alike, so a
+/// shader reads it from a specialization constant that the pipeline sets (as dxil-spirv does), or the translation
+/// fixes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SampleCount {
+    /// A `u32` specialization constant with this `SpecId`, 1 unless the pipeline sets it; reported in
+    /// [`Translation::sample_count_spec_id`].
+    SpecConstant(u32),
+    /// This count.
+    Fixed(u32),
 }
 
 impl Default for Options {
@@ -270,6 +296,7 @@ impl Default for Options {
             debug_names: false,
             patch_location_offset: None,
             input_varyings: None,
+            sample_count: SampleCount::SpecConstant(0),
         }
     }
 }
@@ -408,6 +435,9 @@ pub struct Translation {
     pub vulkan_version: (u8, u8),
     pub capabilities: Vec<spirv::Capability>,
     pub extensions: Vec<&'static str>,
+    /// The `SpecId` of the rasterizer's sample count ([`SampleCount::SpecConstant`]) when the shader reads it: the
+    /// pipeline should set it to its `rasterizationSamples`.
+    pub sample_count_spec_id: Option<u32>,
 }
 
 /// Translates the module's entry point.

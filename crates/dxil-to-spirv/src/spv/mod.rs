@@ -185,6 +185,8 @@ pub struct Builder {
     scalar_consts: FxMap<(Id, u64), Id>,
     null_consts: FxMap<Id, Id>,
     composite_consts: FxMap<(Id, Vec<Id>), Id>,
+    /// `u32` specialization constants: (SpecId, id).
+    spec_u32: Vec<(u32, Id)>,
     /// Global variables (for the entry point's interface list from SPIR-V 1.4 on).
     pub interface: Vec<Id>,
     /// Ids of the scalar types, which every instruction asks for: void, bool, u8..u64, s32, s64, f16..f64.
@@ -218,6 +220,7 @@ impl Default for Builder {
             scalar_consts: FxMap::default(),
             null_consts: FxMap::default(),
             composite_consts: FxMap::default(),
+            spec_u32: Vec::new(),
             interface: Vec::new(),
             names: false,
             physical_addressing: false,
@@ -296,6 +299,7 @@ impl Builder {
         clear_map(&mut self.scalar_consts);
         clear_map(&mut self.null_consts);
         clear_map(&mut self.composite_consts);
+        self.spec_u32.clear();
         self.interface.clear();
         self.physical_addressing = false;
         self.scalars = [None; 11];
@@ -556,6 +560,24 @@ impl Builder {
             *slot = Some(id);
         }
         id
+    }
+
+    /// The `u32` specialization constant `spec_id`, `default` unless the pipeline sets it.
+    pub fn spec_u32(&mut self, spec_id: u32, default: u32) -> Id {
+        if let Some(&(_, id)) = self.spec_u32.iter().find(|&&(s, _)| s == spec_id) {
+            return id;
+        }
+        let t = self.u32();
+        let id = self.id();
+        emit(&mut self.globals, Op::SpecConstant, &words![t, id, default]);
+        self.decorate(id, Decoration::SpecId, &[spec_id]);
+        self.spec_u32.push((spec_id, id));
+        id
+    }
+
+    /// Whether the module has the specialization constant `spec_id`.
+    pub fn has_spec_u32(&self, spec_id: u32) -> bool {
+        self.spec_u32.iter().any(|&(s, _)| s == spec_id)
     }
 
     pub fn const_f32(&mut self, v: f32) -> Id {
