@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Seeds every fuzz target's corpus folder (fuzz/corpus/<target>/) from the shared DXIL corpus.
 
-container, shader: whole containers; bitstream, module: the DXIL part's bitcode; text, assemble:
-DXC's listings; rootsig: RTS0 payloads (standalone blobs and shader parts). Usage:
+container, shader: whole containers; bitstream, module: the DXIL part's bitcode; text, assemble,
+translate: DXC's listings; rootsig: RTS0 payloads (standalone blobs and shader parts). Usage:
     python3 fuzz/make_seeds.py [CORPUS] [--every N]
 """
 import os
@@ -45,7 +45,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = args[0] if args else os.path.join(here, "..", "..", "shared", "corpus")
     out = os.path.join(here, "corpus")
-    for t in ["container", "shader", "bitstream", "module", "text", "assemble", "rootsig"]:
+    for t in ["container", "shader", "bitstream", "module", "text", "assemble", "translate", "rootsig"]:
         os.makedirs(os.path.join(out, t), exist_ok=True)
     files = []
     for root, _, names in os.walk(corpus):
@@ -71,7 +71,7 @@ def main():
                     open(os.path.join(out, "rootsig", name + ".rts0"), "wb").write(body)
         elif path.endswith(".ll") and n % every == 0:
             listing = open(path, "rb").read()
-            for t in ["text", "assemble"]:
+            for t in ["text", "assemble", "translate"]:
                 open(os.path.join(out, t, name), "wb").write(listing)
     for t in sorted(os.listdir(out)):
         print(t, len(os.listdir(os.path.join(out, t))))

@@ -198,7 +198,10 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         wave_size: t
             .wave_size
             .map_or((0, 0, 0), |w| (w.min, w.max, w.preferred)),
-        patch_vertex_count: t.tessellation.as_ref().map_or(0, |s| s.input_control_points),
+        patch_vertex_count: t
+            .tessellation
+            .as_ref()
+            .map_or(0, |s| s.input_control_points),
         patch_location_offset: t.tessellation.as_ref().map(|s| s.patch_location_offset),
         words: t.words,
         uses_subgroup_size,

@@ -946,9 +946,7 @@ pub unsafe extern "C" fn dxil_spv_converter_set_patch_location_offset(
     converter: ConverterHandle,
     offset: c_uint,
 ) {
-    with_conv(converter, (), |c| {
-        c.patch_location_offset = Some(offset)
-    });
+    with_conv(converter, (), |c| c.patch_location_offset = Some(offset));
 }
 
 /// # Safety

@@ -46,6 +46,29 @@ impl Stage {
         })
     }
 
+    /// The stage's bit in DXIL's operation table; `None` for a library as a whole (each export has its own stage).
+    pub fn op_stages(self) -> Option<dxil_shader::ops::ShaderStages> {
+        use dxil_shader::ops::ShaderStages as S;
+        Some(match self {
+            Stage::Pixel => S::PIXEL,
+            Stage::Vertex => S::VERTEX,
+            Stage::Geometry => S::GEOMETRY,
+            Stage::Hull => S::HULL,
+            Stage::Domain => S::DOMAIN,
+            Stage::Compute => S::COMPUTE,
+            Stage::Library => return None,
+            Stage::Mesh => S::MESH,
+            Stage::Amplification => S::AMPLIFICATION,
+            Stage::RayGeneration => S::RAY_GENERATION,
+            Stage::Intersection => S::INTERSECTION,
+            Stage::AnyHit => S::ANY_HIT,
+            Stage::ClosestHit => S::CLOSEST_HIT,
+            Stage::Miss => S::MISS,
+            Stage::Callable => S::CALLABLE,
+            Stage::Node => S::NODE,
+        })
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Stage::Pixel => "pixel",

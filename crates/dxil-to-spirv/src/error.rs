@@ -94,6 +94,23 @@ pub enum Invalid {
     /// Blocks, terminators and phis that do not form the function.
     #[error("{0}")]
     Block(Detail),
+    /// An operation the entry's stage may not use (the stages of DXIL.rst's operation table).
+    #[error("{} in a {stage} shader (DXIL allows it in other stages only)", .op.name())]
+    OpStage { op: OpCode, stage: &'static str },
+    /// Something else the entry's stage may not have (groupshared memory outside compute, mesh and amplification
+    /// shaders).
+    #[error("{what} in a {stage} shader (DXIL allows it in other stages only)")]
+    Stage {
+        what: &'static str,
+        stage: &'static str,
+    },
+    /// A `dx.op` function whose overload suffix the operation does not have (`dx.op.unary.f64` for
+    /// `DerivCoarseX`).
+    #[error("{} called through @{function}: no such overload of the operation", .op.name())]
+    Overload { op: OpCode, function: String },
+    /// A `dx.op` function of one class called with the opcode of an operation of another.
+    #[error("{} called through @{function}, a function of another class", .op.name())]
+    Class { op: OpCode, function: String },
     /// The lowering's own bookkeeping does not hold (a translator bug, reported rather than panicking).
     #[error("{0}")]
     Internal(Detail),

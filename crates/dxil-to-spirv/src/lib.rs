@@ -71,7 +71,7 @@
 //! | `SV_VertexID`, `SV_InstanceID` | VS input | `VertexIndex − BaseVertex`, `InstanceIndex − BaseInstance`: D3D counts from the draw's first vertex / instance, Vulkan includes the base (`DrawParameters`) |
 //! | `StartVertexLocation()`, `StartInstanceLocation()` (SM 6.8) | VS | `BaseVertex`, `BaseInstance` |
 //! | `SV_ClipDistance`, `SV_CullDistance` | VS/GS output, GS/PS input | one `ClipDistance` / `CullDistance` float array per kind, elements concatenated in semantic-index order (at most 8 in all) |
-//! | `SV_RenderTargetArrayIndex`, `SV_ViewportArrayIndex` | VS/DS/GS output, PS input | `Layer`, `ViewportIndex` (VS, DS: `SPV_EXT_shader_viewport_index_layer`) |
+//! | `SV_RenderTargetArrayIndex`, `SV_ViewportArrayIndex` | VS/DS/GS output, PS input | `Layer`, `ViewportIndex` (VS, DS: `SPV_EXT_shader_viewport_index_layer`); a VS or DS also writes the value to the element's location, which is where a GS reads it (Vulkan geometry shaders have no such input built-ins) |
 //! | `SV_PrimitiveID` | GS output, PS input; GS `PrimitiveID()` | `PrimitiveId` |
 //! | `SV_GSInstanceID` | GS | `InvocationId` |
 //! | `SV_OutputControlPointID` | HS | `InvocationId` |
@@ -105,11 +105,22 @@
 //! left, as Vulkan's default) or `PointMode`, and `OutputVertices`; domain shaders declare the domain.
 //! Resources, UAV writes from any stage and both binding models work as in compute shaders.
 //!
+//! `GetRenderTargetSampleCount()` reads the rasterizer's sample count from a specialization constant (`SpecId` 0,
+//! 1 unless the pipeline sets it; [`Requests::rasterizer_sample_count`], reported in [`Translation::sample_count_spec_id`]), as
+//! dxil-spirv does; `GetRenderTargetSamplePosition(i)` is entry `i` of D3D's standard pattern for that count.
+//!
 //! Not supported in these stages (errors naming the element or operation): 64-bit signature elements, system
-//! values with several rows other than clip/cull distances, more than 8 clip and cull distances, `Layer` /
-//! `ViewportIndex` as geometry shader inputs (Vulkan cannot read them there), control-point patch inputs to
-//! geometry shaders, `GetAttributeAtVertex` on system values, `GetRenderTargetSampleCount` /
-//! `GetRenderTargetSamplePosition` (no Vulkan equivalent in the shader), sampler feedback. Dual-source blending
+//! values with several rows other than clip/cull distances, more than 8 clip and cull distances, control-point
+//! patch inputs to geometry shaders, `GetAttributeAtVertex` on system values, sampler feedback (Vulkan has none; an
+//! emulation needs the runtime's layout of feedback maps).
+//!
+//! # Input the translation refuses
+//! A module that reads fine may still break DXIL rules the SPIR-V side cannot express; it fails with
+//! [`Error::Invalid`] or [`Error::Metadata`] naming the instruction or element, never with a module the validator
+//! rejects: a `dx.op` call whose opcode is not of the callee's class, whose overload the operation lacks
+//! (`DerivCoarseX` on doubles) or that the stage may not use (`Discard` in a compute shader; the stages of DXIL's
+//! operation table), groupshared memory outside compute, mesh and amplification shaders, and signature elements
+//! sharing a location component or a built-in. Dual-source blending
 //! (`SV_Target0`/`1` as the two sources of attachment 0, decided by the blend state, not the shader) is a request
 //! ([`Requests::dual_source_blending`]): `SV_Target1` is then `Location` 0, `Index` 1; without it, `Location` 1.
 //! [`Requests::invariant_position`] decorates the position output `Invariant`. Stages not translated fail with
@@ -234,15 +245,15 @@ use std::sync::Arc;
 
 pub use binding::{
     ArraySize, BindingModel, BindingResolver, D3dBinding, DescriptorType, HeapConventions,
-    HeapLayout, LocalParameter, LocalRange, LocalRootSignature, LocalRootSignatureError, OffsetEntry,
-    OffsetKind, Placement, RegisterBindings, ResolverBindings, RootBlock, RootBlockPlacement,
-    RootSignatureBindings,
+    HeapLayout, LocalParameter, LocalRange, LocalRootSignature, LocalRootSignatureError,
+    OffsetEntry, OffsetKind, Placement, RegisterBindings, ResolverBindings, RootBlock,
+    RootBlockPlacement, RootSignatureBindings,
 };
 pub use dxil::{EntryPoint, ResourceClass, ResourceKind, Stage, entry_points};
 pub use dxil_shader::{TessellatorDomain, TessellatorOutputPrimitive, TessellatorPartitioning};
 pub use error::{Detail, Error, Invalid, Limit, Location, MetadataError, Unsupported};
 pub use lower::Translator;
-pub use options::{Features, Requests};
+pub use options::{Features, Requests, SampleCount};
 
 /// Translation options. [`Options::default`] is the default binding model ([`RegisterBindings::default`]), the
 /// module's first entry point, bounds checks on, denormal modes on, no debug names, every device feature the
@@ -432,6 +443,9 @@ pub struct Translation {
     pub vulkan_version: (u8, u8),
     pub capabilities: Vec<spirv::Capability>,
     pub extensions: Vec<&'static str>,
+    /// The `SpecId` of the rasterizer's sample count ([`SampleCount::SpecConstant`], the default) when the shader reads it: the
+    /// pipeline should set it to its `rasterizationSamples`.
+    pub sample_count_spec_id: Option<u32>,
 }
 
 impl Translation {

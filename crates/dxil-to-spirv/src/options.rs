@@ -230,6 +230,9 @@ pub struct Requests {
     pub dual_source_blending: bool,
     /// Per render target: bits `[2k+1:2k]` pick the source component of output component k.
     pub output_swizzles: Vec<u32>,
+    /// Where `GetRenderTargetSampleCount()` and `GetRenderTargetSamplePosition()` take the rasterizer's sample
+    /// count from (pipeline state in D3D12 and Vulkan alike); `None`: the `u32` specialization constant with
+    /// `SpecId` 0, 1 unless the pipeline sets it (as dxil-spirv does).
     pub rasterizer_sample_count: Option<SampleCount>,
     /// Stream output (transform feedback) of vertex, geometry and domain shaders: the captured elements. Supported
     /// for `SV_Position` and single-row user elements of stream 0.
@@ -295,6 +298,12 @@ pub struct Requests {
 const IDENTITY_SWIZZLE: u32 = 0xE4;
 
 impl Requests {
+    /// [`Requests::rasterizer_sample_count`], or its default: specialization constant 0.
+    pub fn rasterizer_sample_count(&self) -> SampleCount {
+        self.rasterizer_sample_count
+            .unwrap_or(SampleCount::SpecConstant(0))
+    }
+
     /// The first request the translator cannot honour for a `stage` shader.
     pub fn check(&self, stage: Stage) -> Result<(), Error> {
         let refuse = |option: &'static str, why: &str| {

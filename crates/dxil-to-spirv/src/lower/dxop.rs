@@ -161,6 +161,36 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// The DXIL rules a call keeps before it is lowered: its opcode is one of the callee's class, the callee's
+    /// overload is one the operation has, and the entry's stage may use the operation (DXIL.rst's operation
+    /// table). Lowerings rely on them: outside its stages or overloads an operation may have no valid SPIR-V form
+    /// (`OpDemoteToHelperInvocation` outside fragment shaders, derivatives of doubles). Library entries are left to
+    /// the stage of each export.
+    pub(in crate::lower) fn check_dx_op(&self, callee: Value, op: OpCode) -> Result<(), Error> {
+        let info = op.info();
+        let name = self.callee_name(callee);
+        let (class, suffix) = dxil_shader::ops::split_function_name(name).unwrap_or(("", ""));
+        if class != info.class {
+            return Err(self.invalid(Invalid::Class {
+                op,
+                function: name.to_string(),
+            }));
+        }
+        if !info.allows_overload_suffix(suffix) {
+            return Err(self.invalid(Invalid::Overload {
+                op,
+                function: name.to_string(),
+            }));
+        }
+        match self.entry.stage.op_stages() {
+            Some(s) if !info.stages.contains(s) => Err(self.invalid(Invalid::OpStage {
+                op,
+                stage: self.entry.stage.name(),
+            })),
+            _ => Ok(()),
+        }
+    }
+
     pub(super) fn dx_op(
         &mut self,
         body: &Body,

@@ -7,6 +7,7 @@ use spirv::{Decoration, GLOp, Op, StorageClass};
 
 use super::types::Scalar;
 use super::{Args, Ctx, NONE, PtrInfo, Val};
+use crate::dxil::Stage;
 use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, words};
 
@@ -943,6 +944,17 @@ impl<'a> Ctx<'a> {
             .ok_or_else(|| self.invalid(Invalid::reference("no global")))?;
         let sc = match gv.address_space {
             _ if self.payload_global(g) => StorageClass::TaskPayloadWorkgroupEXT,
+            // Vulkan has Workgroup memory in compute, mesh and task shaders only; DXIL allows groupshared there.
+            3 if !matches!(
+                self.entry.stage,
+                Stage::Compute | Stage::Mesh | Stage::Amplification | Stage::Library
+            ) =>
+            {
+                return Err(self.invalid(Invalid::Stage {
+                    what: "groupshared memory",
+                    stage: self.entry.stage.name(),
+                }));
+            }
             3 => StorageClass::Workgroup,
             0 => StorageClass::Private,
             a => {

@@ -355,6 +355,10 @@ impl<'a> Ctx<'a> {
             vulkan_version,
             capabilities: self.b.capabilities().to_vec(),
             extensions: self.b.extensions().to_vec(),
+            sample_count_spec_id: match self.opts.requests.rasterizer_sample_count() {
+                crate::SampleCount::SpecConstant(id) if self.b.has_spec_u32(id) => Some(id),
+                _ => None,
+            },
         }
     }
 
@@ -536,13 +540,16 @@ impl<'a> Ctx<'a> {
     }
 
     /// The opcode of a `dx.op` call: `None` when `callee` is no `dx.op.*` function, an error when its opcode operand
-    /// is missing, not a constant or not an operation of dxil-shader's table.
+    /// is missing, not a constant or not an operation of dxil-shader's table, or when the call breaks the rules of
+    /// `check_dx_op`.
     #[inline]
     pub fn dx_opcode(&self, callee: Value, args: Args<'_>) -> Result<Option<OpCode>, Error> {
         if !self.is_dx_op(callee) {
             return Ok(None);
         }
-        self.dx_opcode_of(args).map(Some)
+        let op = self.dx_opcode_of(args)?;
+        self.check_dx_op(callee, op)?;
+        Ok(Some(op))
     }
 
     /// Is `callee` a `dx.op.*` function?

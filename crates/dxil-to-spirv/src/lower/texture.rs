@@ -68,6 +68,17 @@ const SAMPLEABLE: &[ResourceKind] = &[
     ResourceKind::TextureCubeArray,
 ];
 
+/// Kinds that comparison sampling reads (D3D has no `SampleCmp` on 3D textures; Vulkan has no depth-compare
+/// instructions on 3D images).
+const COMPARABLE: &[ResourceKind] = &[
+    ResourceKind::Texture1D,
+    ResourceKind::Texture1DArray,
+    ResourceKind::Texture2D,
+    ResourceKind::Texture2DArray,
+    ResourceKind::TextureCube,
+    ResourceKind::TextureCubeArray,
+];
+
 /// Kinds that can be gathered from.
 const GATHERABLE: &[ResourceKind] = &[
     ResourceKind::Texture2D,
@@ -359,10 +370,13 @@ impl<'a> Ctx<'a> {
         if self.decl(&sh).class != ResourceClass::Sampler {
             return Err(self.invalid(Invalid::resource("sampler operand is not a sampler")));
         }
-        self.require_kind(&h, SAMPLEABLE, false, "sampling")?;
+        if depth {
+            self.require_kind(&h, COMPARABLE, false, "comparison sampling")?;
+        } else {
+            self.require_kind(&h, SAMPLEABLE, false, "sampling")?;
+        }
         let (img, img_ty) = self.load_object(&h, View::Image)?;
         let (smp, _) = self.load_object(&sh, View::Sampler)?;
-        let _ = depth;
         let sit = self.b.ty(TypeKey::SampledImage(img_ty));
         let si = self.op2(Op::SampledImage, sit, img, smp);
         if h.nonuniform || sh.nonuniform {
@@ -665,6 +679,19 @@ impl<'a> Ctx<'a> {
                 "sample position",
             )?;
         }
+        let table = self.sample_position_table();
+        let h = self.handle_of_arg(a, 1)?;
+        let index = self.arg_id(a, 2)?;
+        let (img, _) = self.load_object(&h, View::Image)?;
+        self.b.capability(Capability::ImageQuery);
+        let u = self.b.u32();
+        let count = self.op1(Op::ImageQuerySamples, u, img);
+        Ok(self.standard_sample_position(table, count, index))
+    }
+
+    /// A `Private` table of D3D's standard sample patterns (1, 2, 4, 8 and 16 samples) for
+    /// [`Ctx::standard_sample_position`].
+    pub(in crate::lower) fn sample_position_table(&mut self) -> Id {
         // The standard patterns in 1/16 pixel, concatenated: the pattern of n samples starts at entry n - 1.
         const PATTERNS: [(i8, i8); 31] = [
             (0, 0),
@@ -699,13 +726,10 @@ impl<'a> Ctx<'a> {
             (6, 7),
             (-7, -8),
         ];
-        let h = self.handle_of_arg(a, 1)?;
-        let index = self.arg_id(a, 2)?;
-        let (img, _) = self.load_object(&h, View::Image)?;
-        self.b.capability(Capability::ImageQuery);
-        let u = self.b.u32();
+        // Interned in this order so that ids stay as they were before the table was shared.
+        self.b.u32();
         let f = self.b.f32();
-        let bt = self.b.bool();
+        self.b.bool();
         let v2 = self.b.vec(f, 2);
         let entries: Vec<Id> = PATTERNS
             .iter()
@@ -718,10 +742,23 @@ impl<'a> Ctx<'a> {
         let at = self.b.ty(TypeKey::Array(v2, PATTERNS.len() as u32));
         let init = self.b.const_composite(at, &entries);
         let pt = self.b.ptr(spirv::StorageClass::Private, at);
-        let table = self
-            .b
-            .global_var(pt, spirv::StorageClass::Private, Some(init));
-        let count = self.op1(Op::ImageQuerySamples, u, img);
+        self.b
+            .global_var(pt, spirv::StorageClass::Private, Some(init))
+    }
+
+    /// Position `index` of D3D's standard pattern of `count` samples, in pixels from the centre, read from `table`
+    /// ([`Ctx::sample_position_table`]); (0, 0) for a count that is not a power of two up to 16 or an index past
+    /// it.
+    pub(in crate::lower) fn standard_sample_position(
+        &mut self,
+        table: Id,
+        count: Id,
+        index: Id,
+    ) -> Val {
+        let u = self.b.u32();
+        let f = self.b.f32();
+        let bt = self.b.bool();
+        let v2 = self.b.vec(f, 2);
         // Valid counts are powers of two up to 16, and the index must be below the count.
         let one = self.b.const_u32(1);
         let c16 = self.b.const_u32(16);
@@ -743,7 +780,7 @@ impl<'a> Ctx<'a> {
         let zf = self.b.const_f32(0.0);
         let x = self.select(f, ok, x, zf);
         let y = self.select(f, ok, y, zf);
-        Ok(self.make_agg(&[x, y]))
+        self.make_agg(&[x, y])
     }
 
     /// `GetDimensions(handle, mip)` of a texture.

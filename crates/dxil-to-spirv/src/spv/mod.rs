@@ -185,14 +185,14 @@ pub struct Builder {
     scalar_consts: FxMap<(Id, u64), Id>,
     null_consts: FxMap<Id, Id>,
     composite_consts: FxMap<(Id, Vec<Id>), Id>,
+    /// `u32` specialization constants: (SpecId, id).
+    spec_u32: Vec<(u32, Id)>,
     /// Global variables (for the entry point's interface list from SPIR-V 1.4 on).
     pub interface: Vec<Id>,
     /// Ids of the scalar types, which every instruction asks for: void, bool, u8..u64, s32, s64, f16..f64.
     scalars: [Option<Id>; 11],
     /// `u32` constants 0..256.
     small_u32: [Option<Id>; 256],
-    /// 32-bit unsigned specialization constants by `SpecId`.
-    spec_u32: Vec<(u32, Id)>,
     /// Direct-mapped cache of pointer types, (storage class, pointee, id) by a hash of the first two: every access
     /// chain asks for one, and a compare here is several times cheaper than a hash-map probe.
     ptr_cache: [Option<(u32, Id, Id)>; PTR_CACHE],
@@ -220,12 +220,12 @@ impl Default for Builder {
             scalar_consts: FxMap::default(),
             null_consts: FxMap::default(),
             composite_consts: FxMap::default(),
+            spec_u32: Vec::new(),
             interface: Vec::new(),
             names: false,
             physical_addressing: false,
             scalars: [None; 11],
             small_u32: [None; 256],
-            spec_u32: Vec::new(),
             ptr_cache: [None; PTR_CACHE],
         }
     }
@@ -299,6 +299,7 @@ impl Builder {
         clear_map(&mut self.scalar_consts);
         clear_map(&mut self.null_consts);
         clear_map(&mut self.composite_consts);
+        self.spec_u32.clear();
         self.interface.clear();
         self.physical_addressing = false;
         self.scalars = [None; 11];
@@ -562,10 +563,9 @@ impl Builder {
         id
     }
 
-    /// A 32-bit unsigned specialization constant with `SpecId` `spec_id` and value `default` unless specialized
-    /// (one per id).
-    pub fn spec_const_u32(&mut self, spec_id: u32, default: u32) -> Id {
-        if let Some(&(_, id)) = self.spec_u32.iter().find(|(s, _)| *s == spec_id) {
+    /// The `u32` specialization constant `spec_id`, `default` unless the pipeline sets it.
+    pub fn spec_u32(&mut self, spec_id: u32, default: u32) -> Id {
+        if let Some(&(_, id)) = self.spec_u32.iter().find(|&&(s, _)| s == spec_id) {
             return id;
         }
         let t = self.u32();
@@ -574,6 +574,11 @@ impl Builder {
         self.decorate(id, Decoration::SpecId, &[spec_id]);
         self.spec_u32.push((spec_id, id));
         id
+    }
+
+    /// Whether the module has the specialization constant `spec_id`.
+    pub fn has_spec_u32(&self, spec_id: u32) -> bool {
+        self.spec_u32.iter().any(|&(s, _)| s == spec_id)
     }
 
     pub fn const_f32(&mut self, v: f32) -> Id {

@@ -12,7 +12,7 @@ use crate::spv::Id;
 pub(super) fn quad_mode([x, y, z]: [u32; 3]) -> Option<ExecutionMode> {
     if y > 1 && x.is_multiple_of(2) && y.is_multiple_of(2) {
         Some(ExecutionMode::DerivativeGroupQuadsNV)
-    } else if (x as u64 * y as u64 * z as u64).is_multiple_of(4) {
+    } else if (u128::from(x) * u128::from(y) * u128::from(z)).is_multiple_of(4) {
         Some(ExecutionMode::DerivativeGroupLinearNV)
     } else {
         None

@@ -37,11 +37,9 @@ pub(super) fn system_value(
         (true, K::PrimitiveID) => BuiltIn::PrimitiveId,
         (false, K::GSInstanceID) => BuiltIn::InvocationId,
         (true, K::ShadingRate) => BuiltIn::PrimitiveShadingRateKHR,
-        (false, K::RenderTargetArrayIndex | K::ViewPortArrayIndex) => {
-            return Some(Err(
-                "Vulkan geometry shaders cannot read Layer or ViewportIndex",
-            ));
-        }
+        // Vulkan geometry shaders have no Layer / ViewportIndex inputs: the value comes through the element's
+        // location, where vertex shaders write it beside the built-in (`Interface::copies`).
+        (false, K::RenderTargetArrayIndex | K::ViewPortArrayIndex) => return Some(Ok(None)),
         _ => return None,
     })))
 }

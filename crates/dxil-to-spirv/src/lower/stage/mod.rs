@@ -20,6 +20,7 @@
 //! the interface and converted at each access: the interface of every stage translated here agrees, and Vulkan
 //! needs `storageInputOutput16` otherwise. 64-bit elements are unsupported.
 
+mod claims;
 mod compute;
 mod domain;
 mod geometry;
@@ -32,7 +33,6 @@ mod vertex;
 
 pub(crate) use raytracing::RayState;
 
-use crate::options::SampleCount;
 use dxil_module::{TypeData, TypeId};
 use dxil_shader::ops::OpCode;
 use dxil_shader::{InterpolationMode, SemanticKind, SignatureElement};
@@ -141,6 +141,12 @@ pub(crate) struct Interface {
     pub per_vertex_inputs: Vec<u32>,
     /// Mesh and amplification shaders: payload, indices, output counts.
     pub mesh: mesh::MeshIo,
+    /// Locations and built-ins taken by the elements declared so far.
+    claims: claims::Claims,
+    /// Outputs written to a second variable too: (output variable, copy). A vertex or domain shader's
+    /// `SV_RenderTargetArrayIndex` / `SV_ViewportArrayIndex` also go to the element's location, where a geometry
+    /// shader reads them (Vulkan geometry shaders cannot read the built-ins); without one the copy is unread.
+    copies: Vec<(Id, Id)>,
 }
 
 impl Interface {
@@ -218,11 +224,20 @@ pub(crate) fn system_value(
     if let Some(r) = own {
         return r;
     }
+    // Vulkan has no Position or clip/cull distance inputs to vertex shaders nor outputs from pixel shaders.
+    let vertex_in_or_pixel_out = match stage {
+        Stage::Vertex => !output,
+        Stage::Pixel => output,
+        _ => false,
+    };
     Ok(Some(match kind {
+        K::Position | K::ClipDistance | K::CullDistance if vertex_in_or_pixel_out => {
+            return Err("not a vertex shader input or pixel shader output");
+        }
         K::Position => BuiltIn::Position,
         K::ClipDistance => BuiltIn::ClipDistance,
         K::CullDistance => BuiltIn::CullDistance,
-        K::ViewID => BuiltIn::ViewIndex,
+        K::ViewID if !output => BuiltIn::ViewIndex,
         K::CullPrimitive => return Err("SV_CullPrimitive (mesh shaders)"),
         _ => return Err("this system value in this stage"),
     }))
@@ -392,7 +407,19 @@ impl<'a> Ctx<'a> {
                     }
                     (v, Map::SampleMask, Class::UInt, 1)
                 }
-                Some(b) => self.builtin_element(e, b, shape)?,
+                Some(b) => {
+                    let r = self.builtin_element(e, b, shape)?;
+                    // A scalar or narrower built-in has no columns past its own: writes there would land on
+                    // component 0 (or nowhere), and a copy (below) would not match the built-in's type.
+                    if cols > r.3 {
+                        return Err(MetadataError::signature(format!(
+                            "signature element {} `{}`: {cols} columns for the built-in {b:?} of {}",
+                            e.id, e.name, r.3
+                        ))
+                        .into());
+                    }
+                    r
+                }
                 None => {
                     let base = if sig == Sig::Primitive {
                         self.io.mesh.prim_location_base
@@ -403,6 +430,13 @@ impl<'a> Ctx<'a> {
                     (var, map, class, cols)
                 }
             };
+            if matches!(stage, Stage::Vertex | Stage::Domain)
+                && output
+                && matches!(bi, Some(BuiltIn::Layer | BuiltIn::ViewportIndex))
+            {
+                let (copy, _) = self.location_element(e, Class::UInt, shape, 0)?;
+                self.io.copies.push((var, copy));
+            }
             if stage == Stage::Pixel && !output && bi.is_some_and(pixel::flat_builtin_input) {
                 self.b.decorate(var, Decoration::Flat, &[]);
             }
@@ -470,9 +504,11 @@ impl<'a> Ctx<'a> {
                 )));
             }
             layout.offset[i] = layout.len[k];
-            layout.len[k] += e.rows.max(1) * u32::from(e.cols.max(1));
+            // Saturating: hostile row counts must fail the limit below, not wrap under it.
+            layout.len[k] = layout.len[k]
+                .saturating_add(e.rows.max(1).saturating_mul(u32::from(e.cols.max(1))));
         }
-        let total = layout.len.iter().sum::<u32>();
+        let total = layout.len[0].saturating_add(layout.len[1]);
         if total > 8 {
             return Err(self.signature_unsupported(format!(
                 "{total} clip and cull distances in the {} {dir}s (Vulkan guarantees 8)",
@@ -526,6 +562,7 @@ impl<'a> Ctx<'a> {
         } else {
             b
         };
+        self.claim_builtin(e, b, shape.output)?;
         let (t, class, width) = self.builtin_type(b);
         let t = match shape.arrayed {
             Some(n) => self.b.ty(TypeKey::Array(t, n)),
@@ -609,6 +646,7 @@ impl<'a> Ctx<'a> {
                 })?;
             (location, e.start_col as u32, false)
         };
+        self.claim_locations(e, location, shape)?;
         let first = self.io.row_vars.len() as u32;
         let mut var = None;
         for r in 0..if split { shape.rows } else { 1 } {
@@ -949,7 +987,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// `loadInput(inputSigId, rowIndex, colIndex, gsVertexAxis)`.
-    fn load_input(&mut self, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
+    pub(super) fn load_input(&mut self, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
         let id = self.arg_const(a, 1)? as u32;
         let s = self.slot(false, id)?;
         self.load_slot(&s, ty, a)
@@ -1024,6 +1062,10 @@ impl<'a> Ctx<'a> {
         match p {
             Some(p) => self.store(p, v),
             None => self.store_split_row(s, vertex, row, col, v)?,
+        }
+        if let Some(&(_, copy)) = self.io.copies.iter().find(|&&(v, _)| v == s.var) {
+            let (p, _) = self.slot_ptr(s, copy, vertex, row, row_const, col)?;
+            self.store(p, v);
         }
         Ok(Val::None)
     }
@@ -1123,22 +1165,6 @@ impl<'a> Ctx<'a> {
             {
                 self.load_stage_builtin(BuiltIn::ViewIndex, ty)
             }
-            // The sample count of the render targets is the pipeline's: given as a request (a value, or a
-            // specialization constant the pipeline sets).
-            OpCode::RenderTargetGetSampleCount
-                if let Some(count) = self.opts.requests.rasterizer_sample_count =>
-            {
-                let id = match count {
-                    SampleCount::Fixed(n) => self.b.const_u32(n),
-                    SampleCount::SpecConstant(spec) => self.b.spec_const_u32(spec, 1),
-                };
-                self.read_converted(id, Class::UInt, ty).map(Val::Id)
-            }
-            OpCode::RenderTargetGetSamplePosition | OpCode::RenderTargetGetSampleCount => Err(self
-                .unsupported(Unsupported::OperationNeeds {
-                    op,
-                    why: "Vulkan has no render-target sample query in shaders",
-                })),
             _ => return None,
         };
         Some(r)
@@ -1245,8 +1271,16 @@ mod tests {
             sv(Stage::Geometry, true, K::PrimitiveID),
             Ok(Some(BuiltIn::PrimitiveId))
         );
-        // Inputs that are outputs elsewhere, and stages' own values in the wrong stage, are errors.
-        assert!(sv(Stage::Geometry, false, K::RenderTargetArrayIndex).is_err());
+        // A geometry shader reads Layer from the location the stage before also writes.
+        assert_eq!(
+            sv(Stage::Geometry, false, K::RenderTargetArrayIndex),
+            Ok(None)
+        );
+        // Inputs that are outputs elsewhere, outputs that are inputs, and stages' own values in the wrong stage are
+        // errors.
+        assert!(sv(Stage::Vertex, true, K::ViewID).is_err());
+        assert!(sv(Stage::Pixel, true, K::Position).is_err());
+        assert!(sv(Stage::Vertex, false, K::ClipDistance).is_err());
         assert!(sv(Stage::Vertex, false, K::Depth).is_err());
         assert!(sv(Stage::Pixel, false, K::Target).is_err());
         assert!(sv(Stage::Vertex, true, K::CullPrimitive).is_err());

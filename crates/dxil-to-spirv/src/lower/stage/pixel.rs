@@ -174,6 +174,12 @@ impl<'a> Ctx<'a> {
                 self.eval_input(op, ty, a)
             }
             OpCode::SampleIndex => self.load_stage_builtin(BuiltIn::SampleId, ty),
+            OpCode::RenderTargetGetSampleCount => Ok(Val::Id(self.rasterizer_samples())),
+            OpCode::RenderTargetGetSamplePosition => self.arg_id(a, 1).map(|index| {
+                let table = self.sample_position_table();
+                let count = self.rasterizer_samples();
+                self.standard_sample_position(table, count, index)
+            }),
             OpCode::Coverage => self.coverage_in(),
             OpCode::InnerCoverage => self.stage_builtin(BuiltIn::FullyCoveredEXT).and_then(|v| {
                 let bt = self.b.bool();
@@ -199,11 +205,19 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// The rasterizer's sample count ([`crate::SampleCount`]).
+    fn rasterizer_samples(&mut self) -> Id {
+        match self.opts.requests.rasterizer_sample_count() {
+            crate::SampleCount::SpecConstant(id) => self.b.spec_u32(id, 1),
+            crate::SampleCount::Fixed(n) => self.b.const_u32(n),
+        }
+    }
+
     /// `EvalSnapped`, `EvalSampleIndex`, `EvalCentroid`: the input interpolated elsewhere.
     fn eval_input(&mut self, op: OpCode, ty: TypeId, a: Args<'_>) -> Result<Val, Error> {
         let id = self.arg_const(a, 1)? as u32;
         let s = self.slot(false, id)?;
-        if s.class != Class::Float || s.map != Map::Direct {
+        if s.class != Class::Float || s.map != Map::Direct || s.per_vertex {
             return Err(self.unsupported(Unsupported::signature(
                 "pull-model evaluation of a non-float or system-value input",
             )));
