@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dxil_runtime::{Case, LayoutOverrides, RunOptions, Runtime, ShaderModule};
+use dxil_runtime::{Case, LayoutOverrides, RunOptions, Runtime, ShaderModule, Summary, Timing};
 
 /// How `--explain` prints the derived layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -49,6 +49,15 @@ pub struct Args {
     /// no-push-descriptors, raw-as-texel (64-byte storage-buffer alignment).
     #[arg(long, value_name = "VARIANTS", value_delimiter = ',')]
     layout: Vec<String>,
+    /// Time N repetitions of the case's dispatches with GPU timestamps (resources in device-local
+    /// memory, initial contents restored before each), after the warm-up ones; prints the median,
+    /// minimum and maximum, and the pipeline creation time. The last repetition's results are
+    /// checked as usual.
+    #[arg(long, value_name = "N")]
+    time: Option<u32>,
+    /// Untimed repetitions before the timed ones (with `--time`).
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "time")]
+    warmup: u32,
 }
 
 /// The layout overrides `--layout` names.
@@ -136,11 +145,31 @@ pub fn run(a: Args) -> ExitCode {
         timeout: Duration::from_secs_f64(a.timeout),
         dump_dir: a.dump.clone(),
         layout: overrides,
+        timing: a.time.map(|dispatches| Timing {
+            warmup: a.warmup,
+            dispatches,
+        }),
     };
     match rt.run(&case, &module, &options) {
         Ok(report) => {
             for m in &report.mismatches {
                 say(format_args!("{m}"));
+            }
+            if let Some(s) = Summary::of(&report.dispatch_times) {
+                let us = |d: Duration| d.as_secs_f64() * 1e6;
+                say(format_args!(
+                    "gpu time: median {:.2} us, min {:.2} us, max {:.2} us over {} dispatches ({}, {})",
+                    us(s.median),
+                    us(s.min),
+                    us(s.max),
+                    s.count,
+                    report.device,
+                    rt.device_info().driver
+                ));
+                say(format_args!(
+                    "pipeline creation: {:.3} ms",
+                    report.timings.pipeline.as_secs_f64() * 1e3
+                ));
             }
             let code = report.exit_code();
             if code == 0 {

@@ -53,6 +53,8 @@ pub struct Runtime {
     /// Submissions need external synchronisation; runs on several threads take turns here.
     pub(crate) queue: std::sync::Mutex<vk::Queue>,
     pub(crate) queue_family: u32,
+    /// `timestampValidBits` of the queue family (0: no timestamps there).
+    pub(crate) timestamp_bits: u32,
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
     pub(crate) limits: vk::PhysicalDeviceLimits,
     pub(crate) caps: BindingCaps,
@@ -178,6 +180,7 @@ impl Runtime {
                 device: opened.device,
                 queue: std::sync::Mutex::new(opened.queue),
                 queue_family: opened.queue_family,
+                timestamp_bits: opened.timestamp_bits,
                 memory: opened.memory,
                 limits: opened.limits,
                 caps: opened.caps,
@@ -229,6 +232,7 @@ struct Opened {
     device: ash::Device,
     queue: vk::Queue,
     queue_family: u32,
+    timestamp_bits: u32,
     memory: vk::PhysicalDeviceMemoryProperties,
     limits: vk::PhysicalDeviceLimits,
     caps: BindingCaps,
@@ -288,6 +292,11 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
             "device `{name}` has no compute queue"
         )));
     };
+
+    let timestamp_bits = usize::try_from(queue_family)
+        .ok()
+        .and_then(|i| families.get(i))
+        .map_or(0, |f| f.timestamp_valid_bits);
 
     // SAFETY: valid physical device; query only.
     let available = unsafe { instance.enumerate_device_extension_properties(physical) }
@@ -579,6 +588,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
         device,
         queue,
         queue_family,
+        timestamp_bits,
         memory,
         limits: prop.limits,
         caps,

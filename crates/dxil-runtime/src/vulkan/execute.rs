@@ -9,7 +9,7 @@ use ash::vk;
 use super::device::Runtime;
 use super::plan::{Plan, PlanDescriptor};
 use crate::reflect::DescriptorKind;
-use crate::report::RunError;
+use crate::report::{RunError, Timing};
 
 pub(super) fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> RunError {
     move |result| RunError::Vulkan { call, result }
@@ -18,12 +18,23 @@ pub(super) fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> RunError {
 /// The Vulkan objects of one run. Dropping destroys them, unless [`Objects::leak`] was called
 /// because the device may still be using them.
 pub(super) struct Objects<'d> {
-    device: &'d ash::Device,
-    /// Buffers, each with its own memory and mapping at the same index.
+    pub(super) device: &'d ash::Device,
+    /// The buffers shaders see, in creation order.
     pub(super) buffers: Vec<vk::Buffer>,
-    memories: Vec<vk::DeviceMemory>,
-    /// Mapped host pointers and sizes of `memories`.
-    mapped: Vec<(*mut u8, usize)>,
+    /// Every allocation of the run (buffers in host-visible memory have one each; device-local
+    /// buffers, their staging twins and pristine copies too).
+    pub(super) memories: Vec<vk::DeviceMemory>,
+    /// Per buffer, the host pointer and size of its bytes: the buffer's own mapping, or in
+    /// device-local mode its staging twin's.
+    pub(super) mapped: Vec<(*mut u8, usize)>,
+    /// Device-local mode (timed runs): buffers live in device-local memory, each with a staging
+    /// twin and a pristine copy ([`super::memory::Staging`]), at the same index as `buffers`.
+    pub(super) device_local: bool,
+    pub(super) staging: Vec<super::memory::Staging>,
+    /// Buffers besides `buffers` (staging twins, pristine copies).
+    pub(super) extra_buffers: Vec<vk::Buffer>,
+    /// Timestamps of a timed run.
+    pub(super) query_pool: vk::QueryPool,
     pub(super) views: Vec<vk::BufferView>,
     pub(super) samplers: Vec<vk::Sampler>,
     pub(super) set_layouts: Vec<vk::DescriptorSetLayout>,
@@ -31,7 +42,7 @@ pub(super) struct Objects<'d> {
     /// More descriptor pools (the heap's update-after-bind pool, say).
     pub(super) extra_pools: Vec<vk::DescriptorPool>,
     pub(super) pipeline_layout: vk::PipelineLayout,
-    shader: vk::ShaderModule,
+    pub(super) shader: vk::ShaderModule,
     pub(super) pipeline: vk::Pipeline,
     command_pool: vk::CommandPool,
     fence: vk::Fence,
@@ -39,12 +50,17 @@ pub(super) struct Objects<'d> {
 }
 
 impl<'d> Objects<'d> {
-    pub(super) fn new(device: &'d ash::Device) -> Self {
+    /// An empty set; `device_local` puts the run's buffers in device-local memory.
+    pub(super) fn new(device: &'d ash::Device, device_local: bool) -> Self {
         Objects {
             device,
             buffers: Vec::new(),
             memories: Vec::new(),
             mapped: Vec::new(),
+            device_local,
+            staging: Vec::new(),
+            extra_buffers: Vec::new(),
+            query_pool: vk::QueryPool::null(),
             views: Vec::new(),
             samplers: Vec::new(),
             set_layouts: Vec::new(),
@@ -67,7 +83,7 @@ impl<'d> Objects<'d> {
     pub(super) fn bytes(&self, i: usize) -> Option<&[u8]> {
         let &(ptr, len) = self.mapped.get(i)?;
         // SAFETY: `ptr` is the start of a live host-coherent mapping of `len` bytes made in
-        // `create_buffers`; it stays mapped until `self` is dropped, and the GPU is idle whenever
+        // `create_buffer`; it stays mapped until `self` is dropped, and the GPU is idle whenever
         // this is called (before submit, or after the fence signalled).
         Some(unsafe { std::slice::from_raw_parts(ptr, len) })
     }
@@ -89,6 +105,7 @@ impl Drop for Objects<'_> {
         // accept); the run waited for its fence before dropping, so none is in use; each is
         // destroyed once, dependents before what they depend on.
         unsafe {
+            d.destroy_query_pool(self.query_pool, None);
             d.destroy_fence(self.fence, None);
             d.destroy_command_pool(self.command_pool, None);
             d.destroy_pipeline(self.pipeline, None);
@@ -107,7 +124,7 @@ impl Drop for Objects<'_> {
             for &v in &self.views {
                 d.destroy_buffer_view(v, None);
             }
-            for &b in &self.buffers {
+            for &b in self.buffers.iter().chain(&self.extra_buffers) {
                 d.destroy_buffer(b, None);
             }
             for &m in &self.memories {
@@ -131,12 +148,16 @@ struct PendingWrite {
 pub(super) struct Executed {
     pub outputs: Vec<Vec<u8>>,
     pub setup: Duration,
+    /// Shader module and pipeline creation (part of `setup`).
+    pub pipeline: Duration,
     pub execute: Duration,
+    /// The GPU time of each timed repetition (timed runs only).
+    pub dispatch_times: Vec<Duration>,
     /// Destroying the run's Vulkan objects (part of [`crate::Timings::finish`]).
     pub teardown: Duration,
 }
 
-fn descriptor_type(kind: DescriptorKind) -> vk::DescriptorType {
+pub(super) fn descriptor_type(kind: DescriptorKind) -> vk::DescriptorType {
     match kind {
         DescriptorKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
         DescriptorKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
@@ -155,115 +176,6 @@ pub(super) fn to_u32(n: usize, what: &str) -> Result<u32, RunError> {
 }
 
 impl Runtime {
-    fn find_memory_type(&self, type_bits: u32) -> Option<u32> {
-        let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-        // Cached memory makes the read-back fast; any coherent host-visible type works.
-        let preferences = [host | vk::MemoryPropertyFlags::HOST_CACHED, host];
-        let count = usize::try_from(self.memory.memory_type_count).unwrap_or(0);
-        let types = self.memory.memory_types.get(..count).unwrap_or(&[]);
-        preferences.iter().find_map(|&want| {
-            types.iter().enumerate().find_map(|(i, t)| {
-                let i = u32::try_from(i).ok()?;
-                let allowed = type_bits & (1u32 << i) != 0;
-                (allowed && t.property_flags.contains(want)).then_some(i)
-            })
-        })
-    }
-
-    /// Creates a host-visible, mapped buffer of `size` bytes (zeroed) and returns its index in
-    /// `o.buffers`. `device_address`: the buffer's GPU address may be taken.
-    pub(super) fn create_buffer(
-        &self,
-        o: &mut Objects<'_>,
-        size: u64,
-        device_address: bool,
-    ) -> Result<usize, RunError> {
-        let d = &self.device;
-        let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER
-            | vk::BufferUsageFlags::UNIFORM_BUFFER
-            | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
-            | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
-            | vk::BufferUsageFlags::TRANSFER_SRC
-            | vk::BufferUsageFlags::TRANSFER_DST;
-        if device_address {
-            usage |= vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
-        }
-        let len =
-            usize::try_from(size).map_err(|_| RunError::Unsupported(format!("{size} bytes")))?;
-        let info = vk::BufferCreateInfo::default()
-            .size(size)
-            .usage(usage)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE);
-        // SAFETY: valid device and create info.
-        let buffer = unsafe { d.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
-        // SAFETY: the buffer was just created from this device.
-        let req = unsafe { d.get_buffer_memory_requirements(buffer) };
-        let type_index = match self.find_memory_type(req.memory_type_bits) {
-            Some(t) => t,
-            None => {
-                // SAFETY: the buffer is unused and owned by nobody else.
-                unsafe { d.destroy_buffer(buffer, None) };
-                return Err(RunError::Unsupported(
-                    "no host-visible, host-coherent memory type for buffers".into(),
-                ));
-            }
-        };
-        let mut flags =
-            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-        let mut alloc = vk::MemoryAllocateInfo::default()
-            .allocation_size(req.size)
-            .memory_type_index(type_index);
-        if device_address {
-            alloc = alloc.push_next(&mut flags);
-        }
-        // SAFETY: valid allocate info with a type index the device listed; the device-address
-        // flag is only asked for when bufferDeviceAddress was enabled (callers check).
-        let memory = match unsafe { d.allocate_memory(&alloc, None) } {
-            Ok(m) => m,
-            Err(e) => {
-                // SAFETY: as above.
-                unsafe { d.destroy_buffer(buffer, None) };
-                return Err(vk_err("vkAllocateMemory")(e));
-            }
-        };
-        // SAFETY: the memory is fresh, of a type allowed for the buffer, and large enough.
-        let bound = unsafe { d.bind_buffer_memory(buffer, memory, 0) };
-        // SAFETY: host-visible memory, mapped once, whole range (only after a successful bind).
-        let mapped = bound.and_then(|()| unsafe {
-            d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-        });
-        let ptr = match mapped {
-            Ok(p) => p,
-            Err(e) => {
-                // SAFETY: neither is in use; the memory is unmapped because mapping failed.
-                unsafe {
-                    d.destroy_buffer(buffer, None);
-                    d.free_memory(memory, None);
-                }
-                return Err(vk_err("vkBindBufferMemory/vkMapMemory")(e));
-            }
-        };
-        let index = o.buffers.len();
-        o.buffers.push(buffer);
-        o.memories.push(memory);
-        o.mapped.push((ptr.cast::<u8>(), len));
-        if let Some(bytes) = o.bytes_mut(index) {
-            bytes.fill(0);
-        }
-        Ok(index)
-    }
-
-    /// The GPU address of buffer `index`, which was created with `device_address`.
-    pub(super) fn buffer_address(&self, o: &Objects<'_>, index: usize) -> u64 {
-        let Some(&buffer) = o.buffers.get(index) else {
-            return 0;
-        };
-        let info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
-        // SAFETY: the buffer is live, was created with SHADER_DEVICE_ADDRESS usage and bound to
-        // memory allocated with the DEVICE_ADDRESS flag.
-        unsafe { self.device.get_buffer_device_address(&info) }
-    }
-
     fn create_buffers(&self, plan: &Plan<'_>, o: &mut Objects<'_>) -> Result<(), RunError> {
         for pb in &plan.buffers {
             let i = self.create_buffer(o, pb.size, false)?;
@@ -310,10 +222,11 @@ impl Runtime {
         words: &[u32],
         entry: &str,
         timeout: Duration,
+        timing: Option<Timing>,
     ) -> Result<Executed, RunError> {
         let started = Instant::now();
         let d = &self.device;
-        let mut o = Objects::new(d);
+        let mut o = Objects::new(d, timing.is_some());
         let limits = &self.limits;
 
         let set_count = to_u32(plan.sets.len(), "descriptor sets")?;
@@ -539,15 +452,8 @@ impl Runtime {
         o.pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_err("vkCreatePipelineLayout"))?;
 
-        self.create_pipeline(&mut o, words, entry)?;
+        let pipeline = self.create_pipeline(&mut o, words, entry)?;
         let cb = self.begin_commands(&mut o)?;
-        let host_writes = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::HOST_WRITE)
-            .dst_access_mask(
-                vk::AccessFlags::SHADER_READ
-                    | vk::AccessFlags::SHADER_WRITE
-                    | vk::AccessFlags::UNIFORM_READ,
-            );
         let between_passes = vk::MemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::SHADER_WRITE)
             .dst_access_mask(
@@ -555,21 +461,9 @@ impl Runtime {
                     | vk::AccessFlags::SHADER_WRITE
                     | vk::AccessFlags::UNIFORM_READ,
             );
-        let to_host = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
         // SAFETY: recording into a command buffer in the recording state, with the pipeline,
-        // layout and sets created above; push ranges match the layout's range.
+        // layout and sets created above.
         unsafe {
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::HOST,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::DependencyFlags::empty(),
-                &[host_writes],
-                &[],
-                &[],
-            );
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, o.pipeline);
             if !sets.is_empty() {
                 d.cmd_bind_descriptor_sets(
@@ -581,44 +475,45 @@ impl Runtime {
                     &[],
                 );
             }
-            for (i, pass) in plan.passes.iter().enumerate() {
-                if i > 0 {
-                    d.cmd_pipeline_barrier(
-                        cb,
-                        vk::PipelineStageFlags::COMPUTE_SHADER,
-                        vk::PipelineStageFlags::COMPUTE_SHADER,
-                        vk::DependencyFlags::empty(),
-                        &[between_passes],
-                        &[],
-                        &[],
-                    );
-                }
-                if push_size > 0 {
-                    let mut bytes = pass.push_constants.clone();
-                    bytes.resize(usize::try_from(push_size).unwrap_or(0), 0);
-                    d.cmd_push_constants(
-                        cb,
-                        o.pipeline_layout,
-                        vk::ShaderStageFlags::COMPUTE,
-                        0,
-                        &bytes,
-                    );
-                }
-                let [x, y, z] = pass.groups;
-                d.cmd_dispatch(cb, x, y, z);
-            }
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[to_host],
-                &[],
-                &[],
-            );
         }
+        let pipeline_layout = o.pipeline_layout;
+        let mut passes = |cb: vk::CommandBuffer| {
+            for (i, pass) in plan.passes.iter().enumerate() {
+                // SAFETY: recording with the pipeline and sets bound above; push ranges match the
+                // layout's range.
+                unsafe {
+                    if i > 0 {
+                        d.cmd_pipeline_barrier(
+                            cb,
+                            vk::PipelineStageFlags::COMPUTE_SHADER,
+                            vk::PipelineStageFlags::COMPUTE_SHADER,
+                            vk::DependencyFlags::empty(),
+                            &[between_passes],
+                            &[],
+                            &[],
+                        );
+                    }
+                    if push_size > 0 {
+                        let mut bytes = pass.push_constants.clone();
+                        bytes.resize(usize::try_from(push_size).unwrap_or(0), 0);
+                        d.cmd_push_constants(
+                            cb,
+                            pipeline_layout,
+                            vk::ShaderStageFlags::COMPUTE,
+                            0,
+                            &bytes,
+                        );
+                    }
+                    let [x, y, z] = pass.groups;
+                    d.cmd_dispatch(cb, x, y, z);
+                }
+            }
+        };
+        self.record_runs(&mut o, cb, timing, &mut passes)?;
         let setup = started.elapsed();
-        let execute = self.submit_and_wait(&mut o, cb, timeout)?;
+        let execute =
+            self.submit_and_wait(&mut o, cb, Self::submission_timeout(timeout, timing))?;
+        let dispatch_times = self.read_timestamps(&o, timing)?;
 
         let outputs = (0..plan.buffers.len())
             .map(|i| o.bytes(i).map(<[u8]>::to_vec).unwrap_or_default())
@@ -628,42 +523,24 @@ impl Runtime {
         Ok(Executed {
             outputs,
             setup,
+            pipeline,
             execute,
+            dispatch_times,
             teardown: teardown_started.elapsed(),
         })
     }
 
-    /// Creates the shader module and compute pipeline with `o.pipeline_layout`.
+    /// Creates the shader module and compute pipeline with `o.pipeline_layout`; returns the time
+    /// the two creations took.
     pub(super) fn create_pipeline(
         &self,
         o: &mut Objects<'_>,
         words: &[u32],
         entry: &str,
-    ) -> Result<(), RunError> {
-        let d = &self.device;
-        let module_info = vk::ShaderModuleCreateInfo::default().code(words);
-        // SAFETY: the words parsed as SPIR-V during reflection; drivers validate the rest.
-        o.shader = unsafe { d.create_shader_module(&module_info, None) }
-            .map_err(vk_err("vkCreateShaderModule"))?;
+    ) -> Result<Duration, RunError> {
         let name = CString::new(entry)
             .map_err(|_| RunError::BadSpirv("entry point name has a NUL".into()))?;
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(o.shader)
-            .name(&name);
-        let pipeline_info = [vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(o.pipeline_layout)];
-        // SAFETY: module, layout and name are alive; reflection found this GLCompute entry point
-        // and the caller checked that the layout covers every binding it declares.
-        let pipelines =
-            unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &pipeline_info, None) }
-                .map_err(|(_, e)| RunError::Vulkan {
-                    call: "vkCreateComputePipelines",
-                    result: e,
-                })?;
-        o.pipeline = pipelines.first().copied().unwrap_or_default();
-        Ok(())
+        self.time_pipeline(o, words, &name)
     }
 
     /// A primary command buffer in the recording state, from a new pool owned by `o`.

@@ -27,7 +27,11 @@ const D3D12_MAX_SAMPLER_HEAP: u32 = 2048;
 pub(super) struct HeapExecuted {
     pub outputs: Vec<Vec<u8>>,
     pub setup: Duration,
+    /// Shader module and pipeline creation (part of `setup`).
+    pub pipeline: Duration,
     pub execute: Duration,
+    /// The GPU time of each timed repetition (timed runs only).
+    pub dispatch_times: Vec<Duration>,
     /// Destroying the run's Vulkan objects.
     pub teardown: Duration,
 }
@@ -419,7 +423,7 @@ impl Runtime {
         }
 
         let d = &self.device;
-        let mut o = Objects::new(d);
+        let mut o = Objects::new(d, options.timing.is_some());
         let addresses = plan.uses_addresses && derived.limits.buffer_device_address;
         // Case memories first, so that memory i is buffer i.
         for m in &heap.memories {
@@ -657,7 +661,7 @@ impl Runtime {
             unsafe { d.update_descriptor_sets(&writes, &[]) };
         }
 
-        self.create_pipeline(&mut o, words, &reflection.entry_point)?;
+        let pipeline = self.create_pipeline(&mut o, words, &reflection.entry_point)?;
         let cb = self.begin_commands(&mut o)?;
         let push_descriptor = ash::khr::push_descriptor::Device::new(&self.instance, d);
         let root_index = layout.root_descriptor_set;
@@ -688,12 +692,6 @@ impl Runtime {
                 );
             }
         };
-        barrier(
-            vk::PipelineStageFlags::HOST,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::AccessFlags::HOST_WRITE,
-            all_access,
-        );
         // SAFETY: recording with the pipeline, layout and sets created above; the sets bound from
         // 0 are all sets before the root set, which is the layout's last.
         unsafe {
@@ -709,73 +707,73 @@ impl Runtime {
                 );
             }
         }
-        for (k, (pass, block)) in plan.passes.iter().zip(&blocks).enumerate() {
-            if k > 0 {
-                barrier(
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::AccessFlags::SHADER_WRITE,
-                    all_access,
-                );
-            }
-            if let Some(root) = root_index {
-                if pushed_root {
-                    let infos = root_writes.get(k).map_or(&[][..], Vec::as_slice);
-                    let writes: Vec<vk::WriteDescriptorSet<'_>> = infos
-                        .iter()
-                        .map(|(binding, ty, info)| {
-                            vk::WriteDescriptorSet::default()
-                                .dst_binding(*binding)
-                                .descriptor_type(*ty)
-                                .buffer_info(std::slice::from_ref(info))
-                        })
-                        .collect();
-                    // SAFETY: the root set layout was created with the push-descriptor flag and
-                    // VK_KHR_push_descriptor is enabled (max_push_descriptors > 0 only then);
-                    // each write matches a binding of that layout.
-                    unsafe {
-                        push_descriptor.cmd_push_descriptor_set(
-                            cb,
-                            vk::PipelineBindPoint::COMPUTE,
-                            o.pipeline_layout,
-                            root,
-                            &writes,
-                        );
-                    }
-                } else if let Some(&set) = root_sets.get(k) {
-                    // SAFETY: a set of the root set layout, written above for this pass.
-                    unsafe {
-                        d.cmd_bind_descriptor_sets(
-                            cb,
-                            vk::PipelineBindPoint::COMPUTE,
-                            o.pipeline_layout,
-                            root,
-                            &[set],
-                            &[],
-                        );
+        let pipeline_layout = o.pipeline_layout;
+        let mut passes = |cb: vk::CommandBuffer| {
+            for (k, (pass, block)) in plan.passes.iter().zip(&blocks).enumerate() {
+                if k > 0 {
+                    barrier(
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::AccessFlags::SHADER_WRITE,
+                        all_access,
+                    );
+                }
+                if let Some(root) = root_index {
+                    if pushed_root {
+                        let infos = root_writes.get(k).map_or(&[][..], Vec::as_slice);
+                        let writes: Vec<vk::WriteDescriptorSet<'_>> = infos
+                            .iter()
+                            .map(|(binding, ty, info)| {
+                                vk::WriteDescriptorSet::default()
+                                    .dst_binding(*binding)
+                                    .descriptor_type(*ty)
+                                    .buffer_info(std::slice::from_ref(info))
+                            })
+                            .collect();
+                        // SAFETY: the root set layout was created with the push-descriptor flag and
+                        // VK_KHR_push_descriptor is enabled (max_push_descriptors > 0 only then);
+                        // each write matches a binding of that layout.
+                        unsafe {
+                            push_descriptor.cmd_push_descriptor_set(
+                                cb,
+                                vk::PipelineBindPoint::COMPUTE,
+                                pipeline_layout,
+                                root,
+                                &writes,
+                            );
+                        }
+                    } else if let Some(&set) = root_sets.get(k) {
+                        // SAFETY: a set of the root set layout, written above for this pass.
+                        unsafe {
+                            d.cmd_bind_descriptor_sets(
+                                cb,
+                                vk::PipelineBindPoint::COMPUTE,
+                                pipeline_layout,
+                                root,
+                                &[set],
+                                &[],
+                            );
+                        }
                     }
                 }
-            }
-            if let Some(range) = push_range {
-                let size = usize::try_from(range.size).unwrap_or(0);
-                let bytes = block.get(..size).unwrap_or(block);
-                // SAFETY: the range is the pipeline layout's own, and the block has its size.
-                unsafe {
-                    d.cmd_push_constants(cb, o.pipeline_layout, range.stage_flags, 0, bytes);
+                if let Some(range) = push_range {
+                    let size = usize::try_from(range.size).unwrap_or(0);
+                    let bytes = block.get(..size).unwrap_or(block);
+                    // SAFETY: the range is the pipeline layout's own, and the block has its size.
+                    unsafe {
+                        d.cmd_push_constants(cb, pipeline_layout, range.stage_flags, 0, bytes);
+                    }
                 }
+                let [x, y, z] = pass.groups;
+                // SAFETY: pipeline and every set it uses are bound; group counts were checked.
+                unsafe { d.cmd_dispatch(cb, x, y, z) };
             }
-            let [x, y, z] = pass.groups;
-            // SAFETY: pipeline and every set it uses are bound; group counts were checked.
-            unsafe { d.cmd_dispatch(cb, x, y, z) };
-        }
-        barrier(
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::PipelineStageFlags::HOST,
-            vk::AccessFlags::SHADER_WRITE,
-            vk::AccessFlags::HOST_READ,
-        );
+        };
+        self.record_runs(&mut o, cb, options.timing, &mut passes)?;
         let setup = started.elapsed();
-        let execute = self.submit_and_wait(&mut o, cb, options.timeout)?;
+        let timeout = Self::submission_timeout(options.timeout, options.timing);
+        let execute = self.submit_and_wait(&mut o, cb, timeout)?;
+        let dispatch_times = self.read_timestamps(&o, options.timing)?;
         let outputs = (0..memory_count)
             .map(|i| o.bytes(i).map(<[u8]>::to_vec).unwrap_or_default())
             .collect();
@@ -784,7 +782,9 @@ impl Runtime {
         Ok(HeapExecuted {
             outputs,
             setup,
+            pipeline,
             execute,
+            dispatch_times,
             teardown: teardown_started.elapsed(),
         })
     }

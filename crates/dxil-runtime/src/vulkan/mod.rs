@@ -1,9 +1,12 @@
 //! The Vulkan side: device creation and running a case.
 
+mod compile;
 mod device;
 mod execute;
 mod heap;
+mod memory;
 mod plan;
+mod timing;
 
 use std::time::Instant;
 
@@ -31,7 +34,7 @@ impl Runtime {
             return Err(RunError::Poisoned);
         }
         let reflection = reflect(&shader.words, &shader.entry)?;
-        let (outputs, setup, execute, teardown, finish_started) = match &case.binding {
+        let (outputs, executed, finish_started) = match &case.binding {
             Binding::Registers(resources) => {
                 let dispatch = case
                     .dispatch
@@ -42,6 +45,7 @@ impl Runtime {
                     &shader.words,
                     &reflection.entry_point,
                     options.timeout,
+                    options.timing,
                 )?;
                 let finish_started = Instant::now();
                 let outputs: Vec<Output> = plan
@@ -54,13 +58,14 @@ impl Runtime {
                         bytes,
                     })
                     .collect();
-                (
-                    outputs,
-                    executed.setup,
-                    executed.execute,
-                    executed.teardown,
-                    finish_started,
-                )
+                let times = Phases {
+                    setup: executed.setup,
+                    pipeline: executed.pipeline,
+                    execute: executed.execute,
+                    teardown: executed.teardown,
+                    dispatch_times: executed.dispatch_times,
+                };
+                (outputs, times, finish_started)
             }
             Binding::RootSignature(heap) => {
                 let executed =
@@ -76,13 +81,14 @@ impl Runtime {
                         bytes,
                     })
                     .collect();
-                (
-                    outputs,
-                    executed.setup,
-                    executed.execute,
-                    executed.teardown,
-                    finish_started,
-                )
+                let times = Phases {
+                    setup: executed.setup,
+                    pipeline: executed.pipeline,
+                    execute: executed.execute,
+                    teardown: executed.teardown,
+                    dispatch_times: executed.dispatch_times,
+                };
+                (outputs, times, finish_started)
             }
         };
 
@@ -128,12 +134,23 @@ impl Runtime {
             outputs,
             mismatches,
             timings: Timings {
-                setup,
-                execute,
-                finish: teardown + finish_started.elapsed(),
+                setup: executed.setup,
+                pipeline: executed.pipeline,
+                execute: executed.execute,
+                finish: executed.teardown + finish_started.elapsed(),
             },
+            dispatch_times: executed.dispatch_times,
         })
     }
+}
+
+/// The timings of either kind of run.
+struct Phases {
+    setup: std::time::Duration,
+    pipeline: std::time::Duration,
+    execute: std::time::Duration,
+    teardown: std::time::Duration,
+    dispatch_times: Vec<std::time::Duration>,
 }
 
 /// Whether `stem` names a file inside the dump folder and nothing else.
