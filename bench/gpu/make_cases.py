@@ -465,7 +465,7 @@ def main():
         ("cbuffer_math", lambda: cbuffer_math(1024, None), lambda: cbuffer_math(8 << 20, 512)),
         ("half_math", lambda: half_math(1024, None), lambda: half_math(8 << 20, 512)),
         ("atomics", lambda: atomics(1024), lambda: atomics(4 << 20)),
-        ("struct_stride", lambda: struct_stride(1024, None), lambda: struct_stride(4 << 20, 576)),
+        ("struct_stride", lambda: struct_stride(1024, None), lambda: struct_stride(3 << 20, 576)),
         ("wave_reduce", lambda: wave_reduce(4, None), lambda: wave_reduce(16384, 192)),
         ("dyn_loop", lambda: dyn_loop(1024, 4096, None), lambda: dyn_loop(4 << 20, 4 << 20, 256)),
         ("spmv_csr", lambda: spmv_csr(1024, "spmv_csr.rows.bin", None, True),

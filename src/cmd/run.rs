@@ -55,9 +55,12 @@ pub struct Args {
     /// checked as usual.
     #[arg(long, value_name = "N")]
     time: Option<u32>,
-    /// Untimed repetitions before the timed ones (with `--time`).
+    /// Untimed repetitions before the timed ones (with `--time`) ...
     #[arg(long, value_name = "N", default_value_t = 5, requires = "time")]
     warmup: u32,
+    /// ... lasting at least this many milliseconds (a GPU raises its clocks only under load).
+    #[arg(long, value_name = "MS", default_value_t = 200, requires = "time")]
+    warmup_ms: u64,
 }
 
 /// The layout overrides `--layout` names.
@@ -130,7 +133,7 @@ pub fn run(a: Args) -> ExitCode {
             }
             Err(e) => return fail(format!("{}: {e}", p.display())),
         },
-        None => match translate_case_shader(&rt, &case, &overrides) {
+        None => match translate_case_shader(&rt, &case, &overrides, true) {
             Ok(m) => m,
             Err(e) => return fail(e),
         },
@@ -147,6 +150,7 @@ pub fn run(a: Args) -> ExitCode {
         layout: overrides,
         timing: a.time.map(|dispatches| Timing {
             warmup: a.warmup,
+            warmup_time: Duration::from_millis(a.warmup_ms),
             dispatches,
         }),
     };
@@ -191,16 +195,19 @@ pub fn run(a: Args) -> ExitCode {
 }
 
 /// Translates the case's shader for the binding model the run will use: the default one for version 1, the
-/// root signature's layout on this device for version 2.
+/// root signature's layout on this device for version 2. `bounds_checks` off leaves out-of-bounds accesses to
+/// the device's robustness features.
 pub fn translate_case_shader(
     rt: &Runtime,
     case: &Case,
     overrides: &LayoutOverrides,
+    bounds_checks: bool,
 ) -> Result<ShaderModule, String> {
     let bytes =
         std::fs::read(&case.shader).map_err(|e| format!("{}: {e}", case.shader.display()))?;
     let mut options = dxil_to_spirv::Options {
         entry_point: case.entry.clone(),
+        bounds_checks,
         ..dxil_to_spirv::Options::default()
     };
     if case.version() == 2 {

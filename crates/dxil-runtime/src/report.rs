@@ -67,15 +67,19 @@ pub struct RunOptions {
 }
 
 /// How to time a run: its resources live in device-local memory (filled from and read back
-/// into host-visible staging buffers outside the timed region), and the case's dispatches run
-/// `warmup + dispatches` times, each time on the initial contents (restored from a device-local
-/// copy between repetitions, outside the timed region), with a GPU timestamp before and after
-/// each repetition. The outputs read back and checked are those of the last repetition, so a
-/// timed run is checked like any other.
+/// through host-visible staging buffers, outside the timed region), and after a warm-up the case's
+/// dispatches run `dispatches` times, each time on the initial contents (restored from a
+/// device-local copy, outside the timed region), with a GPU timestamp before and after each
+/// repetition. Several modules timed together ([`Runtime::run_many`](crate::Runtime::run_many))
+/// take turns within each repetition. Each module's results are read back after one more run on
+/// the initial contents and checked as in any run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timing {
-    /// Untimed repetitions first (the driver may finish compiling or move memory on first use).
+    /// Untimed repetitions first, at least this many ...
     pub warmup: u32,
+    /// ... and for at least this long: a GPU that idled while the host prepared the run may take
+    /// tens of milliseconds to raise its clocks.
+    pub warmup_time: Duration,
     /// Timed repetitions (each: every pass of the case once).
     pub dispatches: u32,
 }

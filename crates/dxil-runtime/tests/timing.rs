@@ -9,6 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use dxil_runtime::{Case, RunError, RunOptions, Runtime, ShaderModule, Summary, Timing};
 
@@ -49,6 +50,7 @@ fn repetitions_start_from_the_initial_contents() {
     let options = RunOptions {
         timing: Some(Timing {
             warmup: 2,
+            warmup_time: Duration::from_millis(5),
             dispatches: 7,
         }),
         ..RunOptions::default()
@@ -66,6 +68,35 @@ fn repetitions_start_from_the_initial_contents() {
     assert!(plain.dispatch_times.is_empty());
 }
 
+/// Several modules timed together on one set of resources: each gets its own GPU times and its
+/// own checked results, timed or not.
+#[test]
+fn modules_timed_together_each_get_their_results() {
+    let Some((rt, case, module)) = setup("atomics_raw.toml") else {
+        return;
+    };
+    let modules = [module.clone(), module];
+    for timing in [
+        None,
+        Some(Timing {
+            warmup: 1,
+            warmup_time: Duration::ZERO,
+            dispatches: 4,
+        }),
+    ] {
+        let options = RunOptions {
+            timing,
+            ..RunOptions::default()
+        };
+        let reports = rt.run_many(&case, &modules, &options).unwrap();
+        assert_eq!(reports.len(), 2);
+        for r in &reports {
+            assert!(r.passed(), "{:?}", r.mismatches);
+            assert_eq!(r.dispatch_times.len(), if timing.is_some() { 4 } else { 0 });
+        }
+    }
+}
+
 #[test]
 fn timing_needs_at_least_one_timed_dispatch() {
     let Some((rt, case, module)) = setup("add_raw.toml") else {
@@ -74,6 +105,7 @@ fn timing_needs_at_least_one_timed_dispatch() {
     let options = RunOptions {
         timing: Some(Timing {
             warmup: 1,
+            warmup_time: Duration::ZERO,
             dispatches: 0,
         }),
         ..RunOptions::default()

@@ -28,6 +28,12 @@ pub struct CorpusArgs {
     /// Only shaders whose path contains TEXT.
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
+    /// Translate without explicit bounds checks (as for a device with robustBufferAccess2).
+    #[arg(long)]
+    no_checks: bool,
+    /// Write each of our modules to DIR/<path with / as _>.spv.
+    #[arg(long, value_name = "DIR")]
+    save_spirv: Option<PathBuf>,
     /// Write per-shader sizes (and times) as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -52,7 +58,7 @@ fn corpus_dir(a: &CorpusArgs) -> PathBuf {
     PathBuf::from("../shared/corpus")
 }
 
-/// Every `X.spv` under `dir` with an `X.dxil` beside it, sorted.
+/// Every `X.spv` under `dir` with an `X.dxil` beside it, sorted (the `.spv` paths).
 fn pairs(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -67,7 +73,7 @@ fn pairs(dir: &Path) -> Vec<PathBuf> {
             } else if p.extension().is_some_and(|x| x == "spv")
                 && p.with_extension("dxil").is_file()
             {
-                out.push(p.with_extension(""));
+                out.push(p);
             }
         }
     }
@@ -109,17 +115,22 @@ fn run_inner(a: &CorpusArgs) -> Result<(), String> {
     } else {
         None
     };
-    let options = dxil_to_spirv::Options::default();
+    let options = dxil_to_spirv::Options {
+        bounds_checks: !a.no_checks,
+        ..dxil_to_spirv::Options::default()
+    };
     let mut rows = Vec::new();
     let mut failures = Vec::new();
-    for (i, stem) in stems.iter().enumerate() {
-        let name = stem
+    for (i, spv_path) in stems.iter().enumerate() {
+        let name = spv_path
+            .with_extension("")
             .strip_prefix(&dir)
-            .unwrap_or(stem)
+            .unwrap_or(spv_path)
             .to_string_lossy()
             .into_owned();
-        let dxil = std::fs::read(stem.with_extension("dxil")).map_err(|e| e.to_string())?;
-        let spv = std::fs::read(stem.with_extension("spv")).map_err(|e| e.to_string())?;
+        let read = |p: &Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
+        let dxil = read(&spv_path.with_extension("dxil"))?;
+        let spv = read(spv_path)?;
         let ours = match dxil_to_spirv::translate_container(&dxil, &options) {
             Ok(t) => t.words,
             Err(e) => {
@@ -127,6 +138,11 @@ fn run_inner(a: &CorpusArgs) -> Result<(), String> {
                 continue;
             }
         };
+        if let Some(dir) = &a.save_spirv {
+            let path = dir.join(format!("{}.spv", name.replace('/', "_")));
+            let bytes: Vec<u8> = ours.iter().flat_map(|w| w.to_le_bytes()).collect();
+            std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
         let times = match &rt {
             Some(rt) => match time_both(rt, &spv, &ours, i % 2 == 1) {
                 Ok(t) => Some(t),
@@ -171,14 +187,17 @@ fn time_both(
     ours: &[u32],
     ours_first: bool,
 ) -> Result<(Duration, Duration), String> {
-    let dxc = ShaderModule::from_bytes(dxc, "").map_err(|e| e.to_string())?;
-    let time = |words: &[u32]| rt.pipeline_creation(words, "").map_err(|e| e.to_string());
+    let dxc = ShaderModule::from_bytes(dxc, "").map_err(|e| format!("DXC's module: {e}"))?;
+    let time = |words: &[u32], who: &str| {
+        rt.pipeline_creation(words, "")
+            .map_err(|e| format!("{who} module: {e}"))
+    };
     if ours_first {
-        let o = time(ours)?;
-        Ok((time(&dxc.words)?, o))
+        let o = time(ours, "our")?;
+        Ok((time(&dxc.words, "DXC's")?, o))
     } else {
-        let d = time(&dxc.words)?;
-        Ok((d, time(ours)?))
+        let d = time(&dxc.words, "DXC's")?;
+        Ok((d, time(ours, "our")?))
     }
 }
 

@@ -32,6 +32,9 @@ pub enum Route {
     Dxc,
     /// This project's translation of DXC's DXIL.
     Ours,
+    /// Ours without explicit bounds checks (out-of-bounds behaviour left to the device's
+    /// robustness features), to see what the checks cost.
+    OursUnchecked,
     /// The reference translator's SPIR-V of the same DXIL (`NAME.ref.spv`), where present.
     Ref,
 }
@@ -41,6 +44,7 @@ impl Route {
         match self {
             Route::Dxc => "dxc",
             Route::Ours => "ours",
+            Route::OursUnchecked => "ours-unchecked",
             Route::Ref => "ref",
         }
     }
@@ -55,11 +59,15 @@ pub struct KernelsArgs {
     /// memory); without it each route runs once and is only checked.
     #[arg(long, value_name = "N")]
     time: Option<u32>,
-    /// Untimed dispatches before the timed ones.
+    /// Untimed dispatches of every route before the timed ones ...
     #[arg(long, value_name = "N", default_value_t = 5)]
     warmup: u32,
-    /// Rounds over every kernel and route; the order of the routes is reversed in every other
-    /// round.
+    /// ... lasting at least this many milliseconds (a GPU raises its clocks only under load).
+    #[arg(long, value_name = "MS", default_value_t = 200)]
+    warmup_ms: u64,
+    /// Rounds over every kernel. In each round a kernel's routes run on one set of resources,
+    /// their timed dispatches interleaved (each repetition runs every route once, starting with a
+    /// different one); the routes' order is reversed in every other round.
     #[arg(long, value_name = "N", default_value_t = 2)]
     rounds: u32,
     /// Which cases to run (default: gpu with --time, small without).
@@ -113,7 +121,7 @@ struct Outcome {
     samples: Vec<Vec<f64>>,
     pipeline_ms: Vec<f64>,
     failures: Vec<String>,
-    /// Words that differ from the first route's outputs (per round).
+    /// Words that differ from DXC's route's outputs (per round).
     differing_words: Vec<usize>,
 }
 
@@ -149,7 +157,7 @@ fn load_kernels(a: &KernelsArgs, size: Size) -> Result<Vec<Kernel>, String> {
             let file = match route {
                 Route::Dxc => dir.join(format!("{}.spv", k.name)),
                 Route::Ref => dir.join(format!("{}.ref.spv", k.name)),
-                Route::Ours => {
+                Route::Ours | Route::OursUnchecked => {
                     // Translated once the runtime exists (its device picks the options).
                     let placeholder = ShaderModule {
                         words: Vec::new(),
@@ -214,11 +222,12 @@ fn run_inner(a: &KernelsArgs) -> Result<ExitCode, String> {
     );
     for k in &mut kernels {
         for (route, module) in &mut k.modules {
-            if *route == Route::Ours {
+            if matches!(route, Route::Ours | Route::OursUnchecked) {
                 *module = crate::cmd::run::translate_case_shader(
                     &rt,
                     &k.case,
                     &LayoutOverrides::default(),
+                    *route == Route::Ours,
                 )?;
             }
             if let Some(dir) = &a.save_spirv {
@@ -230,6 +239,7 @@ fn run_inner(a: &KernelsArgs) -> Result<ExitCode, String> {
     }
     let timing = a.time.map(|dispatches| Timing {
         warmup: a.warmup,
+        warmup_time: Duration::from_millis(a.warmup_ms),
         dispatches,
     });
     let rounds = if timing.is_some() { a.rounds.max(1) } else { 1 };
@@ -240,7 +250,7 @@ fn run_inner(a: &KernelsArgs) -> Result<ExitCode, String> {
     };
     if let Some(t) = timing {
         println!(
-            "{} {} cases, {} timed dispatches after {} warm-up per route and round, {rounds} rounds, routes alternated",
+            "{} {} cases, {} timed dispatches after {} warm-up per route and round, {rounds} rounds, routes interleaved",
             kernels.len(),
             if size == Size::Gpu { "timing" } else { "small" },
             t.dispatches,
@@ -255,32 +265,41 @@ fn run_inner(a: &KernelsArgs) -> Result<ExitCode, String> {
             if round % 2 == 1 {
                 order.reverse();
             }
-            let mut first: Option<(Route, RunReport)> = None;
-            for (route, module) in order {
-                let outcome = outcomes.entry((ki, *route)).or_default();
-                match rt.run(&k.case, module, &options) {
-                    Ok(report) => {
-                        record(outcome, &report, &k.name, *route);
-                        match &first {
-                            None => first = Some((*route, report)),
-                            Some((_, reference)) => {
-                                let words = diff_reports(reference, &report)
-                                    .iter()
-                                    .map(|m| m.differing)
-                                    .sum();
-                                outcome.differing_words.push(words);
-                            }
+            let modules: Vec<ShaderModule> = order.iter().map(|(_, m)| m.clone()).collect();
+            match rt.run_many(&k.case, &modules, &options) {
+                Ok(reports) => {
+                    // Outputs are compared with DXC's route (else the first one).
+                    let first = order
+                        .iter()
+                        .position(|(r, _)| *r == Route::Dxc)
+                        .and_then(|i| reports.get(i))
+                        .or(reports.first());
+                    for ((route, _), report) in order.iter().zip(&reports) {
+                        let outcome = outcomes.entry((ki, *route)).or_default();
+                        record(outcome, report, &k.name, *route);
+                        if let Some(reference) = first.filter(|f| !std::ptr::eq(*f, report)) {
+                            let words = diff_reports(reference, report)
+                                .iter()
+                                .map(|m| m.differing)
+                                .sum();
+                            outcome.differing_words.push(words);
                         }
                     }
-                    Err(e) => {
-                        errors += 1;
-                        let msg = format!("{} [{}]: {e}", k.name, route.label());
-                        eprintln!("error: {msg}");
-                        outcome.failures.push(msg);
-                        if e.device_is_stuck() {
-                            print_table(&kernels, &outcomes, timing.is_some());
-                            dxil_runtime::exit_now(2);
-                        }
+                }
+                Err(e) => {
+                    errors += 1;
+                    let msg = format!("{}: {e}", k.name);
+                    eprintln!("error: {msg}");
+                    for (route, _) in &order {
+                        outcomes
+                            .entry((ki, *route))
+                            .or_default()
+                            .failures
+                            .push(msg.clone());
+                    }
+                    if e.device_is_stuck() {
+                        print_table(&kernels, &outcomes, timing.is_some());
+                        dxil_runtime::exit_now(2);
                     }
                 }
             }
@@ -422,7 +441,7 @@ fn to_json(
                     "samples_us": o.samples,
                     "pipeline_ms": o.pipeline_ms,
                     "failures": o.failures,
-                    "differing_words_vs_first_route": o.differing_words,
+                    "differing_words_vs_dxc": o.differing_words,
                 }),
             );
         }

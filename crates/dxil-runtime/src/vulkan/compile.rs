@@ -23,11 +23,26 @@ impl Runtime {
     /// `__GL_SHADER_DISK_CACHE=0`), and some drivers finish compiling at the first dispatch
     /// (llvmpipe, behind lavapipe, generates machine code then).
     ///
-    /// Each (set, binding) the module declares gets its reflected descriptor type (the first one
+    /// Set numbers past the device's limit (register spaces of vendor extensions, say) are made
+    /// dense first (0, 1, … in order), which changes nothing in the compiled code. Each (set,
+    /// binding) the module declares gets its reflected descriptor type (the first one
     /// where variables of several types alias it), runtime arrays [`RUNTIME_ARRAY_COUNT`]
     /// descriptors, and the push-constant block its reflected size.
     pub fn pipeline_creation(&self, words: &[u32], entry: &str) -> Result<Duration, RunError> {
-        let reflection = reflect(words, entry)?;
+        let first = reflect(words, entry)?;
+        let mut sets: Vec<u32> = first.bindings.iter().map(|b| b.set).collect();
+        sets.sort_unstable();
+        sets.dedup();
+        let dense;
+        let (words, reflection) = if sets
+            .last()
+            .is_some_and(|&s| s >= self.limits.max_bound_descriptor_sets)
+        {
+            dense = renumber_sets(words, &sets);
+            (&dense[..], reflect(&dense, entry)?)
+        } else {
+            (words, first)
+        };
         let d = &self.device;
         let mut o = Objects::new(d, false);
         let set_count = reflection
@@ -64,6 +79,7 @@ impl Runtime {
                 .map_err(vk_err("vkCreateDescriptorSetLayout"))?;
             o.set_layouts.push(layout);
         }
+        let set_layouts = o.set_layouts.clone();
         let push = reflection.push_constant_size;
         if push > self.limits.max_push_constants_size {
             return Err(RunError::Unsupported(format!(
@@ -77,36 +93,40 @@ impl Runtime {
             size: push,
         }];
         let layout_info = vk::PipelineLayoutCreateInfo::default()
-            .set_layouts(&o.set_layouts)
+            .set_layouts(&set_layouts)
             .push_constant_ranges(if push > 0 { &ranges[..] } else { &[] });
         // SAFETY: valid device; the set layouts are alive.
-        o.pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
+        let layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_err("vkCreatePipelineLayout"))?;
+        o.pipeline_layouts.push(layout);
         let name = CString::new(reflection.entry_point.as_str())
             .map_err(|_| RunError::BadSpirv("entry point name has a NUL".into()))?;
-        self.time_pipeline(&mut o, words, &name)
+        Ok(self.time_pipeline(&mut o, layout, words, &name)?.1)
     }
 
-    /// Creates `o`'s shader module and pipeline (under `o.pipeline_layout`) and times both.
+    /// Creates a shader module and a compute pipeline under `layout`, both owned by `o`; returns
+    /// the pipeline and the time the two creations took.
     pub(super) fn time_pipeline(
         &self,
         o: &mut Objects<'_>,
+        layout: vk::PipelineLayout,
         words: &[u32],
         entry: &CString,
-    ) -> Result<Duration, RunError> {
+    ) -> Result<(vk::Pipeline, Duration), RunError> {
         let d = &self.device;
         let started = Instant::now();
         let module_info = vk::ShaderModuleCreateInfo::default().code(words);
         // SAFETY: the words parsed as SPIR-V during reflection; drivers validate the rest.
-        o.shader = unsafe { d.create_shader_module(&module_info, None) }
+        let shader = unsafe { d.create_shader_module(&module_info, None) }
             .map_err(vk_err("vkCreateShaderModule"))?;
+        o.shaders.push(shader);
         let stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(o.shader)
+            .module(shader)
             .name(entry);
         let pipeline_info = [vk::ComputePipelineCreateInfo::default()
             .stage(stage)
-            .layout(o.pipeline_layout)];
+            .layout(layout)];
         // SAFETY: module, layout and name are alive; reflection found this GLCompute entry point
         // and the layout covers every binding it declares.
         let pipelines =
@@ -115,7 +135,50 @@ impl Runtime {
                     call: "vkCreateComputePipelines",
                     result: e,
                 })?;
-        o.pipeline = pipelines.first().copied().unwrap_or_default();
-        Ok(started.elapsed())
+        let time = started.elapsed();
+        let pipeline = pipelines.first().copied().unwrap_or_default();
+        o.pipelines.push(pipeline);
+        Ok((pipeline, time))
+    }
+}
+
+/// `words` with every `DescriptorSet` decoration's set replaced by its position in `sets`.
+fn renumber_sets(words: &[u32], sets: &[u32]) -> Vec<u32> {
+    const OP_DECORATE: u32 = spirv::Op::Decorate as u32;
+    const DESCRIPTOR_SET: u32 = spirv::Decoration::DescriptorSet as u32;
+    let mut out = words.to_vec();
+    let mut at = 5;
+    while let Some(&head) = out.get(at) {
+        let len = (head >> 16) as usize;
+        if len == 0 {
+            break;
+        }
+        if head & 0xFFFF == OP_DECORATE
+            && out.get(at + 2) == Some(&DESCRIPTOR_SET)
+            && let Some(w) = out.get_mut(at + 3)
+            && let Some(i) = sets.iter().position(|s| s == w)
+        {
+            *w = u32::try_from(i).unwrap_or(u32::MAX);
+        }
+        at += len;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::renumber_sets;
+
+    #[test]
+    fn sets_become_dense() {
+        let decorate = |id: u32, set: u32| [(4 << 16) | 71, id, 34, set];
+        let mut words = vec![0x0723_0203, 0x0001_0500, 0, 10, 0];
+        words.extend(decorate(1, 0x7FFF_0ADF));
+        words.extend(decorate(2, 3));
+        words.extend([(4 << 16) | 71, 3, 33, 0x7FFF_0ADF]); // a Binding stays as it is
+        let out = renumber_sets(&words, &[3, 0x7FFF_0ADF]);
+        assert_eq!(&out[5..9], &decorate(1, 1));
+        assert_eq!(&out[9..13], &decorate(2, 0));
+        assert_eq!(out[16], 0x7FFF_0ADF);
     }
 }

@@ -549,8 +549,9 @@ impl Runtime {
             .push_constant_ranges(&ranges);
         // SAFETY: valid device; the set layouts are alive; the push range is within the device's
         // maxPushConstantsSize (the layout spills larger blocks).
-        o.pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
+        let pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_err("vkCreatePipelineLayout"))?;
+        o.pipeline_layouts.push(pipeline_layout);
 
         // Descriptor sets: heap sets from an update-after-bind pool with variable counts; the
         // static sampler set and per-pass root sets from an ordinary pool.
@@ -661,8 +662,8 @@ impl Runtime {
             unsafe { d.update_descriptor_sets(&writes, &[]) };
         }
 
-        let pipeline = self.create_pipeline(&mut o, words, &reflection.entry_point)?;
-        let cb = self.begin_commands(&mut o)?;
+        let (pipeline_handle, pipeline) =
+            self.create_pipeline(&mut o, pipeline_layout, words, &reflection.entry_point)?;
         let push_descriptor = ash::khr::push_descriptor::Device::new(&self.instance, d);
         let root_index = layout.root_descriptor_set;
         // Everything but the root set is bound once; the root set is last in the layout.
@@ -675,7 +676,7 @@ impl Runtime {
         let all_access = vk::AccessFlags::SHADER_READ
             | vk::AccessFlags::SHADER_WRITE
             | vk::AccessFlags::UNIFORM_READ;
-        let barrier = |src_stage, dst_stage, src, dst| {
+        let barrier = |cb, src_stage, dst_stage, src, dst| {
             let b = vk::MemoryBarrier::default()
                 .src_access_mask(src)
                 .dst_access_mask(dst);
@@ -692,26 +693,26 @@ impl Runtime {
                 );
             }
         };
-        // SAFETY: recording with the pipeline, layout and sets created above; the sets bound from
-        // 0 are all sets before the root set, which is the layout's last.
-        unsafe {
-            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, o.pipeline);
-            if !bound_once.is_empty() {
-                d.cmd_bind_descriptor_sets(
-                    cb,
-                    vk::PipelineBindPoint::COMPUTE,
-                    o.pipeline_layout,
-                    0,
-                    &bound_once,
-                    &[],
-                );
+        let record = |cb: vk::CommandBuffer, _module: usize| {
+            // SAFETY: recording with the pipeline, layout and sets created above; the sets bound
+            // from 0 are all sets before the root set, which is the layout's last.
+            unsafe {
+                d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline_handle);
+                if !bound_once.is_empty() {
+                    d.cmd_bind_descriptor_sets(
+                        cb,
+                        vk::PipelineBindPoint::COMPUTE,
+                        pipeline_layout,
+                        0,
+                        &bound_once,
+                        &[],
+                    );
+                }
             }
-        }
-        let pipeline_layout = o.pipeline_layout;
-        let mut passes = |cb: vk::CommandBuffer| {
             for (k, (pass, block)) in plan.passes.iter().zip(&blocks).enumerate() {
                 if k > 0 {
                     barrier(
+                        cb,
                         vk::PipelineStageFlags::COMPUTE_SHADER,
                         vk::PipelineStageFlags::COMPUTE_SHADER,
                         vk::AccessFlags::SHADER_WRITE,
@@ -769,22 +770,23 @@ impl Runtime {
                 unsafe { d.cmd_dispatch(cb, x, y, z) };
             }
         };
-        self.record_runs(&mut o, cb, options.timing, &mut passes)?;
         let setup = started.elapsed();
-        let timeout = Self::submission_timeout(options.timeout, options.timing);
-        let execute = self.submit_and_wait(&mut o, cb, timeout)?;
-        let dispatch_times = self.read_timestamps(&o, options.timing)?;
-        let outputs = (0..memory_count)
-            .map(|i| o.bytes(i).map(<[u8]>::to_vec).unwrap_or_default())
-            .collect();
+        let flow = self.run_flow(
+            &mut o,
+            memory_count,
+            1,
+            options.timing,
+            options.timeout,
+            &record,
+        )?;
         let teardown_started = Instant::now();
         drop(o);
         Ok(HeapExecuted {
-            outputs,
+            outputs: flow.outputs.into_iter().next().unwrap_or_default(),
             setup,
             pipeline,
-            execute,
-            dispatch_times,
+            execute: flow.execute,
+            dispatch_times: flow.times.into_iter().next().unwrap_or_default(),
             teardown: teardown_started.elapsed(),
         })
     }
@@ -852,7 +854,7 @@ impl Runtime {
         // below, so the pool holds exactly them.
         let pool = unsafe { d.create_descriptor_pool(&info, None) }
             .map_err(vk_err("vkCreateDescriptorPool"))?;
-        o.extra_pools.push(pool);
+        o.pools.push(pool);
         let mut variable_info = vk::DescriptorSetVariableDescriptorCountAllocateInfo::default()
             .descriptor_counts(&counts);
         let mut alloc = vk::DescriptorSetAllocateInfo::default()
@@ -896,7 +898,7 @@ impl Runtime {
         // SAFETY: valid device and create info.
         let pool = unsafe { d.create_descriptor_pool(&info, None) }
             .map_err(vk_err("vkCreateDescriptorPool"))?;
-        o.extra_pools.push(pool);
+        o.pools.push(pool);
         let layouts = vec![handle; passes.max(1)];
         let alloc = vk::DescriptorSetAllocateInfo::default()
             .descriptor_pool(pool)
