@@ -27,7 +27,7 @@ pub enum Size {
 
 /// Where a kernel's SPIR-V comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
-pub enum Route {
+pub enum RouteArg {
     /// DXC's own HLSL → SPIR-V output (`NAME.spv`).
     Dxc,
     /// This project's translation of DXC's DXIL.
@@ -39,6 +39,27 @@ pub enum Route {
     Ref,
 }
 
+/// A route of a run: one of [`RouteArg`], or a variant module `NAME.SUFFIX.spv` (experiments).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Route {
+    Dxc,
+    Ours,
+    OursUnchecked,
+    Ref,
+    Variant(&'static str),
+}
+
+impl From<RouteArg> for Route {
+    fn from(r: RouteArg) -> Route {
+        match r {
+            RouteArg::Dxc => Route::Dxc,
+            RouteArg::Ours => Route::Ours,
+            RouteArg::OursUnchecked => Route::OursUnchecked,
+            RouteArg::Ref => Route::Ref,
+        }
+    }
+}
+
 impl Route {
     fn label(self) -> &'static str {
         match self {
@@ -46,6 +67,7 @@ impl Route {
             Route::Ours => "ours",
             Route::OursUnchecked => "ours-unchecked",
             Route::Ref => "ref",
+            Route::Variant(suffix) => suffix,
         }
     }
 }
@@ -77,8 +99,15 @@ pub struct KernelsArgs {
     #[arg(long, value_delimiter = ',')]
     only: Vec<String>,
     /// Routes to run, in this order (a missing reference module skips that route).
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Route::Dxc, Route::Ours, Route::Ref])]
-    routes: Vec<Route>,
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [RouteArg::Dxc, RouteArg::Ours, RouteArg::Ref])]
+    routes: Vec<RouteArg>,
+    /// Also run `NAME.SUFFIX.spv` from the kernels folder (or --variant-dir) as a route named
+    /// SUFFIX, for kernels that have one (hand-edited modules, experiments).
+    #[arg(long, value_name = "SUFFIX", value_delimiter = ',')]
+    variant: Vec<String>,
+    /// Where --variant modules are.
+    #[arg(long, value_name = "DIR")]
+    variant_dir: Option<PathBuf>,
     /// Write every sample and result as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -153,10 +182,19 @@ fn load_kernels(a: &KernelsArgs, size: Size) -> Result<Vec<Kernel>, String> {
         let case = Case::load(&case_path).map_err(|e| e.to_string())?;
         let entry = case.entry.clone().unwrap_or_default();
         let mut modules = Vec::new();
-        for &route in &a.routes {
+        let variants = a
+            .variant
+            .iter()
+            .map(|v| Route::Variant(Box::leak(v.clone().into_boxed_str())));
+        for route in a.routes.iter().map(|&r| Route::from(r)).chain(variants) {
             let file = match route {
                 Route::Dxc => dir.join(format!("{}.spv", k.name)),
                 Route::Ref => dir.join(format!("{}.ref.spv", k.name)),
+                Route::Variant(suffix) => a
+                    .variant_dir
+                    .as_deref()
+                    .unwrap_or(&dir)
+                    .join(format!("{}.{suffix}.spv", k.name)),
                 Route::Ours | Route::OursUnchecked => {
                     // Translated once the runtime exists (its device picks the options).
                     let placeholder = ShaderModule {
@@ -173,7 +211,7 @@ fn load_kernels(a: &KernelsArgs, size: Size) -> Result<Vec<Kernel>, String> {
                         .map_err(|e| format!("{}: {e}", file.display()))?;
                     modules.push((route, m));
                 }
-                Err(_) if route == Route::Ref => {}
+                Err(_) if matches!(route, Route::Ref | Route::Variant(_)) => {}
                 Err(e) => return Err(format!("{}: {e}", file.display())),
             }
         }
