@@ -55,6 +55,10 @@ pub struct Args {
     /// checked as usual.
     #[arg(long, value_name = "N")]
     time: Option<u32>,
+    /// How the translation keeps D3D12's out-of-bounds rules: auto (robust where the device has
+    /// robustBufferAccess2), explicit (checks in the shader) or robust.
+    #[arg(long, value_enum, default_value_t = Checks::Auto)]
+    checks: Checks,
     /// Untimed repetitions before the timed ones (with `--time`) ...
     #[arg(long, value_name = "N", default_value_t = 5, requires = "time")]
     warmup: u32,
@@ -133,7 +137,7 @@ pub fn run(a: Args) -> ExitCode {
             }
             Err(e) => return fail(format!("{}: {e}", p.display())),
         },
-        None => match translate_case_shader(&rt, &case, &overrides, true) {
+        None => match translate_case_shader(&rt, &case, &overrides, a.checks) {
             Ok(m) => m,
             Err(e) => return fail(e),
         },
@@ -194,15 +198,39 @@ pub fn run(a: Args) -> ExitCode {
     }
 }
 
+/// How the translation keeps D3D12's out-of-bounds rules for buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Checks {
+    /// `robust` where the device has robustBufferAccess2, else `explicit`.
+    Auto,
+    /// Explicit bounds checks in the shader (any device).
+    Explicit,
+    /// Rely on robustBufferAccess2: the runtime binds D3D12's exact views, and the device
+    /// bounds-checks every access against them (checks remain where a view is a window of a larger
+    /// descriptor, and for the results of atomics).
+    Robust,
+}
+
+impl Checks {
+    /// Whether the translation needs explicit checks on `rt`'s device.
+    pub fn explicit_on(self, rt: &Runtime) -> bool {
+        match self {
+            Checks::Auto => !rt.device_info().has_feature("robust_buffer_access2"),
+            Checks::Explicit => true,
+            Checks::Robust => false,
+        }
+    }
+}
+
 /// Translates the case's shader for the binding model the run will use: the default one for version 1, the
-/// root signature's layout on this device for version 2. `bounds_checks` off leaves out-of-bounds accesses to
-/// the device's robustness features.
+/// root signature's layout on this device for version 2, with bounds checks as `checks` says for the device.
 pub fn translate_case_shader(
     rt: &Runtime,
     case: &Case,
     overrides: &LayoutOverrides,
-    bounds_checks: bool,
+    checks: Checks,
 ) -> Result<ShaderModule, String> {
+    let bounds_checks = checks.explicit_on(rt);
     let bytes =
         std::fs::read(&case.shader).map_err(|e| format!("{}: {e}", case.shader.display()))?;
     let mut options = dxil_to_spirv::Options {

@@ -15,6 +15,7 @@ use dxil_runtime::{Case, LayoutOverrides, RunOptions, RunReport, Runtime, Shader
 use serde::Deserialize;
 
 use super::{geomean, median};
+use crate::cmd::run::Checks;
 
 /// Which of a kernel's two cases to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -30,10 +31,12 @@ pub enum Size {
 pub enum RouteArg {
     /// DXC's own HLSL → SPIR-V output (`NAME.spv`).
     Dxc,
-    /// This project's translation of DXC's DXIL.
+    /// This project's translation of DXC's DXIL, bounds checks as the runtime picks them for the
+    /// device (`dxil run --checks auto`).
     Ours,
-    /// Ours without explicit bounds checks (out-of-bounds behaviour left to the device's
-    /// robustness features), to see what the checks cost.
+    /// Ours with explicit bounds checks in the shader (`--checks explicit`).
+    OursChecked,
+    /// Ours relying on robustBufferAccess2 (`--checks robust`).
     OursUnchecked,
     /// The reference translator's SPIR-V of the same DXIL (`NAME.ref.spv`), where present.
     Ref,
@@ -44,6 +47,7 @@ pub enum RouteArg {
 enum Route {
     Dxc,
     Ours,
+    OursChecked,
     OursUnchecked,
     Ref,
     Variant(&'static str),
@@ -54,6 +58,7 @@ impl From<RouteArg> for Route {
         match r {
             RouteArg::Dxc => Route::Dxc,
             RouteArg::Ours => Route::Ours,
+            RouteArg::OursChecked => Route::OursChecked,
             RouteArg::OursUnchecked => Route::OursUnchecked,
             RouteArg::Ref => Route::Ref,
         }
@@ -65,6 +70,7 @@ impl Route {
         match self {
             Route::Dxc => "dxc",
             Route::Ours => "ours",
+            Route::OursChecked => "ours-checked",
             Route::OursUnchecked => "ours-unchecked",
             Route::Ref => "ref",
             Route::Variant(suffix) => suffix,
@@ -195,7 +201,7 @@ fn load_kernels(a: &KernelsArgs, size: Size) -> Result<Vec<Kernel>, String> {
                     .as_deref()
                     .unwrap_or(&dir)
                     .join(format!("{}.{suffix}.spv", k.name)),
-                Route::Ours | Route::OursUnchecked => {
+                Route::Ours | Route::OursChecked | Route::OursUnchecked => {
                     // Translated once the runtime exists (its device picks the options).
                     let placeholder = ShaderModule {
                         words: Vec::new(),
@@ -260,12 +266,18 @@ fn run_inner(a: &KernelsArgs) -> Result<ExitCode, String> {
     );
     for k in &mut kernels {
         for (route, module) in &mut k.modules {
-            if matches!(route, Route::Ours | Route::OursUnchecked) {
+            let checks = match route {
+                Route::Ours => Some(Checks::Auto),
+                Route::OursChecked => Some(Checks::Explicit),
+                Route::OursUnchecked => Some(Checks::Robust),
+                _ => None,
+            };
+            if let Some(checks) = checks {
                 *module = crate::cmd::run::translate_case_shader(
                     &rt,
                     &k.case,
                     &LayoutOverrides::default(),
-                    *route == Route::Ours,
+                    checks,
                 )?;
             }
             if let Some(dir) = &a.save_spirv {

@@ -272,8 +272,14 @@ mod tests {
             size,
             init: Init::Zero,
         };
-        assert_eq!(view_range(&r(ResourceKind::Structured { stride: 12 }, 100)), 96);
-        assert_eq!(view_range(&r(ResourceKind::Structured { stride: 12 }, 8)), 8);
+        assert_eq!(
+            view_range(&r(ResourceKind::Structured { stride: 12 }, 100)),
+            96
+        );
+        assert_eq!(
+            view_range(&r(ResourceKind::Structured { stride: 12 }, 8)),
+            8
+        );
         assert_eq!(view_range(&r(ResourceKind::Raw, 103)), 100);
         assert_eq!(view_range(&r(ResourceKind::Constant, 100)), 100);
     }
