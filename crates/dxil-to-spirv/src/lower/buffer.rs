@@ -10,6 +10,7 @@ use dxil_shader::ops::OpCode;
 use spirv::{Capability, Op, Scope, StorageClass};
 
 use super::res::{HandleInfo, View};
+use crate::binding::Placement;
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
 use crate::dxil::{ResourceClass, ResourceKind};
@@ -28,6 +29,9 @@ struct RawAddr {
     byte: Id,
     /// The byte address when it is a constant.
     byte_c: Option<u32>,
+    /// Structured buffers read through [`View::Ssbo128`]: the `uvec4` unit holding component 0
+    /// (of a 32-bit access) and its lane.
+    vec: Option<(Id, u32)>,
 }
 
 /// One component access resolved to a view unit.
@@ -38,6 +42,8 @@ struct Unit {
     unit: Id,
     /// Units per component (2 for 64-bit values in the u32 view).
     per: u32,
+    /// The component's lane in a vector unit ([`View::Ssbo128`]).
+    lane: Option<u32>,
 }
 
 impl<'a> Ctx<'a> {
@@ -81,6 +87,7 @@ impl<'a> Ctx<'a> {
                     index: byte,
                     byte,
                     byte_c,
+                    vec: None,
                 })
             }
             ResourceKind::StructuredBuffer => {
@@ -121,6 +128,33 @@ impl<'a> Ctx<'a> {
                         }
                     }
                 };
+                let vec = match co {
+                    Some(o) if o >= 0 && o % 4 == 0 && self.vec4_view(&h, decl.stride)? => {
+                        let o = o as u32;
+                        let per = decl.stride / 16;
+                        let chunk = match ci {
+                            Some(i) => self
+                                .b
+                                .const_u32((i as u32).wrapping_mul(per).wrapping_add(o / 16)),
+                            None => {
+                                let scaled = if per == 1 {
+                                    index
+                                } else {
+                                    let p = self.b.const_u32(per);
+                                    self.op2(Op::IMul, u, index, p)
+                                };
+                                if o / 16 == 0 {
+                                    scaled
+                                } else {
+                                    let c = self.b.const_u32(o / 16);
+                                    self.op2(Op::IAdd, u, scaled, c)
+                                }
+                            }
+                        };
+                        Some((chunk, (o % 16) / 4))
+                    }
+                    _ => None,
+                };
                 Ok(RawAddr {
                     h,
                     structured: true,
@@ -128,6 +162,7 @@ impl<'a> Ctx<'a> {
                     index,
                     byte,
                     byte_c,
+                    vec,
                 })
             }
             other => Err(self.invalid(Invalid::resource(format!(
@@ -136,9 +171,39 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Whether 32-bit accesses to a structured buffer of `stride` go through [`View::Ssbo128`]:
+    /// its elements start on 16-byte boundaries and it is a plain descriptor (no window in an offset
+    /// buffer, no root descriptor address, no heap slot that other views alias). Then every 32-bit
+    /// access uses that one view, so that no second view aliases it, and a 16-byte part of an
+    /// element is one vector load or store, which drivers keep as one 16-byte memory access.
+    fn vec4_view(&mut self, h: &HandleInfo, stride: u32) -> Result<bool, Error> {
+        if stride == 0 || !stride.is_multiple_of(16) {
+            return Ok(false);
+        }
+        Ok(matches!(
+            self.placement_of(h.res, View::Ssbo128)?,
+            Placement::Descriptor { .. }
+        ))
+    }
+
     /// The view unit of component `k` (each `esize` bytes) of an access.
     fn unit_of(&mut self, ad: &RawAddr, esize: u32, k: u32) -> Unit {
         let u = self.b.u32();
+        if let (Some((chunk, lane0)), 4) = (ad.vec, esize) {
+            let c = lane0 + k;
+            let unit = if c / 4 == 0 {
+                chunk
+            } else {
+                let n = self.b.const_u32(c / 4);
+                self.op2(Op::IAdd, u, chunk, n)
+            };
+            return Unit {
+                view: View::Ssbo128,
+                unit,
+                per: 1,
+                lane: Some(c % 4),
+            };
+        }
         let (view, shift) = if esize == 2 {
             (View::Ssbo16, 1)
         } else {
@@ -159,7 +224,12 @@ impl<'a> Ctx<'a> {
                 self.op2(Op::IAdd, u, base, kc)
             }
         };
-        Unit { view, unit, per }
+        Unit {
+            view,
+            unit,
+            per,
+            lane: None,
+        }
     }
 
     /// In-bounds condition of component `k` (raw) or of the element (structured).
@@ -173,7 +243,11 @@ impl<'a> Ctx<'a> {
         let u = self.b.u32();
         let bt = self.b.bool();
         if ad.structured {
-            let unit_bytes = if un.view == View::Ssbo16 { 2 } else { 4 };
+            let unit_bytes = match un.view {
+                View::Ssbo16 => 2,
+                View::Ssbo128 => 16,
+                _ => 4,
+            };
             let count = if ad.stride.is_multiple_of(unit_bytes) {
                 let per = self.b.const_u32(ad.stride / unit_bytes);
                 self.op2(Op::UDiv, u, len, per)
@@ -217,7 +291,8 @@ impl<'a> Ctx<'a> {
                 let z = self.b.const_u32(0);
                 addr = self.select(u, c, addr, z);
             }
-            let p = self.ssbo_ptr(&d, et, Some(addr));
+            let lane = un.lane.map(|l| self.b.const_u32(l));
+            let p = self.ssbo_lane_ptr(&d, et, Some(addr), lane);
             let v = self.load_from(&d, et, p, u32::from(bits / 8));
             *slot = match inb {
                 Some(c) => self.select(et, c, v, zero),
@@ -231,6 +306,41 @@ impl<'a> Ctx<'a> {
             return Ok(self.op1(Op::Bitcast, t64, v));
         }
         Ok(words[0])
+    }
+
+    /// The four words of `uvec4` unit `chunk` of a [`View::Ssbo128`] view (each 0 where `inb` is
+    /// false, read from unit 0 then).
+    fn load_vec4(&mut self, h: &HandleInfo, chunk: Id, inb: Option<Id>) -> Result<[Id; 4], Error> {
+        let d = self.desc(h, View::Ssbo128)?;
+        let u = self.b.u32();
+        let v4 = self.b.vec(u, 4);
+        let zero = self.b.const_u32(0);
+        let addr = match inb {
+            Some(c) => self.select(u, c, chunk, zero),
+            None => chunk,
+        };
+        let p = self.ssbo_ptr(&d, v4, Some(addr));
+        let v = self.load_from(&d, v4, p, 16);
+        let mut w = [zero; 4];
+        for (j, slot) in w.iter_mut().enumerate() {
+            let x = self.opn(Op::CompositeExtract, u, &words![v, j as u32]);
+            *slot = match inb {
+                Some(c) => self.select(u, c, x, zero),
+                None => x,
+            };
+        }
+        Ok(w)
+    }
+
+    /// Stores four words as one `uvec4` at unit `chunk` of a [`View::Ssbo128`] view.
+    fn store_vec4(&mut self, h: &HandleInfo, chunk: Id, w: [Id; 4]) -> Result<(), Error> {
+        let d = self.desc(h, View::Ssbo128)?;
+        let u = self.b.u32();
+        let v4 = self.b.vec(u, 4);
+        let v = self.op_ids(Op::CompositeConstruct, v4, &w);
+        let p = self.ssbo_ptr(&d, v4, Some(chunk));
+        self.store_to(&d, p, v, 16);
+        Ok(())
     }
 
     /// Stores raw bits (u16/u32/u64) at `un`.
@@ -258,7 +368,8 @@ impl<'a> Ctx<'a> {
         } else {
             u
         };
-        let p = self.ssbo_ptr(&d, et, Some(un.unit));
+        let lane = un.lane.map(|l| self.b.const_u32(l));
+        let p = self.ssbo_lane_ptr(&d, et, Some(un.unit), lane);
         let align = if un.view == View::Ssbo16 { 2 } else { 4 };
         self.store_to(&d, p, bits, align);
         Ok(())
@@ -354,6 +465,26 @@ impl<'a> Ctx<'a> {
         let checks = self.opts.bounds_checks;
         let mut parts = [None; 5];
         let mut elem_in = None;
+        let wanted = (0..ncomp.min(4)).filter(|k| used & (1 << k) != 0).count();
+        if let (Some((chunk, 0)), 4, 2..) = (ad.vec, es, wanted) {
+            // The components lie in one 16-byte unit of the element: one vector load.
+            let inb = if checks {
+                let un = self.unit_of(&ad, es, 0);
+                Some(self.in_bounds(&ad, &un)?)
+            } else {
+                None
+            };
+            let w = self.load_vec4(&ad.h, chunk, inb)?;
+            for k in 0..ncomp.min(4) {
+                if used & (1 << k) != 0 {
+                    parts[k as usize] = Some(self.value_of_bits(w[k as usize], et)?);
+                }
+            }
+            if used & 0x10 != 0 {
+                parts[4] = Some(self.b.const_u32(1));
+            }
+            return Ok(self.make_partial_agg(&parts));
+        }
         for k in 0..ncomp.min(4) {
             if used & (1 << k) == 0 {
                 continue;
@@ -417,7 +548,18 @@ impl<'a> Ctx<'a> {
         let checks = self.opts.bounds_checks;
         let mut comps = Vec::with_capacity(n as usize);
         let mut elem_in = None;
-        for k in 0..n {
+        if let (Some((chunk, 0)), 4, 4) = (ad.vec, es, n) {
+            let inb = if checks {
+                let un = self.unit_of(&ad, es, 0);
+                Some(self.in_bounds(&ad, &un)?)
+            } else {
+                None
+            };
+            for w in self.load_vec4(&ad.h, chunk, inb)? {
+                comps.push(self.value_of_bits(w, et)?);
+            }
+        }
+        for k in comps.len() as u32..n {
             let un = self.unit_of(&ad, es, k);
             let inb = if !checks {
                 None
@@ -608,6 +750,15 @@ impl<'a> Ctx<'a> {
         let vt = self.arg_ty(a, 4)?;
         let es = self.esize(vt);
         let mask = self.arg_const(a, 8).unwrap_or(15) as u32 & 0xF;
+        if let (Some((chunk, 0)), 4, 0xF, None) = (ad.vec, es, mask, only) {
+            // A whole 16-byte unit of the element: one vector store.
+            let mut w = [chunk; 4];
+            for (k, slot) in w.iter_mut().enumerate() {
+                let v = self.arg_id(a, 4 + k)?;
+                *slot = self.bits_of(v, vt)?;
+            }
+            return self.store_vec4(&ad.h, chunk, w);
+        }
         for k in 0..4u32 {
             if mask & (1 << k) == 0 || only.is_some_and(|o| o != k) {
                 continue;
@@ -629,6 +780,14 @@ impl<'a> Ctx<'a> {
         let es = self.esize(et);
         let v = self.arg_id(a, 4)?;
         let ett = self.ty(et)?;
+        if let (Some((chunk, 0)), 4, 4, true) = (ad.vec, es, n, only.is_none_or(|o| o == 0)) {
+            let mut w = [chunk; 4];
+            for (k, slot) in w.iter_mut().enumerate() {
+                let c = self.opn(Op::CompositeExtract, ett, &words![v, k as u32]);
+                *slot = self.bits_of(c, et)?;
+            }
+            return self.store_vec4(&ad.h, chunk, w);
+        }
         for k in 0..n {
             if only.is_some_and(|o| o != k) && !ad.structured {
                 continue;
@@ -933,6 +1092,7 @@ impl<'a> Ctx<'a> {
                     view: View::Ssbo64,
                     unit,
                     per: 1,
+                    lane: None,
                 },
                 64,
             )
@@ -969,7 +1129,8 @@ impl<'a> Ctx<'a> {
             let ad = self.raw_addr(a, off, off + 1)?;
             let (un, _) = self.atomic_unit(&ad, vt);
             let d = self.desc(h, un.view)?;
-            (self.ssbo_ptr(&d, t, Some(un.unit)), t)
+            let lane = un.lane.map(|l| self.b.const_u32(l));
+            (self.ssbo_lane_ptr(&d, t, Some(un.unit), lane), t)
         } else {
             let coord = self.texture_coord(h, a, off)?;
             let coord = self.texel_coord(h, coord)?;

@@ -13,6 +13,7 @@ mod func;
 mod inst;
 mod library;
 mod math;
+mod range;
 mod rayquery;
 mod record;
 mod res;

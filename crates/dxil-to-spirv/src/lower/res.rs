@@ -65,9 +65,12 @@ pub(crate) enum View {
     Image = 5,
     Sampler = 6,
     Accel = 7,
+    /// `uvec4` units: structured buffers whose elements start on 16-byte boundaries, so that a
+    /// 16-byte element part is one vector access (`buffer.rs`).
+    Ssbo128 = 8,
 }
 
-const VIEWS: usize = 8;
+const VIEWS: usize = 9;
 
 #[derive(Clone, Debug)]
 pub(crate) struct ResEntry {
@@ -335,7 +338,7 @@ impl<'a> Ctx<'a> {
 
     pub(super) fn descriptor_type(&self, r: &ResEntry, view: View) -> DescriptorType {
         match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 | View::Counter => {
                 DescriptorType::StorageBuffer
             }
             View::Cbuf => DescriptorType::UniformBuffer,
@@ -357,7 +360,7 @@ impl<'a> Ctx<'a> {
     fn view_type(&mut self, res: u32, view: View) -> Result<(Id, Option<ImageFormat>), Error> {
         let r = self.res[res as usize].clone();
         Ok(match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 => {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 => {
                 let (w, stride) = match view {
                     View::Ssbo16 => {
                         self.b.capability(Capability::StorageBuffer16BitAccess);
@@ -367,9 +370,15 @@ impl<'a> Ctx<'a> {
                         self.b.capability(Capability::Int64);
                         (64, 8)
                     }
+                    View::Ssbo128 => (128, 16),
                     _ => (32, 4),
                 };
-                let e = self.b.uint(w);
+                let e = if w == 128 {
+                    let u = self.b.u32();
+                    self.b.vec(u, 4)
+                } else {
+                    self.b.uint(w)
+                };
                 let arr = self.b.ty(TypeKey::LaidOutArray {
                     elem: e,
                     len: 0,
@@ -621,7 +630,7 @@ impl<'a> Ctx<'a> {
                 if let Placement::DeviceAddress { .. } = placement
                     && !matches!(
                         view,
-                        View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Cbuf | View::Accel
+                        View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 | View::Cbuf | View::Accel
                     )
                 {
                     return Err(Error::Binding(format!(
@@ -651,7 +660,7 @@ impl<'a> Ctx<'a> {
             }
         };
         let sc = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 | View::Counter => {
                 StorageClass::StorageBuffer
             }
             View::Cbuf if dty == DescriptorType::StorageBuffer => StorageClass::StorageBuffer,
@@ -677,13 +686,13 @@ impl<'a> Ctx<'a> {
         if writable && e.decl.globally_coherent {
             self.b.decorate(var, Decoration::Coherent, &[]);
         }
-        if matches!(view, View::Ssbo32 | View::Ssbo16 | View::Ssbo64) {
+        if matches!(view, View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128) {
             let r = &mut self.res[res as usize];
             r.ssbo_views += 1;
             if r.ssbo_views > 1 && writable {
                 // Differently typed views of one buffer alias each other.
                 self.b.decorate(var, Decoration::Aliased, &[]);
-                for other in [View::Ssbo32, View::Ssbo16, View::Ssbo64] {
+                for other in [View::Ssbo32, View::Ssbo16, View::Ssbo64, View::Ssbo128] {
                     if let Some(o) = self.res[res as usize].views[other as usize]
                         && o != var
                         && !self.aliased_marked(o)
@@ -704,6 +713,7 @@ impl<'a> Ctx<'a> {
                 ),
                 View::Ssbo16 => format!("{}{}_space{}_u16", d.class.letter(), d.register, d.space),
                 View::Ssbo64 => format!("{}{}_space{}_u64", d.class.letter(), d.register, d.space),
+                View::Ssbo128 => format!("{}{}_space{}_v4", d.class.letter(), d.register, d.space),
                 _ => format!("{}{}_space{}", d.class.letter(), d.register, d.space),
             };
             let name = if e.heap.is_some() {
@@ -805,7 +815,7 @@ impl<'a> Ctx<'a> {
         let decl = self.res[h.res as usize].decl.clone();
         let heap = self.res[h.res as usize].heap.is_some();
         let mut storage = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 | View::Counter => {
                 StorageClass::StorageBuffer
             }
             View::Cbuf => StorageClass::Uniform,
@@ -950,6 +960,7 @@ impl<'a> Ctx<'a> {
             (OffsetKind::Bytes, View::Ssbo16) => (0, 1),
             (OffsetKind::Bytes, View::Ssbo32) => (0, 2),
             (OffsetKind::Bytes, View::Ssbo64) => (0, 3),
+            (OffsetKind::Bytes, View::Ssbo128) => (0, 4),
             (OffsetKind::Elements, View::Image) => (1, 0),
             _ => {
                 return Err(Error::Binding(format!(
@@ -1074,7 +1085,7 @@ impl<'a> Ctx<'a> {
         let uav = decl.class == ResourceClass::Uav;
         let typed_buffer = decl.kind == ResourceKind::TypedBuffer;
         let (dynamic, non_uniform) = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => (
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 | View::Counter => (
                 Capability::StorageBufferArrayDynamicIndexing,
                 Capability::StorageBufferArrayNonUniformIndexing,
             ),
@@ -1125,13 +1136,24 @@ impl<'a> Ctx<'a> {
 
     /// A pointer into a storage-buffer view: `data[word]` (or the counter / block itself when `word` is None).
     pub fn ssbo_ptr(&mut self, d: &Desc, elem_ty: Id, word: Option<Id>) -> Id {
+        self.ssbo_lane_ptr(d, elem_ty, word, None)
+    }
+
+    /// [`Ctx::ssbo_ptr`], into component `lane` of a vector unit ([`View::Ssbo128`]).
+    pub fn ssbo_lane_ptr(
+        &mut self,
+        d: &Desc,
+        elem_ty: Id,
+        word: Option<Id>,
+        lane: Option<Id>,
+    ) -> Id {
         let pt = self.b.ptr(d.storage, elem_ty);
         let zero = self.b.const_u32(0);
         let word = match (word, d.window) {
             (Some(w), Some((start, count))) => Some(self.windowed(w, start, count, 0x3FFF_FFFF)),
             (w, _) => w,
         };
-        let mut idx = [zero; 3];
+        let mut idx = [zero; 4];
         let mut n = 0;
         if let Some(i) = d.index {
             idx[n] = i;
@@ -1141,6 +1163,10 @@ impl<'a> Ctx<'a> {
         n += 1;
         if let Some(w) = word {
             idx[n] = w;
+            n += 1;
+        }
+        if let Some(l) = lane {
+            idx[n] = l;
             n += 1;
         }
         let p = self.chain(pt, d.var, &idx[..n]);
@@ -1175,6 +1201,7 @@ impl<'a> Ctx<'a> {
             let unit = match view {
                 View::Ssbo16 => 2,
                 View::Ssbo64 => 8,
+                View::Ssbo128 => 16,
                 _ => 4,
             };
             return self.b.const_u32(u32::MAX / unit);
