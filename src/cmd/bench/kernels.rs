@@ -123,6 +123,10 @@ pub struct KernelsArgs {
     /// Seconds one dispatch may take.
     #[arg(long, default_value_t = 60.0)]
     timeout: f64,
+    /// Print the driver's statistics of each route's compiled module (register and instruction
+    /// counts and the like, where the device reports them).
+    #[arg(long)]
+    stats: bool,
     /// Write each route's module to DIR/NAME.ROUTE.spv.
     #[arg(long, value_name = "DIR")]
     save_spirv: Option<PathBuf>,
@@ -284,6 +288,17 @@ fn run_inner(a: &KernelsArgs) -> Result<ExitCode, String> {
                 let path = dir.join(format!("{}.{}.spv", k.name, route.label()));
                 let bytes: Vec<u8> = module.words.iter().flat_map(|w| w.to_le_bytes()).collect();
                 std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
+    }
+    if a.stats {
+        for k in &kernels {
+            for (route, module) in &k.modules {
+                let stats = rt
+                    .pipeline_statistics(&module.words, &module.entry)
+                    .map_err(|e| format!("{} [{}]: {e}", k.name, route.label()))?;
+                let text: Vec<String> = stats.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                println!("stats {} [{}]: {}", k.name, route.label(), text.join(", "));
             }
         }
     }

@@ -29,6 +29,30 @@ impl Runtime {
     /// where variables of several types alias it), runtime arrays [`RUNTIME_ARRAY_COUNT`]
     /// descriptors, and the push-constant block its reflected size.
     pub fn pipeline_creation(&self, words: &[u32], entry: &str) -> Result<Duration, RunError> {
+        self.reflected_pipeline(words, entry, false).map(|(t, _)| t)
+    }
+
+    /// The driver's statistics of the compiled module (`VK_KHR_pipeline_executable_properties`:
+    /// register count, instruction count and the like, as `(name, value)` pairs of the first
+    /// executable), from a pipeline made as for [`Runtime::pipeline_creation`]. Empty where the
+    /// device does not offer them.
+    pub fn pipeline_statistics(
+        &self,
+        words: &[u32],
+        entry: &str,
+    ) -> Result<Vec<(String, String)>, RunError> {
+        if !self.device_info().has_feature("pipeline_executable_info") {
+            return Ok(Vec::new());
+        }
+        self.reflected_pipeline(words, entry, true).map(|(_, s)| s)
+    }
+
+    fn reflected_pipeline(
+        &self,
+        words: &[u32],
+        entry: &str,
+        statistics: bool,
+    ) -> Result<(Duration, Vec<(String, String)>), RunError> {
         let first = reflect(words, entry)?;
         let mut sets: Vec<u32> = first.bindings.iter().map(|b| b.set).collect();
         sets.sort_unstable();
@@ -101,7 +125,57 @@ impl Runtime {
         o.pipeline_layouts.push(layout);
         let name = CString::new(reflection.entry_point.as_str())
             .map_err(|_| RunError::BadSpirv("entry point name has a NUL".into()))?;
-        Ok(self.time_pipeline(&mut o, layout, words, &name)?.1)
+        let flags = if statistics {
+            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+        } else {
+            vk::PipelineCreateFlags::empty()
+        };
+        let (pipeline, time) = self.time_pipeline_flags(&mut o, layout, words, &name, flags)?;
+        let stats = if statistics {
+            self.executable_statistics(pipeline)?
+        } else {
+            Vec::new()
+        };
+        Ok((time, stats))
+    }
+
+    /// The statistics of executable 0 of `pipeline` (made with `CAPTURE_STATISTICS_KHR`).
+    fn executable_statistics(
+        &self,
+        pipeline: vk::Pipeline,
+    ) -> Result<Vec<(String, String)>, RunError> {
+        let ext =
+            ash::khr::pipeline_executable_properties::Device::new(&self.instance, &self.device);
+        let info = vk::PipelineExecutableInfoKHR::default()
+            .pipeline(pipeline)
+            .executable_index(0);
+        // SAFETY: the pipeline is live and was created with CAPTURE_STATISTICS_KHR on a device
+        // with pipelineExecutableInfo enabled (the caller checked).
+        let stats = unsafe { ext.get_pipeline_executable_statistics(&info) }
+            .map_err(vk_err("vkGetPipelineExecutableStatisticsKHR"))?;
+        Ok(stats
+            .iter()
+            .map(|s| {
+                let name = s
+                    .name_as_c_str()
+                    .map_or_else(|_| String::from("?"), |c| c.to_string_lossy().into_owned());
+                // SAFETY: `format` says which member of the union the driver wrote.
+                let value = unsafe {
+                    match s.format {
+                        vk::PipelineExecutableStatisticFormatKHR::BOOL32 => {
+                            (s.value.b32 != 0).to_string()
+                        }
+                        vk::PipelineExecutableStatisticFormatKHR::INT64 => s.value.i64.to_string(),
+                        vk::PipelineExecutableStatisticFormatKHR::UINT64 => s.value.u64.to_string(),
+                        vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => {
+                            s.value.f64.to_string()
+                        }
+                        _ => String::from("?"),
+                    }
+                };
+                (name, value)
+            })
+            .collect())
     }
 
     /// Creates a shader module and a compute pipeline under `layout`, both owned by `o`; returns
@@ -112,6 +186,17 @@ impl Runtime {
         layout: vk::PipelineLayout,
         words: &[u32],
         entry: &CString,
+    ) -> Result<(vk::Pipeline, Duration), RunError> {
+        self.time_pipeline_flags(o, layout, words, entry, vk::PipelineCreateFlags::empty())
+    }
+
+    fn time_pipeline_flags(
+        &self,
+        o: &mut Objects<'_>,
+        layout: vk::PipelineLayout,
+        words: &[u32],
+        entry: &CString,
+        flags: vk::PipelineCreateFlags,
     ) -> Result<(vk::Pipeline, Duration), RunError> {
         let d = &self.device;
         let started = Instant::now();
@@ -125,6 +210,7 @@ impl Runtime {
             .module(shader)
             .name(entry);
         let pipeline_info = [vk::ComputePipelineCreateInfo::default()
+            .flags(flags)
             .stage(stage)
             .layout(layout)];
         // SAFETY: module, layout and name are alive; reflection found this GLCompute entry point

@@ -138,6 +138,7 @@ const OPTIONAL_EXTENSIONS: &[&CStr] = &[
     ash::ext::robustness2::NAME,
     ash::ext::mutable_descriptor_type::NAME,
     ash::khr::push_descriptor::NAME,
+    ash::khr::pipeline_executable_properties::NAME,
 ];
 
 impl Runtime {
@@ -313,6 +314,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
         .collect();
     let has_robustness2 = has_ext(ash::ext::robustness2::NAME);
     let has_mutable = has_ext(ash::ext::mutable_descriptor_type::NAME);
+    let has_exec_props = has_ext(ash::khr::pipeline_executable_properties::NAME);
 
     // What the device offers.
     let mut s11 = vk::PhysicalDeviceVulkan11Features::default();
@@ -320,6 +322,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     let mut s13 = vk::PhysicalDeviceVulkan13Features::default();
     let mut srb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
     let mut smut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
+    let mut sexec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
     let mut s2 = vk::PhysicalDeviceFeatures2::default()
         .push_next(&mut s11)
         .push_next(&mut s12);
@@ -331,6 +334,9 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     }
     if has_mutable {
         s2 = s2.push_next(&mut smut);
+    }
+    if has_exec_props {
+        s2 = s2.push_next(&mut sexec);
     }
     // SAFETY: the chain holds only structures for the device's API version and extensions
     // it reports, all alive across the call.
@@ -453,6 +459,10 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     if has_mutable {
         enable!(f, smut, emut, [mutable_descriptor_type]);
     }
+    let mut eexec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+    if has_exec_props {
+        enable!(f, sexec, eexec, [pipeline_executable_info]);
+    }
 
     let priorities = [1.0f32];
     let queue_info = [vk::DeviceQueueCreateInfo::default()
@@ -471,6 +481,9 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     }
     if has_mutable {
         e2 = e2.push_next(&mut emut);
+    }
+    if has_exec_props {
+        e2 = e2.push_next(&mut eexec);
     }
     let create = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_info)

@@ -10,9 +10,9 @@ use dxil_shader::ops::OpCode;
 use spirv::{Capability, Op, Scope, StorageClass};
 
 use super::res::{HandleInfo, View};
-use crate::binding::Placement;
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
+use crate::binding::Placement;
 use crate::dxil::{ResourceClass, ResourceKind};
 use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, try_ids, words};
@@ -25,10 +25,19 @@ struct RawAddr {
     stride: u32,
     /// Element index (structured) or byte address (raw).
     index: Id,
-    /// Byte address of component 0.
-    byte: Id,
+    /// Byte address of component 0 (raw buffers; structured ones compute it on demand from the
+    /// index, the stride and `offset`).
+    byte: Option<Id>,
+    /// A structured access's dynamic byte offset in the element (`None`: constant, in `byte_c`
+    /// or `offset_c`).
+    offset: Option<Id>,
+    offset_c: u32,
     /// The byte address when it is a constant.
     byte_c: Option<u32>,
+    /// Structured buffers: the 32-bit unit index of component 0, computed as
+    /// `index * (stride / 4) + offset / 4` rather than from the byte address, so that it does not
+    /// wrap at 4 GiB of byte addresses and drivers see a plain product.
+    word: Option<Id>,
     /// Structured buffers read through [`View::Ssbo128`]: the `uvec4` unit holding component 0
     /// (of a 32-bit access) and its lane.
     vec: Option<(Id, u32)>,
@@ -75,7 +84,6 @@ impl<'a> Ctx<'a> {
     ) -> Result<RawAddr, Error> {
         let h = self.handle_of_arg(a, 1)?;
         let decl = self.decl(&h).clone();
-        let u = self.b.u32();
         match decl.kind {
             ResourceKind::RawBuffer => {
                 let byte = self.arg_id(a, index_at)?;
@@ -85,85 +93,16 @@ impl<'a> Ctx<'a> {
                     structured: false,
                     stride: 0,
                     index: byte,
-                    byte,
+                    byte: Some(byte),
+                    offset: None,
+                    offset_c: 0,
                     byte_c,
+                    word: None,
                     vec: None,
                 })
             }
             ResourceKind::StructuredBuffer => {
-                if decl.stride == 0 {
-                    return Err(
-                        self.invalid(Invalid::resource("structured buffer without a stride"))
-                    );
-                }
-                let index = self.arg_id(a, index_at)?;
-                let ci = self.const_int(self.arg(a, index_at)?);
-                let off_v = self.arg(a, offset_at)?;
-                let co = if self.arg_undef(a, offset_at) {
-                    Some(0)
-                } else {
-                    self.const_int(off_v)
-                };
-                let byte_c = match (ci, co) {
-                    (Some(i), Some(o)) => {
-                        Some((i as u32).wrapping_mul(decl.stride).wrapping_add(o as u32))
-                    }
-                    _ => None,
-                };
-                let byte = match (ci, co) {
-                    (Some(_), Some(_)) => self.b.const_u32(byte_c.unwrap_or(0)),
-                    _ => {
-                        let s = self.b.const_u32(decl.stride);
-                        let m = self.op2(Op::IMul, u, index, s);
-                        match co {
-                            Some(0) => m,
-                            _ => {
-                                let o = if self.arg_undef(a, offset_at) {
-                                    self.b.const_u32(0)
-                                } else {
-                                    self.value(off_v)?
-                                };
-                                self.op2(Op::IAdd, u, m, o)
-                            }
-                        }
-                    }
-                };
-                let vec = match co {
-                    Some(o) if o >= 0 && o % 4 == 0 && self.vec4_view(&h, decl.stride)? => {
-                        let o = o as u32;
-                        let per = decl.stride / 16;
-                        let chunk = match ci {
-                            Some(i) => self
-                                .b
-                                .const_u32((i as u32).wrapping_mul(per).wrapping_add(o / 16)),
-                            None => {
-                                let scaled = if per == 1 {
-                                    index
-                                } else {
-                                    let p = self.b.const_u32(per);
-                                    self.op2(Op::IMul, u, index, p)
-                                };
-                                if o / 16 == 0 {
-                                    scaled
-                                } else {
-                                    let c = self.b.const_u32(o / 16);
-                                    self.op2(Op::IAdd, u, scaled, c)
-                                }
-                            }
-                        };
-                        Some((chunk, (o % 16) / 4))
-                    }
-                    _ => None,
-                };
-                Ok(RawAddr {
-                    h,
-                    structured: true,
-                    stride: decl.stride,
-                    index,
-                    byte,
-                    byte_c,
-                    vec,
-                })
+                self.structured_addr(h, decl.stride, a, index_at, offset_at)
             }
             other => Err(self.invalid(Invalid::resource(format!(
                 "raw access to a {other:?} resource"
@@ -184,6 +123,125 @@ impl<'a> Ctx<'a> {
             self.placement_of(h.res, View::Ssbo128)?,
             Placement::Descriptor { .. }
         ))
+    }
+
+    /// The address of a structured access: element `index_at`, byte offset `offset_at`.
+    ///
+    /// With a constant offset that is a multiple of 4, the 32-bit unit (and for strides of 16-byte
+    /// multiples, the `uvec4` unit) is `index * units per element + offset / units`. Without
+    /// explicit checks, an element index whose unit index would pass 32 bits (where D3D12 reads an
+    /// element past the view) is sent past every view instead, unless it is proven small.
+    fn structured_addr(
+        &mut self,
+        h: HandleInfo,
+        stride: u32,
+        a: Args<'_>,
+        index_at: usize,
+        offset_at: usize,
+    ) -> Result<RawAddr, Error> {
+        if stride == 0 {
+            return Err(self.invalid(Invalid::resource("structured buffer without a stride")));
+        }
+        let u = self.b.u32();
+        let index_v = self.arg(a, index_at)?;
+        let index = self.value(index_v)?;
+        let ci = self.const_int(index_v).map(|c| c as u32);
+        let off_v = self.arg(a, offset_at)?;
+        let co = if self.arg_undef(a, offset_at) {
+            Some(0)
+        } else {
+            self.const_int(off_v).map(|c| c as u32)
+        };
+        let byte_c = match (ci, co) {
+            (Some(i), Some(o)) => Some(i.wrapping_mul(stride).wrapping_add(o)),
+            _ => None,
+        };
+        let offset = match co {
+            Some(_) => None,
+            None => Some(self.value(off_v)?),
+        };
+        let mut ad = RawAddr {
+            h,
+            structured: true,
+            stride,
+            index,
+            byte: None,
+            offset,
+            offset_c: co.unwrap_or(0),
+            byte_c,
+            word: None,
+            vec: None,
+        };
+        let Some(o) = co.filter(|o| o % 4 == 0 && stride.is_multiple_of(4)) else {
+            return Ok(ad);
+        };
+        let vec = self.vec4_view(&h, stride)?;
+        // Units of 16 bytes for the vector view, else of 4.
+        let unit = if vec { 16 } else { 4 };
+        let per = stride / unit;
+        // The largest element index whose unit indices (those of its components too) fit 32 bits;
+        // larger ones go to `FAR`, past any view (at most 2^30 units), with room for the
+        // components' offsets.
+        const FAR: u32 = u32::MAX - 15;
+        let limit = (u64::from(FAR) - u64::from(o / unit)) / u64::from(per.max(1));
+        let first = match ci {
+            Some(i) if u64::from(i) <= limit => self.b.const_u32(i * per + o / unit),
+            Some(_) => self.b.const_u32(FAR),
+            None => {
+                let scaled = if per == 1 {
+                    index
+                } else {
+                    let p = self.b.const_u32(per);
+                    self.op2(Op::IMul, u, index, p)
+                };
+                let first = if o / unit == 0 {
+                    scaled
+                } else {
+                    let c = self.b.const_u32(o / unit);
+                    self.op2(Op::IAdd, u, scaled, c)
+                };
+                let small = self.max_of(index_v).is_some_and(|m| m <= limit);
+                // One unit per element at offset 0 cannot wrap: an index past 2^30 is past any
+                // view already.
+                let no_wrap = per == 1 && o / unit == 0;
+                if self.opts.bounds_checks || small || no_wrap {
+                    first
+                } else {
+                    let bt = self.b.bool();
+                    let l = self.b.const_u32(u32::try_from(limit).unwrap_or(u32::MAX));
+                    let ok = self.op2(Op::ULessThanEqual, bt, index, l);
+                    let far = self.b.const_u32(FAR);
+                    self.select(u, ok, first, far)
+                }
+            }
+        };
+        if vec {
+            ad.vec = Some((first, (o % 16) / 4));
+        } else {
+            ad.word = Some(first);
+        }
+        Ok(ad)
+    }
+
+    /// The byte address of component 0 of an access.
+    fn byte_of(&mut self, ad: &RawAddr) -> Id {
+        if let Some(b) = ad.byte {
+            return b;
+        }
+        if let Some(c) = ad.byte_c {
+            return self.b.const_u32(c);
+        }
+        let u = self.b.u32();
+        let s = self.b.const_u32(ad.stride);
+        let m = self.op2(Op::IMul, u, ad.index, s);
+        match ad.offset {
+            Some(o) => self.op2(Op::IAdd, u, m, o),
+            None if ad.offset_c == 0 => m,
+            None => {
+                let c = self.b.const_u32(ad.offset_c);
+                self.op2(Op::IAdd, u, m, c)
+            }
+        }
     }
 
     /// The view unit of component `k` (each `esize` bytes) of an access.
@@ -210,11 +268,14 @@ impl<'a> Ctx<'a> {
             (View::Ssbo32, 2)
         };
         let per = if esize == 8 { 2 } else { 1 };
-        let base = if let Some(c) = ad.byte_c {
-            self.b.const_u32(c >> shift)
-        } else {
-            let s = self.b.const_u32(shift);
-            self.op2(Op::ShiftRightLogical, u, ad.byte, s)
+        let base = match (ad.byte_c, ad.word) {
+            (Some(c), _) => self.b.const_u32(c >> shift),
+            (None, Some(w)) if shift == 2 => w,
+            _ => {
+                let byte = self.byte_of(ad);
+                let s = self.b.const_u32(shift);
+                self.op2(Op::ShiftRightLogical, u, byte, s)
+            }
         };
         let unit = match (k, ad.byte_c) {
             (0, _) => base,
@@ -1086,7 +1147,8 @@ impl<'a> Ctx<'a> {
         if w == 64 {
             let u = self.b.u32();
             let s = self.b.const_u32(3);
-            let unit = self.op2(Op::ShiftRightLogical, u, ad.byte, s);
+            let byte = self.byte_of(ad);
+            let unit = self.op2(Op::ShiftRightLogical, u, byte, s);
             (
                 Unit {
                     view: View::Ssbo64,

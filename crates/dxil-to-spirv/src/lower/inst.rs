@@ -880,7 +880,11 @@ impl<'a> Ctx<'a> {
                             .max_of(v)
                             .is_some_and(|m| m <= u64::from(l) && (xt == 32 || m < sign_bit))
                     {
-                        let x = if xt == 32 { x } else { self.op1(Op::SConvert, u, x) };
+                        let x = if xt == 32 {
+                            x
+                        } else {
+                            self.op1(Op::SConvert, u, x)
+                        };
                         ids.push(x);
                         pointee = next;
                         continue;

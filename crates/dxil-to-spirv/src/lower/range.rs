@@ -6,8 +6,9 @@
 //! no longer fold into the access and neighbouring accesses no longer share an address. Most
 //! indices are provably in range: thread ids are bounded by the group size, and the arithmetic on
 //! them (`16 * y + x`, `i & 15`, `i % 20`) keeps a bound. [`Ctx::max_of`] derives one from the
-//! defining instructions: constants; `ThreadIdInGroup`, `FlattenedThreadIdInGroup`,
-//! `WaveGetLaneIndex` and `WaveGetLaneCount`; `add`, `mul`, `shl`, `lshr` that cannot wrap;
+//! defining instructions: constants; `ThreadIdInGroup`, `FlattenedThreadIdInGroup`, `GroupId` and
+//! `ThreadId` (D3D12 dispatches at most 65535 groups per dimension), `WaveGetLaneIndex` and
+//! `WaveGetLaneCount`; `add`, `mul`, `shl`, `lshr` that cannot wrap;
 //! `and`, `or`, `xor`, `urem`, `udiv` by a constant; `zext`, `trunc`, `select` and acyclic `phi`s.
 //! The walk visits a bounded number of values per question and remembers answers per function.
 
@@ -42,7 +43,9 @@ impl Ctx<'_> {
                 }
                 // A cycle (a phi reached again through its loop) proves nothing.
                 self.f.max_cache.insert(i.0, None);
-                let bound = self.inst_max(i, depth, budget).filter(|&b| b <= u64::from(u32::MAX));
+                let bound = self
+                    .inst_max(i, depth, budget)
+                    .filter(|&b| b <= u64::from(u32::MAX));
                 // An answer cut short by the budget is not remembered: another question may do better.
                 if bound.is_some() || *budget > 0 {
                     self.f.max_cache.insert(i.0, bound);
@@ -147,6 +150,21 @@ impl Ctx<'_> {
                 n.checked_sub(1)
             }
             OpCode::FlattenedThreadIdInGroup => (x * y * z).checked_sub(1),
+            // D3D12 dispatches at most 65535 groups per dimension.
+            OpCode::GroupId | OpCode::ThreadId => {
+                let n = match self.const_int(a.get(1)?)? {
+                    0 => x,
+                    1 => y,
+                    2 => z,
+                    _ => return None,
+                };
+                let groups = 65_535;
+                if op == OpCode::GroupId {
+                    Some(groups - 1)
+                } else {
+                    (groups * n).checked_sub(1)
+                }
+            }
             // Waves have at most 128 lanes.
             OpCode::WaveGetLaneIndex => Some(127),
             OpCode::WaveGetLaneCount => Some(128),

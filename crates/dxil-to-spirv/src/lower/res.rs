@@ -686,7 +686,10 @@ impl<'a> Ctx<'a> {
         if writable && e.decl.globally_coherent {
             self.b.decorate(var, Decoration::Coherent, &[]);
         }
-        if matches!(view, View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128) {
+        if matches!(
+            view,
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128
+        ) {
             let r = &mut self.res[res as usize];
             r.ssbo_views += 1;
             if r.ssbo_views > 1 && writable {
