@@ -127,6 +127,10 @@ pub struct KernelsArgs {
     /// counts and the like, where the device reports them).
     #[arg(long)]
     stats: bool,
+    /// Write the driver's text internal representations of each route's compiled module (machine
+    /// code listings, where the driver offers them) to DIR/NAME.ROUTE.txt.
+    #[arg(long, value_name = "DIR")]
+    internals: Option<PathBuf>,
     /// Write each route's module to DIR/NAME.ROUTE.spv.
     #[arg(long, value_name = "DIR")]
     save_spirv: Option<PathBuf>,
@@ -299,6 +303,21 @@ fn run_inner(a: &KernelsArgs) -> Result<ExitCode, String> {
                     .map_err(|e| format!("{} [{}]: {e}", k.name, route.label()))?;
                 let text: Vec<String> = stats.iter().map(|(n, v)| format!("{n}={v}")).collect();
                 println!("stats {} [{}]: {}", k.name, route.label(), text.join(", "));
+            }
+        }
+    }
+    if let Some(dir) = &a.internals {
+        for k in &kernels {
+            for (route, module) in &k.modules {
+                let reps = rt
+                    .pipeline_internals(&module.words, &module.entry)
+                    .map_err(|e| format!("{} [{}]: {e}", k.name, route.label()))?;
+                let mut text = String::new();
+                for (name, body) in reps {
+                    text += &format!("==== {name}\n{body}\n");
+                }
+                let path = dir.join(format!("{}.{}.txt", k.name, route.label()));
+                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
             }
         }
     }

@@ -11,6 +11,14 @@ use super::execute::{Objects, descriptor_type, vk_err};
 use crate::reflect::{DescriptorCount, reflect};
 use crate::report::RunError;
 
+/// What a pipeline made for inspection captures.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Capture {
+    Nothing,
+    Statistics,
+    Internals,
+}
+
 /// Descriptors given to a runtime-sized array in the layout (any count makes the pipeline valid;
 /// the shader is never run).
 const RUNTIME_ARRAY_COUNT: u32 = 16;
@@ -47,11 +55,41 @@ impl Runtime {
         self.reflected_pipeline(words, entry, true).map(|(_, s)| s)
     }
 
+    /// The driver's internal representations of the compiled module (`(name, text)`, such as its
+    /// machine code listing where the driver offers one; binary ones are left out), from a
+    /// pipeline made as for [`Runtime::pipeline_creation`]. Empty where the device does not offer
+    /// them.
+    pub fn pipeline_internals(
+        &self,
+        words: &[u32],
+        entry: &str,
+    ) -> Result<Vec<(String, String)>, RunError> {
+        if !self.device_info().has_feature("pipeline_executable_info") {
+            return Ok(Vec::new());
+        }
+        self.reflected_pipeline_with(words, entry, Capture::Internals)
+            .map(|(_, s)| s)
+    }
+
     fn reflected_pipeline(
         &self,
         words: &[u32],
         entry: &str,
         statistics: bool,
+    ) -> Result<(Duration, Vec<(String, String)>), RunError> {
+        let capture = if statistics {
+            Capture::Statistics
+        } else {
+            Capture::Nothing
+        };
+        self.reflected_pipeline_with(words, entry, capture)
+    }
+
+    fn reflected_pipeline_with(
+        &self,
+        words: &[u32],
+        entry: &str,
+        capture: Capture,
     ) -> Result<(Duration, Vec<(String, String)>), RunError> {
         let first = reflect(words, entry)?;
         let mut sets: Vec<u32> = first.bindings.iter().map(|b| b.set).collect();
@@ -125,18 +163,72 @@ impl Runtime {
         o.pipeline_layouts.push(layout);
         let name = CString::new(reflection.entry_point.as_str())
             .map_err(|_| RunError::BadSpirv("entry point name has a NUL".into()))?;
-        let flags = if statistics {
-            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
-        } else {
-            vk::PipelineCreateFlags::empty()
+        let flags = match capture {
+            Capture::Nothing => vk::PipelineCreateFlags::empty(),
+            Capture::Statistics => vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR,
+            Capture::Internals => vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR,
         };
         let (pipeline, time) = self.time_pipeline_flags(&mut o, layout, words, &name, flags)?;
-        let stats = if statistics {
-            self.executable_statistics(pipeline)?
-        } else {
-            Vec::new()
+        let found = match capture {
+            Capture::Nothing => Vec::new(),
+            Capture::Statistics => self.executable_statistics(pipeline)?,
+            Capture::Internals => self.executable_internals(pipeline)?,
         };
-        Ok((time, stats))
+        Ok((time, found))
+    }
+
+    /// The text internal representations of executable 0 of `pipeline` (made with
+    /// `CAPTURE_INTERNAL_REPRESENTATIONS_KHR`).
+    fn executable_internals(
+        &self,
+        pipeline: vk::Pipeline,
+    ) -> Result<Vec<(String, String)>, RunError> {
+        let ext = ash::khr::pipeline_executable_properties::Device::new(&self.instance, &self.device);
+        let get = ext.fp().get_pipeline_executable_internal_representations_khr;
+        let info = vk::PipelineExecutableInfoKHR::default()
+            .pipeline(pipeline)
+            .executable_index(0);
+        let call = |count: &mut u32, data: *mut vk::PipelineExecutableInternalRepresentationKHR| {
+            // SAFETY: the pipeline is live and was created with
+            // CAPTURE_INTERNAL_REPRESENTATIONS_KHR on a device with pipelineExecutableInfo
+            // enabled; `data` is null or points at `count` structures whose data pointers are null
+            // or point at `data_size` writable bytes (set up below).
+            unsafe { get(self.device.handle(), &info, count, data) }.result()
+        };
+        let mut count = 0u32;
+        call(&mut count, std::ptr::null_mut())
+            .map_err(vk_err("vkGetPipelineExecutableInternalRepresentationsKHR"))?;
+        let n = usize::try_from(count).unwrap_or(0);
+        let mut reps = vec![vk::PipelineExecutableInternalRepresentationKHR::default(); n];
+        call(&mut count, reps.as_mut_ptr())
+            .map_err(vk_err("vkGetPipelineExecutableInternalRepresentationsKHR"))?;
+        // Bounded: a listing of one compute shader; larger data is skipped.
+        const MAX: usize = 64 << 20;
+        let mut bufs: Vec<Vec<u8>> = reps
+            .iter()
+            .map(|r| vec![0u8; if r.data_size <= MAX { r.data_size } else { 0 }])
+            .collect();
+        for (r, b) in reps.iter_mut().zip(&mut bufs) {
+            r.data_size = b.len();
+            r.p_data = b.as_mut_ptr().cast();
+        }
+        let written = call(&mut count, reps.as_mut_ptr());
+        if written.is_err() && written != Err(vk::Result::INCOMPLETE) {
+            written.map_err(vk_err("vkGetPipelineExecutableInternalRepresentationsKHR"))?;
+        }
+        Ok(reps
+            .iter()
+            .zip(&bufs)
+            .filter(|(r, _)| r.is_text == vk::TRUE)
+            .map(|(r, b)| {
+                let name = r.name_as_c_str().map_or_else(
+                    |_| String::from("?"),
+                    |c| c.to_string_lossy().into_owned(),
+                );
+                let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+                (name, String::from_utf8_lossy(&b[..end]).into_owned())
+            })
+            .collect())
     }
 
     /// The statistics of executable 0 of `pipeline` (made with `CAPTURE_STATISTICS_KHR`).

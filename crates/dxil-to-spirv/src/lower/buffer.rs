@@ -38,7 +38,7 @@ struct RawAddr {
     /// `index * (stride / 4) + offset / 4` rather than from the byte address, so that it does not
     /// wrap at 4 GiB of byte addresses and drivers see a plain product.
     word: Option<Id>,
-    /// Structured buffers read through [`View::Ssbo128`]: the `uvec4` unit holding component 0
+    /// Structured buffers read through [`View::SsboVec4`]: the `uvec4` unit holding component 0
     /// (of a 32-bit access) and its lane.
     vec: Option<(Id, u32)>,
 }
@@ -51,7 +51,7 @@ struct Unit {
     unit: Id,
     /// Units per component (2 for 64-bit values in the u32 view).
     per: u32,
-    /// The component's lane in a vector unit ([`View::Ssbo128`]).
+    /// The component's lane in a vector unit ([`View::SsboVec4`]).
     lane: Option<u32>,
 }
 
@@ -110,7 +110,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Whether 32-bit accesses to a structured buffer of `stride` go through [`View::Ssbo128`]:
+    /// Whether 32-bit accesses to a structured buffer of `stride` go through [`View::SsboVec4`]:
     /// its elements start on 16-byte boundaries and it is a plain descriptor (no window in an offset
     /// buffer, no root descriptor address, no heap slot that other views alias). Then every 32-bit
     /// access uses that one view, so that no second view aliases it, and a 16-byte part of an
@@ -120,7 +120,7 @@ impl<'a> Ctx<'a> {
             return Ok(false);
         }
         Ok(matches!(
-            self.placement_of(h.res, View::Ssbo128)?,
+            self.placement_of(h.res, View::SsboVec4)?,
             Placement::Descriptor { .. }
         ))
     }
@@ -256,7 +256,7 @@ impl<'a> Ctx<'a> {
                 self.op2(Op::IAdd, u, chunk, n)
             };
             return Unit {
-                view: View::Ssbo128,
+                view: View::SsboVec4,
                 unit,
                 per: 1,
                 lane: Some(c % 4),
@@ -306,7 +306,7 @@ impl<'a> Ctx<'a> {
         if ad.structured {
             let unit_bytes = match un.view {
                 View::Ssbo16 => 2,
-                View::Ssbo128 => 16,
+                View::SsboVec4 => 16,
                 _ => 4,
             };
             let count = if ad.stride.is_multiple_of(unit_bytes) {
@@ -369,10 +369,10 @@ impl<'a> Ctx<'a> {
         Ok(words[0])
     }
 
-    /// The four words of `uvec4` unit `chunk` of a [`View::Ssbo128`] view (each 0 where `inb` is
+    /// The four words of `uvec4` unit `chunk` of a [`View::SsboVec4`] view (each 0 where `inb` is
     /// false, read from unit 0 then).
     fn load_vec4(&mut self, h: &HandleInfo, chunk: Id, inb: Option<Id>) -> Result<[Id; 4], Error> {
-        let d = self.desc(h, View::Ssbo128)?;
+        let d = self.desc(h, View::SsboVec4)?;
         let u = self.b.u32();
         let v4 = self.b.vec(u, 4);
         let zero = self.b.const_u32(0);
@@ -393,9 +393,9 @@ impl<'a> Ctx<'a> {
         Ok(w)
     }
 
-    /// Stores four words as one `uvec4` at unit `chunk` of a [`View::Ssbo128`] view.
+    /// Stores four words as one `uvec4` at unit `chunk` of a [`View::SsboVec4`] view.
     fn store_vec4(&mut self, h: &HandleInfo, chunk: Id, w: [Id; 4]) -> Result<(), Error> {
-        let d = self.desc(h, View::Ssbo128)?;
+        let d = self.desc(h, View::SsboVec4)?;
         let u = self.b.u32();
         let v4 = self.b.vec(u, 4);
         let v = self.op_ids(Op::CompositeConstruct, v4, &w);
@@ -438,7 +438,7 @@ impl<'a> Ctx<'a> {
 
     /// Raw bits (u16/u32/u64) of a value of LLVM type `t`, and back. Min-precision 16-bit values (modules
     /// without native 16-bit types) are stored as 32-bit values.
-    fn bits_of(&mut self, v: Id, t: TypeId) -> Result<Id, Error> {
+    pub(super) fn bits_of(&mut self, v: Id, t: TypeId) -> Result<Id, Error> {
         let w = self.m.types.scalar_bits(t) as u8;
         let s = self
             .scalar_of(t)
@@ -469,7 +469,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn value_of_bits(&mut self, bits: Id, t: TypeId) -> Result<Id, Error> {
+    pub(super) fn value_of_bits(&mut self, bits: Id, t: TypeId) -> Result<Id, Error> {
         let w = self.m.types.scalar_bits(t);
         self.value_in_slot(bits, if w == 16 && !self.native16 { 32 } else { w }, t)
     }
@@ -683,10 +683,13 @@ impl<'a> Ctx<'a> {
     }
 
     pub(super) fn guard_cond(&mut self, body: &Body, i: u32, k: u8) -> Result<Id, Error> {
-        let (op, _ty, a) = self.call_args(body, i)?;
+        let (op, ty, a) = self.call_args(body, i)?;
         if op == OpCode::Discard {
             // Discard(cond): demote where the condition holds.
             return self.arg_id(a, 1);
+        }
+        if let Some(bytes) = self.raw_vector(op, a, ty)? {
+            return self.raw_vector_cond(a, bytes, k);
         }
         let h = self.handle_of_arg(a, 1)?;
         self.check_writable(op, &h)?;
@@ -746,6 +749,9 @@ impl<'a> Ctx<'a> {
         if op == OpCode::Discard {
             self.demote_invocation();
             return Ok(());
+        }
+        if let Some(bytes) = self.raw_vector(op, a, ty)? {
+            return self.raw_vector_body(body, i, op, ty, a, bytes, k);
         }
         let h = self.handle_of_arg(a, 1)?;
         self.check_writable(op, &h)?;

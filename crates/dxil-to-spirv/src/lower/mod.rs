@@ -14,6 +14,7 @@ mod inst;
 mod library;
 mod math;
 mod range;
+mod rawvec;
 mod rayquery;
 mod record;
 mod res;

@@ -173,6 +173,61 @@ impl Ctx<'_> {
     }
 }
 
+impl Ctx<'_> {
+    /// How many low bits of `v` (an integer of at most 32 bits) are known to be zero: 4 for
+    /// `16 * i`, `i << 4` or `(a << 4) + 32`. The same walk as [`Ctx::max_of`], without phis.
+    pub fn known_zero_bits(&mut self, v: Value) -> u32 {
+        let mut budget = BUDGET;
+        self.zero_bits_rec(v, 0, &mut budget)
+    }
+
+    fn zero_bits_rec(&mut self, v: Value, depth: u32, budget: &mut u32) -> u32 {
+        if depth > MAX_DEPTH || *budget == 0 {
+            return 0;
+        }
+        *budget -= 1;
+        let i = match v.get() {
+            ValueRef::Const(_) => {
+                return self.const_int(v).map_or(0, |c| (c as u32).trailing_zeros());
+            }
+            ValueRef::Inst(i) => i,
+            _ => return 0,
+        };
+        let m = self.m;
+        let Some(d) = m
+            .function(self.entry.function)
+            .and_then(|f| f.body.as_ref())
+            .and_then(|b| b.inst(i))
+        else {
+            return 0;
+        };
+        let mut rec = |s: &mut Self, v: Value| s.zero_bits_rec(v, depth + 1, budget);
+        let z = match &d.kind {
+            InstKind::Binary { op, lhs, rhs, .. } => match op {
+                BinOp::Add | BinOp::Sub | BinOp::Or | BinOp::Xor => {
+                    rec(self, *lhs).min(rec(self, *rhs))
+                }
+                BinOp::Mul => rec(self, *lhs).saturating_add(rec(self, *rhs)),
+                BinOp::And => rec(self, *lhs).max(rec(self, *rhs)),
+                BinOp::Shl => match self.const_int(*rhs) {
+                    Some(c) if (0..32).contains(&c) => rec(self, *lhs).saturating_add(c as u32),
+                    _ => 0,
+                },
+                _ => 0,
+            },
+            InstKind::Cast {
+                op: CastOp::ZExt | CastOp::Trunc,
+                value,
+            } => rec(self, *value),
+            InstKind::Select {
+                if_true, if_false, ..
+            } => rec(self, *if_true).min(rec(self, *if_false)),
+            _ => 0,
+        };
+        z.min(32)
+    }
+}
+
 /// The block holding instruction `i`.
 fn block_of(body: &Body, i: InstId) -> Option<BlockId> {
     let at = body.blocks.partition_point(|b| b.end <= i.0);

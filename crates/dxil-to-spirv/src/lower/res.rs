@@ -65,12 +65,13 @@ pub(crate) enum View {
     Image = 5,
     Sampler = 6,
     Accel = 7,
-    /// `uvec4` units: structured buffers whose elements start on 16-byte boundaries, so that a
-    /// 16-byte element part is one vector access (`buffer.rs`).
-    Ssbo128 = 8,
+    /// `uvec4` units: 16-byte vector accesses (`buffer.rs`).
+    SsboVec4 = 8,
+    /// `uvec2` units: 8-byte vector accesses.
+    SsboVec2 = 9,
 }
 
-const VIEWS: usize = 9;
+const VIEWS: usize = 10;
 
 #[derive(Clone, Debug)]
 pub(crate) struct ResEntry {
@@ -338,7 +339,7 @@ impl<'a> Ctx<'a> {
 
     pub(super) fn descriptor_type(&self, r: &ResEntry, view: View) -> DescriptorType {
         match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 | View::Counter => {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2 | View::Counter => {
                 DescriptorType::StorageBuffer
             }
             View::Cbuf => DescriptorType::UniformBuffer,
@@ -360,7 +361,7 @@ impl<'a> Ctx<'a> {
     fn view_type(&mut self, res: u32, view: View) -> Result<(Id, Option<ImageFormat>), Error> {
         let r = self.res[res as usize].clone();
         Ok(match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 => {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2 => {
                 let (w, stride) = match view {
                     View::Ssbo16 => {
                         self.b.capability(Capability::StorageBuffer16BitAccess);
@@ -370,14 +371,20 @@ impl<'a> Ctx<'a> {
                         self.b.capability(Capability::Int64);
                         (64, 8)
                     }
-                    View::Ssbo128 => (128, 16),
+                    View::SsboVec4 => (128, 16),
+                    View::SsboVec2 => (64 + 1, 8),
                     _ => (32, 4),
                 };
-                let e = if w == 128 {
-                    let u = self.b.u32();
-                    self.b.vec(u, 4)
-                } else {
-                    self.b.uint(w)
+                let e = match w {
+                    128 => {
+                        let u = self.b.u32();
+                        self.b.vec(u, 4)
+                    }
+                    65 => {
+                        let u = self.b.u32();
+                        self.b.vec(u, 2)
+                    }
+                    _ => self.b.uint(w),
                 };
                 let arr = self.b.ty(TypeKey::LaidOutArray {
                     elem: e,
@@ -630,7 +637,13 @@ impl<'a> Ctx<'a> {
                 if let Placement::DeviceAddress { .. } = placement
                     && !matches!(
                         view,
-                        View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 | View::Cbuf | View::Accel
+                        View::Ssbo32
+                            | View::Ssbo16
+                            | View::Ssbo64
+                            | View::SsboVec4
+                            | View::SsboVec2
+                            | View::Cbuf
+                            | View::Accel
                     )
                 {
                     return Err(Error::Binding(format!(
@@ -660,7 +673,7 @@ impl<'a> Ctx<'a> {
             }
         };
         let sc = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 | View::Counter => {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2 | View::Counter => {
                 StorageClass::StorageBuffer
             }
             View::Cbuf if dty == DescriptorType::StorageBuffer => StorageClass::StorageBuffer,
@@ -688,14 +701,20 @@ impl<'a> Ctx<'a> {
         }
         if matches!(
             view,
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2
         ) {
             let r = &mut self.res[res as usize];
             r.ssbo_views += 1;
             if r.ssbo_views > 1 && writable {
                 // Differently typed views of one buffer alias each other.
                 self.b.decorate(var, Decoration::Aliased, &[]);
-                for other in [View::Ssbo32, View::Ssbo16, View::Ssbo64, View::Ssbo128] {
+                for other in [
+                    View::Ssbo32,
+                    View::Ssbo16,
+                    View::Ssbo64,
+                    View::SsboVec4,
+                    View::SsboVec2,
+                ] {
                     if let Some(o) = self.res[res as usize].views[other as usize]
                         && o != var
                         && !self.aliased_marked(o)
@@ -716,7 +735,8 @@ impl<'a> Ctx<'a> {
                 ),
                 View::Ssbo16 => format!("{}{}_space{}_u16", d.class.letter(), d.register, d.space),
                 View::Ssbo64 => format!("{}{}_space{}_u64", d.class.letter(), d.register, d.space),
-                View::Ssbo128 => format!("{}{}_space{}_v4", d.class.letter(), d.register, d.space),
+                View::SsboVec4 => format!("{}{}_space{}_v4", d.class.letter(), d.register, d.space),
+                View::SsboVec2 => format!("{}{}_space{}_v2", d.class.letter(), d.register, d.space),
                 _ => format!("{}{}_space{}", d.class.letter(), d.register, d.space),
             };
             let name = if e.heap.is_some() {
@@ -818,7 +838,7 @@ impl<'a> Ctx<'a> {
         let decl = self.res[h.res as usize].decl.clone();
         let heap = self.res[h.res as usize].heap.is_some();
         let mut storage = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 | View::Counter => {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2 | View::Counter => {
                 StorageClass::StorageBuffer
             }
             View::Cbuf => StorageClass::Uniform,
@@ -963,7 +983,8 @@ impl<'a> Ctx<'a> {
             (OffsetKind::Bytes, View::Ssbo16) => (0, 1),
             (OffsetKind::Bytes, View::Ssbo32) => (0, 2),
             (OffsetKind::Bytes, View::Ssbo64) => (0, 3),
-            (OffsetKind::Bytes, View::Ssbo128) => (0, 4),
+            (OffsetKind::Bytes, View::SsboVec4) => (0, 4),
+            (OffsetKind::Bytes, View::SsboVec2) => (0, 3),
             (OffsetKind::Elements, View::Image) => (1, 0),
             _ => {
                 return Err(Error::Binding(format!(
@@ -1088,7 +1109,7 @@ impl<'a> Ctx<'a> {
         let uav = decl.class == ResourceClass::Uav;
         let typed_buffer = decl.kind == ResourceKind::TypedBuffer;
         let (dynamic, non_uniform) = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Ssbo128 | View::Counter => (
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2 | View::Counter => (
                 Capability::StorageBufferArrayDynamicIndexing,
                 Capability::StorageBufferArrayNonUniformIndexing,
             ),
@@ -1142,7 +1163,7 @@ impl<'a> Ctx<'a> {
         self.ssbo_lane_ptr(d, elem_ty, word, None)
     }
 
-    /// [`Ctx::ssbo_ptr`], into component `lane` of a vector unit ([`View::Ssbo128`]).
+    /// [`Ctx::ssbo_ptr`], into component `lane` of a vector unit ([`View::SsboVec4`]).
     pub fn ssbo_lane_ptr(
         &mut self,
         d: &Desc,
@@ -1203,8 +1224,8 @@ impl<'a> Ctx<'a> {
         if d.storage == StorageClass::PhysicalStorageBuffer {
             let unit = match view {
                 View::Ssbo16 => 2,
-                View::Ssbo64 => 8,
-                View::Ssbo128 => 16,
+                View::SsboVec4 => 16,
+                View::Ssbo64 | View::SsboVec2 => 8,
                 _ => 4,
             };
             return self.b.const_u32(u32::MAX / unit);
