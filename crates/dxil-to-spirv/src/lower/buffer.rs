@@ -1274,11 +1274,14 @@ impl<'a> Ctx<'a> {
     // CBuffers
 
     /// One 16-byte row of a cbuffer as `uvec4`.
+    /// The words of a cbuffer row that `mask` selects (bit k: word k; the others are 0). One
+    /// selected word is one scalar load, several one vector load with only those extracted.
     fn cbuffer_row(
         &mut self,
         h: &HandleInfo,
         row: Id,
         row_const: Option<u32>,
+        mask: u8,
     ) -> Result<[Id; 4], Error> {
         // Root constants have no descriptor: words of the root block.
         let (_, _, placement) = self.view_var(h.res, View::Cbuf)?;
@@ -1309,6 +1312,25 @@ impl<'a> Ctx<'a> {
         let v4 = self.b.vec(u, 4);
         let pt = self.b.ptr(d.storage, v4);
         let zero = self.b.const_u32(0);
+        let mask = mask & 0xF;
+        let mut out = [zero; 4];
+        if mask == 0 {
+            return Ok(out);
+        }
+        if mask.count_ones() == 1 && d.storage != StorageClass::PhysicalStorageBuffer {
+            let k = mask.trailing_zeros();
+            let kc = self.b.const_u32(k);
+            let pu = self.b.ptr(d.storage, u);
+            let p1 = match d.index {
+                Some(i) => self.chain(pu, d.var, &[i, zero, row, kc]),
+                None => self.chain(pu, d.var, &[zero, row, kc]),
+            };
+            if d.nonuniform {
+                self.nonuniform(p1);
+            }
+            out[k as usize] = self.load(u, p1);
+            return Ok(out);
+        }
         let p = match d.index {
             Some(i) => self.chain(pt, d.var, &[i, zero, row]),
             None => self.chain(pt, d.var, &[zero, row]),
@@ -1317,9 +1339,12 @@ impl<'a> Ctx<'a> {
             self.nonuniform(p);
         }
         let v = self.load_from(&d, v4, p, 16);
-        Ok(std::array::from_fn(|k| {
-            self.opn(Op::CompositeExtract, u, &words![v, k as u32])
-        }))
+        for (k, slot) in out.iter_mut().enumerate() {
+            if mask & (1 << k) != 0 {
+                *slot = self.opn(Op::CompositeExtract, u, &words![v, k as u32]);
+            }
+        }
+        Ok(out)
     }
 
     /// `CBufferLoadLegacy(handle, row)` → `CBufRet.T` (4 × 32-bit, 8 × 16-bit or 2 × 64-bit).
@@ -1331,7 +1356,6 @@ impl<'a> Ctx<'a> {
     ) -> Result<Val, Error> {
         let h = self.handle_of_arg(a, 1)?;
         let (row, rc) = self.value_u32(self.arg(a, 2)?)?;
-        let words = self.cbuffer_row(&h, row, rc)?;
         let et = self.elem0(ty);
         let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
         let u = self.b.u32();
@@ -1342,6 +1366,18 @@ impl<'a> Ctx<'a> {
             _ => 4,
         };
         let w = (128 / n) as u32;
+        // The words the used slots lie in.
+        let mut wmask = 0u8;
+        for k in 0..n {
+            if used & (1 << k) != 0 {
+                wmask |= match w {
+                    16 => 1 << (k / 2),
+                    64 => 3 << (2 * k),
+                    _ => 1 << k,
+                };
+            }
+        }
+        let words = self.cbuffer_row(&h, row, rc, wmask)?;
         for k in 0..n {
             if used & (1 << k) == 0 {
                 continue;
@@ -1387,7 +1423,7 @@ impl<'a> Ctx<'a> {
                 (self.op2(Op::ShiftRightLogical, u, off, s), None)
             }
         };
-        let words = self.cbuffer_row(&h, row, rc)?;
+        let words = self.cbuffer_row(&h, row, rc, 0xF)?;
         let v4 = self.b.vec(u, 4);
         let vec = self.op_ids(Op::CompositeConstruct, v4, &words);
         let word_at = |this: &mut Self, extra: u32| -> Id {

@@ -869,6 +869,8 @@ impl<'a> Ctx<'a> {
             }
         }
 
+        super::loops::one_block_loops(&mut self.f.body);
+
         // Assemble: OpFunction, entry label, variables, body.
         let entry_label = self
             .f

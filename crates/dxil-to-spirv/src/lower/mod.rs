@@ -12,6 +12,7 @@ mod dxop;
 mod func;
 mod inst;
 mod library;
+mod loops;
 mod math;
 mod range;
 mod rawvec;
