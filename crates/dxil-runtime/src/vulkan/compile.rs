@@ -183,8 +183,11 @@ impl Runtime {
         &self,
         pipeline: vk::Pipeline,
     ) -> Result<Vec<(String, String)>, RunError> {
-        let ext = ash::khr::pipeline_executable_properties::Device::new(&self.instance, &self.device);
-        let get = ext.fp().get_pipeline_executable_internal_representations_khr;
+        let ext =
+            ash::khr::pipeline_executable_properties::Device::new(&self.instance, &self.device);
+        let get = ext
+            .fp()
+            .get_pipeline_executable_internal_representations_khr;
         let info = vk::PipelineExecutableInfoKHR::default()
             .pipeline(pipeline)
             .executable_index(0);
@@ -221,10 +224,9 @@ impl Runtime {
             .zip(&bufs)
             .filter(|(r, _)| r.is_text == vk::TRUE)
             .map(|(r, b)| {
-                let name = r.name_as_c_str().map_or_else(
-                    |_| String::from("?"),
-                    |c| c.to_string_lossy().into_owned(),
-                );
+                let name = r
+                    .name_as_c_str()
+                    .map_or_else(|_| String::from("?"), |c| c.to_string_lossy().into_owned());
                 let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
                 (name, String::from_utf8_lossy(&b[..end]).into_owned())
             })

@@ -368,9 +368,7 @@ impl<'a> Ctx<'a> {
             OpCode::BufferLoad | OpCode::RawBufferLoad
                 if self.f.shape[i as usize] != Shape::Plain =>
             {
-                Err(self.invalid(Invalid::internal(
-                    "guarded load lowered outside its blocks",
-                )))
+                Err(self.invalid(Invalid::internal("guarded load lowered outside its blocks")))
             }
             OpCode::BufferLoad => self.buffer_load(i, ty, a),
             OpCode::RawBufferLoad => self.raw_buffer_load(i, ty, a),

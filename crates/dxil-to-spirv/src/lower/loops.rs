@@ -102,12 +102,16 @@ pub(super) fn one_block_loops(body: &mut Vec<u32>) {
             _ => continue,
         };
         // The continue block: a label and a branch back, named only by this loop.
-        let Some(cb) = block_by_label(cont) else { continue };
-        let only_back = insts.get(cb + 1).is_some_and(|y| {
-            y.op == BRANCH && y.len == 2 && body[y.at + 1] == h
-        }) && insts.get(cb + 2).is_none_or(|y| y.op == LABEL);
+        let Some(cb) = block_by_label(cont) else {
+            continue;
+        };
+        let only_back = insts
+            .get(cb + 1)
+            .is_some_and(|y| y.op == BRANCH && y.len == 2 && body[y.at + 1] == h)
+            && insts.get(cb + 2).is_none_or(|y| y.op == LABEL);
         let cont_named_elsewhere = mentions.iter().any(|&(k, p)| {
-            body[p] == cont && !(k == m || k == m + 1 || (insts[k].op == PHI && block_start[k] == hb))
+            body[p] == cont
+                && !(k == m || k == m + 1 || (insts[k].op == PHI && block_start[k] == hb))
         });
         if !only_back || cont_named_elsewhere {
             continue;
@@ -116,14 +120,18 @@ pub(super) fn one_block_loops(body: &mut Vec<u32>) {
         // enters.
         let mut exit_block = None;
         if exit != merge {
-            let Some(eb) = block_by_label(exit) else { continue };
-            let only_on = insts.get(eb + 1).is_some_and(|y| {
-                y.op == BRANCH && y.len == 2 && body[y.at + 1] == merge
-            }) && insts.get(eb + 2).is_none_or(|y| y.op == LABEL);
-            let Some(mb) = block_by_label(merge) else { continue };
+            let Some(eb) = block_by_label(exit) else {
+                continue;
+            };
+            let only_on = insts
+                .get(eb + 1)
+                .is_some_and(|y| y.op == BRANCH && y.len == 2 && body[y.at + 1] == merge)
+                && insts.get(eb + 2).is_none_or(|y| y.op == LABEL);
+            let Some(mb) = block_by_label(merge) else {
+                continue;
+            };
             let exit_named_elsewhere = mentions.iter().any(|&(k, p)| {
-                body[p] == exit
-                    && !(k == m + 1 || (insts[k].op == PHI && block_start[k] == mb))
+                body[p] == exit && !(k == m + 1 || (insts[k].op == PHI && block_start[k] == mb))
             });
             if !only_on || exit_named_elsewhere {
                 continue;

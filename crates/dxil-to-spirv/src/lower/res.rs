@@ -339,9 +339,12 @@ impl<'a> Ctx<'a> {
 
     pub(super) fn descriptor_type(&self, r: &ResEntry, view: View) -> DescriptorType {
         match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2 | View::Counter => {
-                DescriptorType::StorageBuffer
-            }
+            View::Ssbo32
+            | View::Ssbo16
+            | View::Ssbo64
+            | View::SsboVec4
+            | View::SsboVec2
+            | View::Counter => DescriptorType::StorageBuffer,
             View::Cbuf => DescriptorType::UniformBuffer,
             View::Sampler => DescriptorType::Sampler,
             View::Accel => DescriptorType::AccelerationStructure,
@@ -673,9 +676,12 @@ impl<'a> Ctx<'a> {
             }
         };
         let sc = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2 | View::Counter => {
-                StorageClass::StorageBuffer
-            }
+            View::Ssbo32
+            | View::Ssbo16
+            | View::Ssbo64
+            | View::SsboVec4
+            | View::SsboVec2
+            | View::Counter => StorageClass::StorageBuffer,
             View::Cbuf if dty == DescriptorType::StorageBuffer => StorageClass::StorageBuffer,
             View::Cbuf => StorageClass::Uniform,
             _ => StorageClass::UniformConstant,
@@ -838,9 +844,12 @@ impl<'a> Ctx<'a> {
         let decl = self.res[h.res as usize].decl.clone();
         let heap = self.res[h.res as usize].heap.is_some();
         let mut storage = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2 | View::Counter => {
-                StorageClass::StorageBuffer
-            }
+            View::Ssbo32
+            | View::Ssbo16
+            | View::Ssbo64
+            | View::SsboVec4
+            | View::SsboVec2
+            | View::Counter => StorageClass::StorageBuffer,
             View::Cbuf => StorageClass::Uniform,
             _ => StorageClass::UniformConstant,
         };
@@ -1109,7 +1118,12 @@ impl<'a> Ctx<'a> {
         let uav = decl.class == ResourceClass::Uav;
         let typed_buffer = decl.kind == ResourceKind::TypedBuffer;
         let (dynamic, non_uniform) = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2 | View::Counter => (
+            View::Ssbo32
+            | View::Ssbo16
+            | View::Ssbo64
+            | View::SsboVec4
+            | View::SsboVec2
+            | View::Counter => (
                 Capability::StorageBufferArrayDynamicIndexing,
                 Capability::StorageBufferArrayNonUniformIndexing,
             ),
