@@ -870,6 +870,9 @@ impl<'a> Ctx<'a> {
         }
 
         super::loops::one_block_loops(&mut self.f.body);
+        if let (Some(zero), Some(one)) = (self.b.find_const_u32(0), self.b.find_const_u32(1)) {
+            super::loops::counted_loop_exits(&mut self.f.body, zero.word(), one.word());
+        }
 
         // Assemble: OpFunction, entry label, variables, body.
         let entry_label = self
