@@ -194,19 +194,33 @@ impl<'a> Ctx<'a> {
                     let p = self.b.const_u32(per);
                     self.op2(Op::IMul, u, index, p)
                 };
-                let first = if o / unit == 0 {
-                    scaled
-                } else {
-                    let c = self.b.const_u32(o / unit);
-                    self.op2(Op::IAdd, u, scaled, c)
+                let add_offset = |this: &mut Self, base: Id| {
+                    if o / unit == 0 {
+                        base
+                    } else {
+                        let c = this.b.const_u32(o / unit);
+                        this.op2(Op::IAdd, u, base, c)
+                    }
                 };
                 let small = self.max_of(index_v).is_some_and(|m| m <= limit);
                 // One unit per element at offset 0 cannot wrap: an index past 2^30 is past any
                 // view already.
                 let no_wrap = per == 1 && o / unit == 0;
                 if self.opts.bounds_checks || small || no_wrap {
-                    first
+                    add_offset(self, scaled)
+                } else if o < stride {
+                    // Guard the element's first unit with one limit for every offset inside
+                    // the element, so that the accesses to its members share one compare and
+                    // select (on an H100, three guards of a 28-byte element's members cost 1%).
+                    let far_base = FAR.saturating_sub(per.saturating_sub(1));
+                    let bt = self.b.bool();
+                    let l = self.b.const_u32(far_base / per.max(1));
+                    let ok = self.op2(Op::ULessThanEqual, bt, index, l);
+                    let far = self.b.const_u32(far_base);
+                    let base = self.select(u, ok, scaled, far);
+                    add_offset(self, base)
                 } else {
+                    let first = add_offset(self, scaled);
                     let bt = self.b.bool();
                     let l = self.b.const_u32(u32::try_from(limit).unwrap_or(u32::MAX));
                     let ok = self.op2(Op::ULessThanEqual, bt, index, l);
