@@ -34,6 +34,8 @@ enum Command {
     Rootsig(cmd::rootsig::Args),
     /// Run a conformance case (a compute shader with D3D12 semantics) on a Vulkan device.
     Run(cmd::run::Args),
+    /// Measure our SPIR-V against DXC's: the GPU benchmark suite, corpus sizes, pipeline creation.
+    Bench(cmd::bench::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         Command::Dump(a) => cmd::dump::run(a),
         Command::Rootsig(a) => cmd::rootsig::run(a),
         Command::Run(a) => return cmd::run::run(a),
+        Command::Bench(a) => return cmd::bench::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

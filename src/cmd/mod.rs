@@ -1,6 +1,7 @@
 //! One module per subcommand, plus the input/output helpers they share.
 
 pub mod assemble;
+pub mod bench;
 pub mod dis;
 pub mod dump;
 pub mod info;

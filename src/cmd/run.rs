@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use dxil_runtime::{Case, LayoutOverrides, RunOptions, Runtime, ShaderModule};
+use dxil_runtime::{Case, LayoutOverrides, RunOptions, Runtime, ShaderModule, Summary, Timing};
 
 /// How `--explain` prints the derived layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -49,6 +49,22 @@ pub struct Args {
     /// no-push-descriptors, raw-as-texel (64-byte storage-buffer alignment).
     #[arg(long, value_name = "VARIANTS", value_delimiter = ',')]
     layout: Vec<String>,
+    /// Time N repetitions of the case's dispatches with GPU timestamps (resources in device-local
+    /// memory, initial contents restored before each), after the warm-up ones; prints the median,
+    /// minimum and maximum, and the pipeline creation time. The last repetition's results are
+    /// checked as usual.
+    #[arg(long, value_name = "N")]
+    time: Option<u32>,
+    /// How the translation keeps D3D12's out-of-bounds rules: auto (robust where the device has
+    /// robustBufferAccess2), explicit (checks in the shader) or robust.
+    #[arg(long, value_enum, default_value_t = Checks::Auto)]
+    checks: Checks,
+    /// Untimed repetitions before the timed ones (with `--time`) ...
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "time")]
+    warmup: u32,
+    /// ... lasting at least this many milliseconds (a GPU raises its clocks only under load).
+    #[arg(long, value_name = "MS", default_value_t = 200, requires = "time")]
+    warmup_ms: u64,
 }
 
 /// The layout overrides `--layout` names.
@@ -121,7 +137,7 @@ pub fn run(a: Args) -> ExitCode {
             }
             Err(e) => return fail(format!("{}: {e}", p.display())),
         },
-        None => match translate_case_shader(&rt, &case, &overrides) {
+        None => match translate_case_shader(&rt, &case, &overrides, a.checks) {
             Ok(m) => m,
             Err(e) => return fail(e),
         },
@@ -136,11 +152,32 @@ pub fn run(a: Args) -> ExitCode {
         timeout: Duration::from_secs_f64(a.timeout),
         dump_dir: a.dump.clone(),
         layout: overrides,
+        timing: a.time.map(|dispatches| Timing {
+            warmup: a.warmup,
+            warmup_time: Duration::from_millis(a.warmup_ms),
+            dispatches,
+        }),
     };
     match rt.run(&case, &module, &options) {
         Ok(report) => {
             for m in &report.mismatches {
                 say(format_args!("{m}"));
+            }
+            if let Some(s) = Summary::of(&report.dispatch_times) {
+                let us = |d: Duration| d.as_secs_f64() * 1e6;
+                say(format_args!(
+                    "gpu time: median {:.2} us, min {:.2} us, max {:.2} us over {} dispatches ({}, {})",
+                    us(s.median),
+                    us(s.min),
+                    us(s.max),
+                    s.count,
+                    report.device,
+                    rt.device_info().driver
+                ));
+                say(format_args!(
+                    "pipeline creation: {:.3} ms",
+                    report.timings.pipeline.as_secs_f64() * 1e3
+                ));
             }
             let code = report.exit_code();
             if code == 0 {
@@ -161,17 +198,44 @@ pub fn run(a: Args) -> ExitCode {
     }
 }
 
+/// How the translation keeps D3D12's out-of-bounds rules for buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Checks {
+    /// `robust` where the device has robustBufferAccess2, else `explicit`.
+    Auto,
+    /// Explicit bounds checks in the shader (any device).
+    Explicit,
+    /// Rely on robustBufferAccess2: the runtime binds D3D12's exact views, and the device
+    /// bounds-checks every access against them (checks remain where a view is a window of a larger
+    /// descriptor, and for the results of atomics).
+    Robust,
+}
+
+impl Checks {
+    /// Whether the translation needs explicit checks on `rt`'s device.
+    pub fn explicit_on(self, rt: &Runtime) -> bool {
+        match self {
+            Checks::Auto => !rt.device_info().has_feature("robust_buffer_access2"),
+            Checks::Explicit => true,
+            Checks::Robust => false,
+        }
+    }
+}
+
 /// Translates the case's shader for the binding model the run will use: the default one for version 1, the
-/// root signature's layout on this device for version 2.
+/// root signature's layout on this device for version 2, with bounds checks as `checks` says for the device.
 pub fn translate_case_shader(
     rt: &Runtime,
     case: &Case,
     overrides: &LayoutOverrides,
+    checks: Checks,
 ) -> Result<ShaderModule, String> {
+    let bounds_checks = checks.explicit_on(rt);
     let bytes =
         std::fs::read(&case.shader).map_err(|e| format!("{}: {e}", case.shader.display()))?;
     let mut options = dxil_to_spirv::Options {
         entry_point: case.entry.clone(),
+        bounds_checks,
         ..dxil_to_spirv::Options::default()
     };
     if case.version() == 2 {

@@ -276,6 +276,7 @@ mod tests {
             ],
             mismatches: vec![],
             timings: Timings::default(),
+            dispatch_times: vec![],
         };
         let a = report(vec![0, 0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0]);
         let b = report(vec![0, 0, 0, 0, 5, 0, 0, 1, 7, 0, 0, 0]);

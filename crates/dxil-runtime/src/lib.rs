@@ -99,6 +99,6 @@ pub use case::{Case, CaseError};
 pub use heap::root_signature_of;
 pub use report::{
     DEFAULT_TIMEOUT, LayoutOverrides, Output, RunError, RunOptions, RunReport, ShaderModule,
-    Timings, exit_now,
+    Summary, Timing, Timings, exit_now,
 };
 pub use vulkan::{DeviceInfo, Runtime};

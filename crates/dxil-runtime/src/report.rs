@@ -62,6 +62,31 @@ pub struct RunOptions {
     pub dump_dir: Option<PathBuf>,
     /// Version-2 cases: how the root signature's Vulkan layout is chosen.
     pub layout: LayoutOverrides,
+    /// Time the dispatches on the GPU ([`Timing`]); `None` runs them once.
+    pub timing: Option<Timing>,
+}
+
+/// How to time a run: its resources live in device-local memory (filled from and read back
+/// through host-visible staging buffers, outside the timed region), and after a warm-up the case's
+/// dispatches run `dispatches` times, each time on the initial contents (restored from a
+/// device-local copy, outside the timed region), with a GPU timestamp before and after each
+/// repetition. Several modules timed together ([`Runtime::run_many`](crate::Runtime::run_many))
+/// take turns within each repetition. Each module's results are read back after one more run on
+/// the initial contents and checked as in any run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// Untimed repetitions first, at least this many ...
+    pub warmup: u32,
+    /// ... and for at least this long: a GPU that idled while the host prepared the run may take
+    /// tens of milliseconds to raise its clocks.
+    pub warmup_time: Duration,
+    /// Timed repetitions (each: every pass of the case once).
+    pub dispatches: u32,
+}
+
+impl Timing {
+    /// At most this many repetitions in all, so that the query pool and the timeout stay bounded.
+    pub const MAX_REPETITIONS: u32 = 100_000;
 }
 
 impl Default for RunOptions {
@@ -70,6 +95,7 @@ impl Default for RunOptions {
             timeout: DEFAULT_TIMEOUT,
             dump_dir: None,
             layout: LayoutOverrides::default(),
+            timing: None,
         }
     }
 }
@@ -109,11 +135,15 @@ pub struct Output {
     pub bytes: Vec<u8>,
 }
 
-/// Time spent in a run's phases.
+/// Time spent in a run's phases (host clock).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Timings {
     /// Reflection, resource and pipeline creation.
     pub setup: Duration,
+    /// The part of `setup` spent in `vkCreateShaderModule` and `vkCreateComputePipelines`: the
+    /// driver's compilation of the module (with no pipeline cache of ours; drivers may keep one
+    /// of their own, see [`Runtime::pipeline_creation`](crate::Runtime::pipeline_creation)).
+    pub pipeline: Duration,
     /// From submit to the fence signalling.
     pub execute: Duration,
     /// Read-back, comparison, dumps and teardown.
@@ -129,6 +159,38 @@ pub struct RunReport {
     /// One entry per failing expectation, in case order.
     pub mismatches: Vec<Mismatch>,
     pub timings: Timings,
+    /// With [`RunOptions::timing`]: the GPU time of each timed repetition, in order.
+    pub dispatch_times: Vec<Duration>,
+}
+
+/// Median, minimum and maximum of a set of durations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Summary {
+    pub median: Duration,
+    pub min: Duration,
+    pub max: Duration,
+    pub count: usize,
+}
+
+impl Summary {
+    /// `None` for an empty set. The median of an even count is the mean of the middle two.
+    pub fn of(times: &[Duration]) -> Option<Summary> {
+        let mut sorted = times.to_vec();
+        sorted.sort_unstable();
+        let n = sorted.len();
+        let (&min, &max) = (sorted.first()?, sorted.last()?);
+        let median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+        };
+        Some(Summary {
+            median,
+            min,
+            max,
+            count: n,
+        })
+    }
 }
 
 impl RunReport {
@@ -237,12 +299,23 @@ mod tests {
     }
 
     #[test]
+    fn summaries() {
+        let ms = Duration::from_millis;
+        assert_eq!(Summary::of(&[]), None);
+        let s = Summary::of(&[ms(5), ms(1), ms(3)]).unwrap();
+        assert_eq!((s.median, s.min, s.max, s.count), (ms(3), ms(1), ms(5), 3));
+        let s = Summary::of(&[ms(4), ms(1), ms(2), ms(9)]).unwrap();
+        assert_eq!((s.median, s.min, s.max), (ms(3), ms(1), ms(9)));
+    }
+
+    #[test]
     fn exit_codes() {
         let report = RunReport {
             device: String::new(),
             outputs: vec![],
             mismatches: vec![],
             timings: Timings::default(),
+            dispatch_times: vec![],
         };
         assert_eq!(report.exit_code(), 0);
         assert_eq!(RunError::NoDevice.exit_code(), 2);

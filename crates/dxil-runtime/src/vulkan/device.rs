@@ -53,6 +53,8 @@ pub struct Runtime {
     /// Submissions need external synchronisation; runs on several threads take turns here.
     pub(crate) queue: std::sync::Mutex<vk::Queue>,
     pub(crate) queue_family: u32,
+    /// `timestampValidBits` of the queue family (0: no timestamps there).
+    pub(crate) timestamp_bits: u32,
     pub(crate) memory: vk::PhysicalDeviceMemoryProperties,
     pub(crate) limits: vk::PhysicalDeviceLimits,
     pub(crate) caps: BindingCaps,
@@ -136,6 +138,7 @@ const OPTIONAL_EXTENSIONS: &[&CStr] = &[
     ash::ext::robustness2::NAME,
     ash::ext::mutable_descriptor_type::NAME,
     ash::khr::push_descriptor::NAME,
+    ash::khr::pipeline_executable_properties::NAME,
 ];
 
 impl Runtime {
@@ -178,6 +181,7 @@ impl Runtime {
                 device: opened.device,
                 queue: std::sync::Mutex::new(opened.queue),
                 queue_family: opened.queue_family,
+                timestamp_bits: opened.timestamp_bits,
                 memory: opened.memory,
                 limits: opened.limits,
                 caps: opened.caps,
@@ -229,6 +233,7 @@ struct Opened {
     device: ash::Device,
     queue: vk::Queue,
     queue_family: u32,
+    timestamp_bits: u32,
     memory: vk::PhysicalDeviceMemoryProperties,
     limits: vk::PhysicalDeviceLimits,
     caps: BindingCaps,
@@ -289,6 +294,11 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
         )));
     };
 
+    let timestamp_bits = usize::try_from(queue_family)
+        .ok()
+        .and_then(|i| families.get(i))
+        .map_or(0, |f| f.timestamp_valid_bits);
+
     // SAFETY: valid physical device; query only.
     let available = unsafe { instance.enumerate_device_extension_properties(physical) }
         .map_err(vk_err("vkEnumerateDeviceExtensionProperties"))?;
@@ -304,6 +314,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
         .collect();
     let has_robustness2 = has_ext(ash::ext::robustness2::NAME);
     let has_mutable = has_ext(ash::ext::mutable_descriptor_type::NAME);
+    let has_exec_props = has_ext(ash::khr::pipeline_executable_properties::NAME);
 
     // What the device offers.
     let mut s11 = vk::PhysicalDeviceVulkan11Features::default();
@@ -311,6 +322,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     let mut s13 = vk::PhysicalDeviceVulkan13Features::default();
     let mut srb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
     let mut smut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
+    let mut sexec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
     let mut s2 = vk::PhysicalDeviceFeatures2::default()
         .push_next(&mut s11)
         .push_next(&mut s12);
@@ -322,6 +334,9 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     }
     if has_mutable {
         s2 = s2.push_next(&mut smut);
+    }
+    if has_exec_props {
+        s2 = s2.push_next(&mut sexec);
     }
     // SAFETY: the chain holds only structures for the device's API version and extensions
     // it reports, all alive across the call.
@@ -444,6 +459,10 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     if has_mutable {
         enable!(f, smut, emut, [mutable_descriptor_type]);
     }
+    let mut eexec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+    if has_exec_props {
+        enable!(f, sexec, eexec, [pipeline_executable_info]);
+    }
 
     let priorities = [1.0f32];
     let queue_info = [vk::DeviceQueueCreateInfo::default()
@@ -462,6 +481,9 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     }
     if has_mutable {
         e2 = e2.push_next(&mut emut);
+    }
+    if has_exec_props {
+        e2 = e2.push_next(&mut eexec);
     }
     let create = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_info)
@@ -579,6 +601,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
         device,
         queue,
         queue_family,
+        timestamp_bits,
         memory,
         limits: prop.limits,
         caps,

@@ -1,5 +1,5 @@
-//! Carrying out a [`Plan`]: buffers, views, descriptor sets, the pipeline, the dispatches and the
-//! read-back, with every Vulkan object owned by one [`Objects`] that destroys them on every path.
+//! Carrying out a version-1 [`Plan`]: buffers, views, descriptor sets and a pipeline per module,
+//! the dispatches and the read-back, every Vulkan object owned by one [`Objects`].
 
 use std::ffi::CString;
 use std::time::{Duration, Instant};
@@ -7,115 +7,10 @@ use std::time::{Duration, Instant};
 use ash::vk;
 
 use super::device::Runtime;
+pub(super) use super::objects::{Objects, to_u32, vk_err};
 use super::plan::{Plan, PlanDescriptor};
 use crate::reflect::DescriptorKind;
-use crate::report::RunError;
-
-pub(super) fn vk_err(call: &'static str) -> impl Fn(vk::Result) -> RunError {
-    move |result| RunError::Vulkan { call, result }
-}
-
-/// The Vulkan objects of one run. Dropping destroys them, unless [`Objects::leak`] was called
-/// because the device may still be using them.
-pub(super) struct Objects<'d> {
-    device: &'d ash::Device,
-    /// Buffers, each with its own memory and mapping at the same index.
-    pub(super) buffers: Vec<vk::Buffer>,
-    memories: Vec<vk::DeviceMemory>,
-    /// Mapped host pointers and sizes of `memories`.
-    mapped: Vec<(*mut u8, usize)>,
-    pub(super) views: Vec<vk::BufferView>,
-    pub(super) samplers: Vec<vk::Sampler>,
-    pub(super) set_layouts: Vec<vk::DescriptorSetLayout>,
-    pub(super) pool: vk::DescriptorPool,
-    /// More descriptor pools (the heap's update-after-bind pool, say).
-    pub(super) extra_pools: Vec<vk::DescriptorPool>,
-    pub(super) pipeline_layout: vk::PipelineLayout,
-    shader: vk::ShaderModule,
-    pub(super) pipeline: vk::Pipeline,
-    command_pool: vk::CommandPool,
-    fence: vk::Fence,
-    leaked: bool,
-}
-
-impl<'d> Objects<'d> {
-    pub(super) fn new(device: &'d ash::Device) -> Self {
-        Objects {
-            device,
-            buffers: Vec::new(),
-            memories: Vec::new(),
-            mapped: Vec::new(),
-            views: Vec::new(),
-            samplers: Vec::new(),
-            set_layouts: Vec::new(),
-            pool: vk::DescriptorPool::null(),
-            extra_pools: Vec::new(),
-            pipeline_layout: vk::PipelineLayout::null(),
-            shader: vk::ShaderModule::null(),
-            pipeline: vk::Pipeline::null(),
-            command_pool: vk::CommandPool::null(),
-            fence: vk::Fence::null(),
-            leaked: false,
-        }
-    }
-
-    fn leak(&mut self) {
-        self.leaked = true;
-    }
-
-    /// The mapped bytes of buffer `i`.
-    pub(super) fn bytes(&self, i: usize) -> Option<&[u8]> {
-        let &(ptr, len) = self.mapped.get(i)?;
-        // SAFETY: `ptr` is the start of a live host-coherent mapping of `len` bytes made in
-        // `create_buffers`; it stays mapped until `self` is dropped, and the GPU is idle whenever
-        // this is called (before submit, or after the fence signalled).
-        Some(unsafe { std::slice::from_raw_parts(ptr, len) })
-    }
-
-    pub(super) fn bytes_mut(&mut self, i: usize) -> Option<&mut [u8]> {
-        let &(ptr, len) = self.mapped.get(i)?;
-        // SAFETY: as in `bytes`, and `&mut self` makes this the only slice over the mapping.
-        Some(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
-    }
-}
-
-impl Drop for Objects<'_> {
-    fn drop(&mut self) {
-        if self.leaked {
-            return;
-        }
-        let d = self.device;
-        // SAFETY: all handles were created from `d` (or are null, which destroy functions
-        // accept); the run waited for its fence before dropping, so none is in use; each is
-        // destroyed once, dependents before what they depend on.
-        unsafe {
-            d.destroy_fence(self.fence, None);
-            d.destroy_command_pool(self.command_pool, None);
-            d.destroy_pipeline(self.pipeline, None);
-            d.destroy_shader_module(self.shader, None);
-            d.destroy_pipeline_layout(self.pipeline_layout, None);
-            d.destroy_descriptor_pool(self.pool, None);
-            for &p in &self.extra_pools {
-                d.destroy_descriptor_pool(p, None);
-            }
-            for &l in &self.set_layouts {
-                d.destroy_descriptor_set_layout(l, None);
-            }
-            for &s in &self.samplers {
-                d.destroy_sampler(s, None);
-            }
-            for &v in &self.views {
-                d.destroy_buffer_view(v, None);
-            }
-            for &b in &self.buffers {
-                d.destroy_buffer(b, None);
-            }
-            for &m in &self.memories {
-                d.free_memory(m, None);
-            }
-        }
-    }
-}
+use crate::report::{RunError, Timing};
 
 /// One descriptor write, collected before the sets exist.
 struct PendingWrite {
@@ -127,16 +22,30 @@ struct PendingWrite {
     images: Vec<vk::DescriptorImageInfo>,
 }
 
-/// What [`execute`] hands back: final bytes per planned buffer, and timings.
+/// One module bound to a plan's buffers: what recording its dispatches needs.
+struct Bound {
+    pipeline: vk::Pipeline,
+    layout: vk::PipelineLayout,
+    /// Bound from set 0.
+    sets: Vec<vk::DescriptorSet>,
+    push_size: u32,
+}
+
+/// What [`Runtime::execute`] hands back: per module, the final bytes of each planned buffer,
+/// pipeline creation and GPU times; and the run's host timings.
 pub(super) struct Executed {
-    pub outputs: Vec<Vec<u8>>,
+    pub outputs: Vec<Vec<Vec<u8>>>,
     pub setup: Duration,
+    /// Shader module and pipeline creation of each module (part of `setup`).
+    pub pipelines: Vec<Duration>,
     pub execute: Duration,
+    /// Per module, the GPU time of each timed repetition (timed runs only).
+    pub dispatch_times: Vec<Vec<Duration>>,
     /// Destroying the run's Vulkan objects (part of [`crate::Timings::finish`]).
     pub teardown: Duration,
 }
 
-fn descriptor_type(kind: DescriptorKind) -> vk::DescriptorType {
+pub(super) fn descriptor_type(kind: DescriptorKind) -> vk::DescriptorType {
     match kind {
         DescriptorKind::UniformBuffer => vk::DescriptorType::UNIFORM_BUFFER,
         DescriptorKind::StorageBuffer => vk::DescriptorType::STORAGE_BUFFER,
@@ -150,120 +59,7 @@ fn descriptor_type(kind: DescriptorKind) -> vk::DescriptorType {
     }
 }
 
-pub(super) fn to_u32(n: usize, what: &str) -> Result<u32, RunError> {
-    u32::try_from(n).map_err(|_| RunError::Unsupported(format!("{n} {what}")))
-}
-
 impl Runtime {
-    fn find_memory_type(&self, type_bits: u32) -> Option<u32> {
-        let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-        // Cached memory makes the read-back fast; any coherent host-visible type works.
-        let preferences = [host | vk::MemoryPropertyFlags::HOST_CACHED, host];
-        let count = usize::try_from(self.memory.memory_type_count).unwrap_or(0);
-        let types = self.memory.memory_types.get(..count).unwrap_or(&[]);
-        preferences.iter().find_map(|&want| {
-            types.iter().enumerate().find_map(|(i, t)| {
-                let i = u32::try_from(i).ok()?;
-                let allowed = type_bits & (1u32 << i) != 0;
-                (allowed && t.property_flags.contains(want)).then_some(i)
-            })
-        })
-    }
-
-    /// Creates a host-visible, mapped buffer of `size` bytes (zeroed) and returns its index in
-    /// `o.buffers`. `device_address`: the buffer's GPU address may be taken.
-    pub(super) fn create_buffer(
-        &self,
-        o: &mut Objects<'_>,
-        size: u64,
-        device_address: bool,
-    ) -> Result<usize, RunError> {
-        let d = &self.device;
-        let mut usage = vk::BufferUsageFlags::STORAGE_BUFFER
-            | vk::BufferUsageFlags::UNIFORM_BUFFER
-            | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
-            | vk::BufferUsageFlags::STORAGE_TEXEL_BUFFER
-            | vk::BufferUsageFlags::TRANSFER_SRC
-            | vk::BufferUsageFlags::TRANSFER_DST;
-        if device_address {
-            usage |= vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
-        }
-        let len =
-            usize::try_from(size).map_err(|_| RunError::Unsupported(format!("{size} bytes")))?;
-        let info = vk::BufferCreateInfo::default()
-            .size(size)
-            .usage(usage)
-            .sharing_mode(vk::SharingMode::EXCLUSIVE);
-        // SAFETY: valid device and create info.
-        let buffer = unsafe { d.create_buffer(&info, None) }.map_err(vk_err("vkCreateBuffer"))?;
-        // SAFETY: the buffer was just created from this device.
-        let req = unsafe { d.get_buffer_memory_requirements(buffer) };
-        let type_index = match self.find_memory_type(req.memory_type_bits) {
-            Some(t) => t,
-            None => {
-                // SAFETY: the buffer is unused and owned by nobody else.
-                unsafe { d.destroy_buffer(buffer, None) };
-                return Err(RunError::Unsupported(
-                    "no host-visible, host-coherent memory type for buffers".into(),
-                ));
-            }
-        };
-        let mut flags =
-            vk::MemoryAllocateFlagsInfo::default().flags(vk::MemoryAllocateFlags::DEVICE_ADDRESS);
-        let mut alloc = vk::MemoryAllocateInfo::default()
-            .allocation_size(req.size)
-            .memory_type_index(type_index);
-        if device_address {
-            alloc = alloc.push_next(&mut flags);
-        }
-        // SAFETY: valid allocate info with a type index the device listed; the device-address
-        // flag is only asked for when bufferDeviceAddress was enabled (callers check).
-        let memory = match unsafe { d.allocate_memory(&alloc, None) } {
-            Ok(m) => m,
-            Err(e) => {
-                // SAFETY: as above.
-                unsafe { d.destroy_buffer(buffer, None) };
-                return Err(vk_err("vkAllocateMemory")(e));
-            }
-        };
-        // SAFETY: the memory is fresh, of a type allowed for the buffer, and large enough.
-        let bound = unsafe { d.bind_buffer_memory(buffer, memory, 0) };
-        // SAFETY: host-visible memory, mapped once, whole range (only after a successful bind).
-        let mapped = bound.and_then(|()| unsafe {
-            d.map_memory(memory, 0, vk::WHOLE_SIZE, vk::MemoryMapFlags::empty())
-        });
-        let ptr = match mapped {
-            Ok(p) => p,
-            Err(e) => {
-                // SAFETY: neither is in use; the memory is unmapped because mapping failed.
-                unsafe {
-                    d.destroy_buffer(buffer, None);
-                    d.free_memory(memory, None);
-                }
-                return Err(vk_err("vkBindBufferMemory/vkMapMemory")(e));
-            }
-        };
-        let index = o.buffers.len();
-        o.buffers.push(buffer);
-        o.memories.push(memory);
-        o.mapped.push((ptr.cast::<u8>(), len));
-        if let Some(bytes) = o.bytes_mut(index) {
-            bytes.fill(0);
-        }
-        Ok(index)
-    }
-
-    /// The GPU address of buffer `index`, which was created with `device_address`.
-    pub(super) fn buffer_address(&self, o: &Objects<'_>, index: usize) -> u64 {
-        let Some(&buffer) = o.buffers.get(index) else {
-            return 0;
-        };
-        let info = vk::BufferDeviceAddressInfo::default().buffer(buffer);
-        // SAFETY: the buffer is live, was created with SHADER_DEVICE_ADDRESS usage and bound to
-        // memory allocated with the DEVICE_ADDRESS flag.
-        unsafe { self.device.get_buffer_device_address(&info) }
-    }
-
     fn create_buffers(&self, plan: &Plan<'_>, o: &mut Objects<'_>) -> Result<(), RunError> {
         for pb in &plan.buffers {
             let i = self.create_buffer(o, pb.size, false)?;
@@ -303,19 +99,9 @@ impl Runtime {
         }
     }
 
-    /// Runs a plan; on a timeout the device is poisoned and the run's objects are leaked.
-    pub(super) fn execute(
-        &self,
-        plan: &Plan<'_>,
-        words: &[u32],
-        entry: &str,
-        timeout: Duration,
-    ) -> Result<Executed, RunError> {
-        let started = Instant::now();
-        let d = &self.device;
-        let mut o = Objects::new(d);
+    /// Checks what the device must allow for the plan: its descriptor sets and group counts.
+    fn check_plan(&self, plan: &Plan<'_>) -> Result<(), RunError> {
         let limits = &self.limits;
-
         let set_count = to_u32(plan.sets.len(), "descriptor sets")?;
         if set_count > limits.max_bound_descriptor_sets {
             return Err(RunError::Unsupported(format!(
@@ -337,9 +123,19 @@ impl Runtime {
                 }
             }
         }
+        Ok(())
+    }
 
-        self.create_buffers(plan, &mut o)?;
-
+    /// The descriptor sets of one module's plan over the buffers of `o` (views and samplers
+    /// created as the plan asks), allocated and written.
+    fn create_sets(
+        &self,
+        o: &mut Objects<'_>,
+        plan: &Plan<'_>,
+    ) -> Result<(Vec<vk::DescriptorSetLayout>, Vec<vk::DescriptorSet>), RunError> {
+        let d = &self.device;
+        let limits = &self.limits;
+        let set_count = to_u32(plan.sets.len(), "descriptor sets")?;
         // Views and samplers, in plan order.
         let mut pending: Vec<PendingWrite> = Vec::new();
         let mut layouts_bindings: Vec<Vec<vk::DescriptorSetLayoutBinding<'static>>> = Vec::new();
@@ -453,15 +249,17 @@ impl Runtime {
             layouts_bindings.push(layout_bindings);
         }
 
+        let mut set_layouts = Vec::with_capacity(layouts_bindings.len());
         for bindings in &layouts_bindings {
             let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(bindings);
             // SAFETY: valid device; bindings are unique per set (one plan entry per binding).
             let layout = unsafe { d.create_descriptor_set_layout(&info, None) }
                 .map_err(vk_err("vkCreateDescriptorSetLayout"))?;
             o.set_layouts.push(layout);
+            set_layouts.push(layout);
         }
         let mut sets = Vec::new();
-        if !o.set_layouts.is_empty() {
+        if !set_layouts.is_empty() {
             if pool_sizes.is_empty() {
                 // A pool needs at least one size even when every set is empty.
                 pool_sizes.push(vk::DescriptorPoolSize {
@@ -473,11 +271,12 @@ impl Runtime {
                 .max_sets(set_count)
                 .pool_sizes(&pool_sizes);
             // SAFETY: valid device and create info.
-            o.pool = unsafe { d.create_descriptor_pool(&info, None) }
+            let pool = unsafe { d.create_descriptor_pool(&info, None) }
                 .map_err(vk_err("vkCreateDescriptorPool"))?;
+            o.pools.push(pool);
             let alloc = vk::DescriptorSetAllocateInfo::default()
-                .descriptor_pool(o.pool)
-                .set_layouts(&o.set_layouts);
+                .descriptor_pool(pool)
+                .set_layouts(&set_layouts);
             // SAFETY: the pool was sized for exactly these layouts.
             sets = unsafe { d.allocate_descriptor_sets(&alloc) }
                 .map_err(vk_err("vkAllocateDescriptorSets"))?;
@@ -514,6 +313,20 @@ impl Runtime {
         // count, and points at live buffers, views and samplers.
         unsafe { d.update_descriptor_sets(&writes, &[]) };
 
+        Ok((set_layouts, sets))
+    }
+
+    /// Binds one module to `plan` over the buffers of `o`: its descriptor sets, pipeline layout
+    /// and pipeline; returns them with the time pipeline creation took.
+    fn bind_module(
+        &self,
+        o: &mut Objects<'_>,
+        plan: &Plan<'_>,
+        words: &[u32],
+        entry: &str,
+    ) -> Result<(Bound, Duration), RunError> {
+        let d = &self.device;
+        let (set_layouts, sets) = self.create_sets(o, plan)?;
         let push_size = plan
             .passes
             .iter()
@@ -521,10 +334,10 @@ impl Runtime {
             .max()
             .unwrap_or(0);
         let push_size = to_u32(push_size, "push-constant bytes")?;
-        if push_size > limits.max_push_constants_size {
+        if push_size > self.limits.max_push_constants_size {
             return Err(RunError::Unsupported(format!(
                 "{push_size} bytes of push constants; the device allows {}",
-                limits.max_push_constants_size
+                self.limits.max_push_constants_size
             )));
         }
         let ranges = [vk::PushConstantRange {
@@ -533,21 +346,28 @@ impl Runtime {
             size: push_size,
         }];
         let layout_info = vk::PipelineLayoutCreateInfo::default()
-            .set_layouts(&o.set_layouts)
+            .set_layouts(&set_layouts)
             .push_constant_ranges(if push_size > 0 { &ranges[..] } else { &[] });
         // SAFETY: valid device; set layouts alive.
-        o.pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
+        let layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_err("vkCreatePipelineLayout"))?;
+        o.pipeline_layouts.push(layout);
+        let (pipeline, time) = self.create_pipeline(o, layout, words, entry)?;
+        Ok((
+            Bound {
+                pipeline,
+                layout,
+                sets,
+                push_size,
+            },
+            time,
+        ))
+    }
 
-        self.create_pipeline(&mut o, words, entry)?;
-        let cb = self.begin_commands(&mut o)?;
-        let host_writes = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::HOST_WRITE)
-            .dst_access_mask(
-                vk::AccessFlags::SHADER_READ
-                    | vk::AccessFlags::SHADER_WRITE
-                    | vk::AccessFlags::UNIFORM_READ,
-            );
+    /// Records one module's dispatches: its pipeline and sets, then every pass (push constants,
+    /// dispatch, a barrier between passes).
+    fn record_module(&self, cb: vk::CommandBuffer, b: &Bound, plan: &Plan<'_>) {
+        let d = &self.device;
         let between_passes = vk::MemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::SHADER_WRITE)
             .dst_access_mask(
@@ -555,29 +375,18 @@ impl Runtime {
                     | vk::AccessFlags::SHADER_WRITE
                     | vk::AccessFlags::UNIFORM_READ,
             );
-        let to_host = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
-        // SAFETY: recording into a command buffer in the recording state, with the pipeline,
-        // layout and sets created above; push ranges match the layout's range.
+        // SAFETY: recording into a command buffer in the recording state, with a pipeline, layout
+        // and sets created for this plan; push ranges match the layout's range; group counts were
+        // checked against the device's limits.
         unsafe {
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::HOST,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::DependencyFlags::empty(),
-                &[host_writes],
-                &[],
-                &[],
-            );
-            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, o.pipeline);
-            if !sets.is_empty() {
+            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, b.pipeline);
+            if !b.sets.is_empty() {
                 d.cmd_bind_descriptor_sets(
                     cb,
                     vk::PipelineBindPoint::COMPUTE,
-                    o.pipeline_layout,
+                    b.layout,
                     0,
-                    &sets,
+                    &b.sets,
                     &[],
                 );
             }
@@ -593,156 +402,89 @@ impl Runtime {
                         &[],
                     );
                 }
-                if push_size > 0 {
+                if b.push_size > 0 {
                     let mut bytes = pass.push_constants.clone();
-                    bytes.resize(usize::try_from(push_size).unwrap_or(0), 0);
-                    d.cmd_push_constants(
-                        cb,
-                        o.pipeline_layout,
-                        vk::ShaderStageFlags::COMPUTE,
-                        0,
-                        &bytes,
-                    );
+                    bytes.resize(usize::try_from(b.push_size).unwrap_or(0), 0);
+                    d.cmd_push_constants(cb, b.layout, vk::ShaderStageFlags::COMPUTE, 0, &bytes);
                 }
                 let [x, y, z] = pass.groups;
                 d.cmd_dispatch(cb, x, y, z);
             }
-            d.cmd_pipeline_barrier(
-                cb,
-                vk::PipelineStageFlags::COMPUTE_SHADER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &[to_host],
-                &[],
-                &[],
-            );
+        }
+    }
+
+    /// Runs each of `modules` (its plan, words and entry point; the plans differ only in their
+    /// descriptor sets, so the first one's buffers serve all) on the same buffers: without
+    /// `timing` exactly one module, once; with it, all of them timed and interleaved. On a timeout
+    /// the device is poisoned and the run's objects are leaked.
+    pub(super) fn execute(
+        &self,
+        modules: &[(&Plan<'_>, &[u32], &str)],
+        timeout: Duration,
+        timing: Option<Timing>,
+    ) -> Result<Executed, RunError> {
+        let Some(&(plan, _, _)) = modules.first() else {
+            return Err(RunError::Unsupported("no module to run".into()));
+        };
+        let started = Instant::now();
+        if timing.is_none() && modules.len() != 1 {
+            return Err(RunError::Unsupported(
+                "an untimed run runs exactly one module".into(),
+            ));
+        }
+        self.check_plan(plan)?;
+        let mut o = Objects::new(&self.device, timing.is_some());
+        self.create_buffers(plan, &mut o)?;
+        let mut bound = Vec::with_capacity(modules.len());
+        let mut pipelines = Vec::with_capacity(modules.len());
+        for &(p, words, entry) in modules {
+            if p.buffers.len() != plan.buffers.len() {
+                return Err(RunError::Binding(
+                    "modules planned over different buffers".into(),
+                ));
+            }
+            self.check_plan(p)?;
+            let (b, time) = self.bind_module(&mut o, p, words, entry)?;
+            bound.push((b, p));
+            pipelines.push(time);
         }
         let setup = started.elapsed();
-        let execute = self.submit_and_wait(&mut o, cb, timeout)?;
-
-        let outputs = (0..plan.buffers.len())
-            .map(|i| o.bytes(i).map(<[u8]>::to_vec).unwrap_or_default())
-            .collect();
+        let record = |cb: vk::CommandBuffer, k: usize| {
+            if let Some((b, p)) = bound.get(k) {
+                self.record_module(cb, b, p);
+            }
+        };
+        let flow = self.run_flow(
+            &mut o,
+            plan.buffers.len(),
+            bound.len(),
+            timing,
+            timeout,
+            &record,
+        )?;
         let teardown_started = Instant::now();
         drop(o);
         Ok(Executed {
-            outputs,
+            outputs: flow.outputs,
             setup,
-            execute,
+            pipelines,
+            execute: flow.execute,
+            dispatch_times: flow.times,
             teardown: teardown_started.elapsed(),
         })
     }
 
-    /// Creates the shader module and compute pipeline with `o.pipeline_layout`.
+    /// Creates the shader module and compute pipeline under `layout`; returns the pipeline and
+    /// the time the two creations took.
     pub(super) fn create_pipeline(
         &self,
         o: &mut Objects<'_>,
+        layout: vk::PipelineLayout,
         words: &[u32],
         entry: &str,
-    ) -> Result<(), RunError> {
-        let d = &self.device;
-        let module_info = vk::ShaderModuleCreateInfo::default().code(words);
-        // SAFETY: the words parsed as SPIR-V during reflection; drivers validate the rest.
-        o.shader = unsafe { d.create_shader_module(&module_info, None) }
-            .map_err(vk_err("vkCreateShaderModule"))?;
+    ) -> Result<(vk::Pipeline, Duration), RunError> {
         let name = CString::new(entry)
             .map_err(|_| RunError::BadSpirv("entry point name has a NUL".into()))?;
-        let stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::COMPUTE)
-            .module(o.shader)
-            .name(&name);
-        let pipeline_info = [vk::ComputePipelineCreateInfo::default()
-            .stage(stage)
-            .layout(o.pipeline_layout)];
-        // SAFETY: module, layout and name are alive; reflection found this GLCompute entry point
-        // and the caller checked that the layout covers every binding it declares.
-        let pipelines =
-            unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &pipeline_info, None) }
-                .map_err(|(_, e)| RunError::Vulkan {
-                    call: "vkCreateComputePipelines",
-                    result: e,
-                })?;
-        o.pipeline = pipelines.first().copied().unwrap_or_default();
-        Ok(())
-    }
-
-    /// A primary command buffer in the recording state, from a new pool owned by `o`.
-    pub(super) fn begin_commands(
-        &self,
-        o: &mut Objects<'_>,
-    ) -> Result<vk::CommandBuffer, RunError> {
-        let d = &self.device;
-        let pool_info = vk::CommandPoolCreateInfo::default().queue_family_index(self.queue_family);
-        // SAFETY: valid device and queue family.
-        o.command_pool = unsafe { d.create_command_pool(&pool_info, None) }
-            .map_err(vk_err("vkCreateCommandPool"))?;
-        let cb_info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(o.command_pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: valid pool.
-        let cbs = unsafe { d.allocate_command_buffers(&cb_info) }
-            .map_err(vk_err("vkAllocateCommandBuffers"))?;
-        let cb = cbs.first().copied().ok_or(RunError::Vulkan {
-            call: "vkAllocateCommandBuffers",
-            result: vk::Result::ERROR_UNKNOWN,
-        })?;
-        let begin = vk::CommandBufferBeginInfo::default()
-            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-        // SAFETY: fresh command buffer.
-        unsafe { d.begin_command_buffer(cb, &begin) }.map_err(vk_err("vkBeginCommandBuffer"))?;
-        Ok(cb)
-    }
-
-    /// Ends `cb`, submits it and waits up to `timeout`; returns the time from submit to the
-    /// fence. On a timeout or a lost device the run's objects are leaked and the runtime
-    /// poisoned.
-    pub(super) fn submit_and_wait(
-        &self,
-        o: &mut Objects<'_>,
-        cb: vk::CommandBuffer,
-        timeout: Duration,
-    ) -> Result<Duration, RunError> {
-        let d = &self.device;
-        // SAFETY: the command buffer is in the recording state.
-        unsafe { d.end_command_buffer(cb) }.map_err(vk_err("vkEndCommandBuffer"))?;
-        // SAFETY: valid device.
-        o.fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
-            .map_err(vk_err("vkCreateFence"))?;
-        let cbs = [cb];
-        let submit = [vk::SubmitInfo::default().command_buffers(&cbs)];
-        let submitted = Instant::now();
-        {
-            // A poisoned lock only means another run panicked; the queue itself is still fine.
-            let queue = self
-                .queue
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            // SAFETY: the command buffer is executable and the fence unsignalled; the lock gives
-            // this thread the external synchronisation vkQueueSubmit requires.
-            unsafe { d.queue_submit(*queue, &submit, o.fence) }.map_err(vk_err("vkQueueSubmit"))?;
-        }
-        let timeout_ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
-        // SAFETY: the fence belongs to this device.
-        match unsafe { d.wait_for_fences(&[o.fence], true, timeout_ns) } {
-            Ok(()) => Ok(submitted.elapsed()),
-            Err(vk::Result::TIMEOUT) => {
-                o.leak();
-                self.poison();
-                Err(RunError::Timeout {
-                    seconds: timeout.as_secs_f64(),
-                })
-            }
-            Err(e) => {
-                // The device is lost or out of memory; its work is over, but a lost device gives
-                // no guarantee that destruction is quick, so leak and refuse further runs.
-                o.leak();
-                self.poison();
-                Err(RunError::Vulkan {
-                    call: "vkWaitForFences",
-                    result: e,
-                })
-            }
-        }
+        self.time_pipeline(o, layout, words, &name)
     }
 }

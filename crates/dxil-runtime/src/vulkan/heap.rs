@@ -27,7 +27,11 @@ const D3D12_MAX_SAMPLER_HEAP: u32 = 2048;
 pub(super) struct HeapExecuted {
     pub outputs: Vec<Vec<u8>>,
     pub setup: Duration,
+    /// Shader module and pipeline creation (part of `setup`).
+    pub pipeline: Duration,
     pub execute: Duration,
+    /// The GPU time of each timed repetition (timed runs only).
+    pub dispatch_times: Vec<Duration>,
     /// Destroying the run's Vulkan objects.
     pub teardown: Duration,
 }
@@ -419,7 +423,7 @@ impl Runtime {
         }
 
         let d = &self.device;
-        let mut o = Objects::new(d);
+        let mut o = Objects::new(d, options.timing.is_some());
         let addresses = plan.uses_addresses && derived.limits.buffer_device_address;
         // Case memories first, so that memory i is buffer i.
         for m in &heap.memories {
@@ -545,8 +549,9 @@ impl Runtime {
             .push_constant_ranges(&ranges);
         // SAFETY: valid device; the set layouts are alive; the push range is within the device's
         // maxPushConstantsSize (the layout spills larger blocks).
-        o.pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
+        let pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_err("vkCreatePipelineLayout"))?;
+        o.pipeline_layouts.push(pipeline_layout);
 
         // Descriptor sets: heap sets from an update-after-bind pool with variable counts; the
         // static sampler set and per-pass root sets from an ordinary pool.
@@ -657,8 +662,8 @@ impl Runtime {
             unsafe { d.update_descriptor_sets(&writes, &[]) };
         }
 
-        self.create_pipeline(&mut o, words, &reflection.entry_point)?;
-        let cb = self.begin_commands(&mut o)?;
+        let (pipeline_handle, pipeline) =
+            self.create_pipeline(&mut o, pipeline_layout, words, &reflection.entry_point)?;
         let push_descriptor = ash::khr::push_descriptor::Device::new(&self.instance, d);
         let root_index = layout.root_descriptor_set;
         // Everything but the root set is bound once; the root set is last in the layout.
@@ -671,7 +676,7 @@ impl Runtime {
         let all_access = vk::AccessFlags::SHADER_READ
             | vk::AccessFlags::SHADER_WRITE
             | vk::AccessFlags::UNIFORM_READ;
-        let barrier = |src_stage, dst_stage, src, dst| {
+        let barrier = |cb, src_stage, dst_stage, src, dst| {
             let b = vk::MemoryBarrier::default()
                 .src_access_mask(src)
                 .dst_access_mask(dst);
@@ -688,103 +693,100 @@ impl Runtime {
                 );
             }
         };
-        barrier(
-            vk::PipelineStageFlags::HOST,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::AccessFlags::HOST_WRITE,
-            all_access,
-        );
-        // SAFETY: recording with the pipeline, layout and sets created above; the sets bound from
-        // 0 are all sets before the root set, which is the layout's last.
-        unsafe {
-            d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, o.pipeline);
-            if !bound_once.is_empty() {
-                d.cmd_bind_descriptor_sets(
-                    cb,
-                    vk::PipelineBindPoint::COMPUTE,
-                    o.pipeline_layout,
-                    0,
-                    &bound_once,
-                    &[],
-                );
-            }
-        }
-        for (k, (pass, block)) in plan.passes.iter().zip(&blocks).enumerate() {
-            if k > 0 {
-                barrier(
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::AccessFlags::SHADER_WRITE,
-                    all_access,
-                );
-            }
-            if let Some(root) = root_index {
-                if pushed_root {
-                    let infos = root_writes.get(k).map_or(&[][..], Vec::as_slice);
-                    let writes: Vec<vk::WriteDescriptorSet<'_>> = infos
-                        .iter()
-                        .map(|(binding, ty, info)| {
-                            vk::WriteDescriptorSet::default()
-                                .dst_binding(*binding)
-                                .descriptor_type(*ty)
-                                .buffer_info(std::slice::from_ref(info))
-                        })
-                        .collect();
-                    // SAFETY: the root set layout was created with the push-descriptor flag and
-                    // VK_KHR_push_descriptor is enabled (max_push_descriptors > 0 only then);
-                    // each write matches a binding of that layout.
-                    unsafe {
-                        push_descriptor.cmd_push_descriptor_set(
-                            cb,
-                            vk::PipelineBindPoint::COMPUTE,
-                            o.pipeline_layout,
-                            root,
-                            &writes,
-                        );
-                    }
-                } else if let Some(&set) = root_sets.get(k) {
-                    // SAFETY: a set of the root set layout, written above for this pass.
-                    unsafe {
-                        d.cmd_bind_descriptor_sets(
-                            cb,
-                            vk::PipelineBindPoint::COMPUTE,
-                            o.pipeline_layout,
-                            root,
-                            &[set],
-                            &[],
-                        );
-                    }
+        let record = |cb: vk::CommandBuffer, _module: usize| {
+            // SAFETY: recording with the pipeline, layout and sets created above; the sets bound
+            // from 0 are all sets before the root set, which is the layout's last.
+            unsafe {
+                d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline_handle);
+                if !bound_once.is_empty() {
+                    d.cmd_bind_descriptor_sets(
+                        cb,
+                        vk::PipelineBindPoint::COMPUTE,
+                        pipeline_layout,
+                        0,
+                        &bound_once,
+                        &[],
+                    );
                 }
             }
-            if let Some(range) = push_range {
-                let size = usize::try_from(range.size).unwrap_or(0);
-                let bytes = block.get(..size).unwrap_or(block);
-                // SAFETY: the range is the pipeline layout's own, and the block has its size.
-                unsafe {
-                    d.cmd_push_constants(cb, o.pipeline_layout, range.stage_flags, 0, bytes);
+            for (k, (pass, block)) in plan.passes.iter().zip(&blocks).enumerate() {
+                if k > 0 {
+                    barrier(
+                        cb,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::AccessFlags::SHADER_WRITE,
+                        all_access,
+                    );
                 }
+                if let Some(root) = root_index {
+                    if pushed_root {
+                        let infos = root_writes.get(k).map_or(&[][..], Vec::as_slice);
+                        let writes: Vec<vk::WriteDescriptorSet<'_>> = infos
+                            .iter()
+                            .map(|(binding, ty, info)| {
+                                vk::WriteDescriptorSet::default()
+                                    .dst_binding(*binding)
+                                    .descriptor_type(*ty)
+                                    .buffer_info(std::slice::from_ref(info))
+                            })
+                            .collect();
+                        // SAFETY: the root set layout was created with the push-descriptor flag and
+                        // VK_KHR_push_descriptor is enabled (max_push_descriptors > 0 only then);
+                        // each write matches a binding of that layout.
+                        unsafe {
+                            push_descriptor.cmd_push_descriptor_set(
+                                cb,
+                                vk::PipelineBindPoint::COMPUTE,
+                                pipeline_layout,
+                                root,
+                                &writes,
+                            );
+                        }
+                    } else if let Some(&set) = root_sets.get(k) {
+                        // SAFETY: a set of the root set layout, written above for this pass.
+                        unsafe {
+                            d.cmd_bind_descriptor_sets(
+                                cb,
+                                vk::PipelineBindPoint::COMPUTE,
+                                pipeline_layout,
+                                root,
+                                &[set],
+                                &[],
+                            );
+                        }
+                    }
+                }
+                if let Some(range) = push_range {
+                    let size = usize::try_from(range.size).unwrap_or(0);
+                    let bytes = block.get(..size).unwrap_or(block);
+                    // SAFETY: the range is the pipeline layout's own, and the block has its size.
+                    unsafe {
+                        d.cmd_push_constants(cb, pipeline_layout, range.stage_flags, 0, bytes);
+                    }
+                }
+                let [x, y, z] = pass.groups;
+                // SAFETY: pipeline and every set it uses are bound; group counts were checked.
+                unsafe { d.cmd_dispatch(cb, x, y, z) };
             }
-            let [x, y, z] = pass.groups;
-            // SAFETY: pipeline and every set it uses are bound; group counts were checked.
-            unsafe { d.cmd_dispatch(cb, x, y, z) };
-        }
-        barrier(
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::PipelineStageFlags::HOST,
-            vk::AccessFlags::SHADER_WRITE,
-            vk::AccessFlags::HOST_READ,
-        );
+        };
         let setup = started.elapsed();
-        let execute = self.submit_and_wait(&mut o, cb, options.timeout)?;
-        let outputs = (0..memory_count)
-            .map(|i| o.bytes(i).map(<[u8]>::to_vec).unwrap_or_default())
-            .collect();
+        let flow = self.run_flow(
+            &mut o,
+            memory_count,
+            1,
+            options.timing,
+            options.timeout,
+            &record,
+        )?;
         let teardown_started = Instant::now();
         drop(o);
         Ok(HeapExecuted {
-            outputs,
+            outputs: flow.outputs.into_iter().next().unwrap_or_default(),
             setup,
-            execute,
+            pipeline,
+            execute: flow.execute,
+            dispatch_times: flow.times.into_iter().next().unwrap_or_default(),
             teardown: teardown_started.elapsed(),
         })
     }
@@ -852,7 +854,7 @@ impl Runtime {
         // below, so the pool holds exactly them.
         let pool = unsafe { d.create_descriptor_pool(&info, None) }
             .map_err(vk_err("vkCreateDescriptorPool"))?;
-        o.extra_pools.push(pool);
+        o.pools.push(pool);
         let mut variable_info = vk::DescriptorSetVariableDescriptorCountAllocateInfo::default()
             .descriptor_counts(&counts);
         let mut alloc = vk::DescriptorSetAllocateInfo::default()
@@ -896,7 +898,7 @@ impl Runtime {
         // SAFETY: valid device and create info.
         let pool = unsafe { d.create_descriptor_pool(&info, None) }
             .map_err(vk_err("vkCreateDescriptorPool"))?;
-        o.extra_pools.push(pool);
+        o.pools.push(pool);
         let layouts = vec![handle; passes.max(1)];
         let alloc = vk::DescriptorSetAllocateInfo::default()
             .descriptor_pool(pool)

@@ -198,7 +198,7 @@ fn descriptor_for(
             Ok(PlanDescriptor::Buffer {
                 buffer,
                 offset: 0,
-                range: resource.size,
+                range: view_range(resource),
             })
         }
         DescriptorKind::UniformTexelBuffer | DescriptorKind::StorageTexelBuffer => {
@@ -227,6 +227,23 @@ fn descriptor_for(
     }
 }
 
+/// The bytes a storage or uniform buffer descriptor of `resource` covers: D3D12's view of it,
+/// whole elements of a structured buffer and whole words of a raw one, so that a device's
+/// robustBufferAccess2 (which bounds-checks each access against the descriptor's range) treats
+/// exactly the accesses D3D12 treats as out of bounds as such. A resource smaller than one
+/// element keeps its size (a descriptor cannot be empty).
+fn view_range(resource: &Resource) -> u64 {
+    let unit = match resource.kind {
+        ResourceKind::Structured { stride } => u64::from(stride),
+        ResourceKind::Raw => 4,
+        _ => 1,
+    };
+    match resource.size - resource.size % unit.max(1) {
+        0 => resource.size,
+        whole => whole,
+    }
+}
+
 fn kind_name(kind: ResourceKind) -> &'static str {
     match kind {
         ResourceKind::Raw => "raw",
@@ -242,6 +259,30 @@ mod tests {
     use super::*;
     use crate::case::RegisterClass;
     use crate::reflect::{DescriptorBinding, ReflectError};
+
+    #[test]
+    fn buffer_views_cover_whole_elements() {
+        let r = |kind, size| Resource {
+            register: Register {
+                class: RegisterClass::Srv,
+                number: 0,
+                space: 0,
+            },
+            kind,
+            size,
+            init: Init::Zero,
+        };
+        assert_eq!(
+            view_range(&r(ResourceKind::Structured { stride: 12 }, 100)),
+            96
+        );
+        assert_eq!(
+            view_range(&r(ResourceKind::Structured { stride: 12 }, 8)),
+            8
+        );
+        assert_eq!(view_range(&r(ResourceKind::Raw, 103)), 100);
+        assert_eq!(view_range(&r(ResourceKind::Constant, 100)), 100);
+    }
 
     #[test]
     fn differently_typed_aliases_of_one_register_are_rejected() {

@@ -12,6 +12,7 @@ use spirv::{Capability, Op, Scope, StorageClass};
 use super::res::{HandleInfo, View};
 use super::types::Scalar;
 use super::{Args, Ctx, Val};
+use crate::binding::Placement;
 use crate::dxil::{ResourceClass, ResourceKind};
 use crate::error::{Error, Invalid, Unsupported};
 use crate::spv::{Id, try_ids, words};
@@ -24,10 +25,22 @@ struct RawAddr {
     stride: u32,
     /// Element index (structured) or byte address (raw).
     index: Id,
-    /// Byte address of component 0.
-    byte: Id,
+    /// Byte address of component 0 (raw buffers; structured ones compute it on demand from the
+    /// index, the stride and `offset`).
+    byte: Option<Id>,
+    /// A structured access's dynamic byte offset in the element (`None`: constant, in `byte_c`
+    /// or `offset_c`).
+    offset: Option<Id>,
+    offset_c: u32,
     /// The byte address when it is a constant.
     byte_c: Option<u32>,
+    /// Structured buffers: the 32-bit unit index of component 0, computed as
+    /// `index * (stride / 4) + offset / 4` rather than from the byte address, so that it does not
+    /// wrap at 4 GiB of byte addresses and drivers see a plain product.
+    word: Option<Id>,
+    /// Structured buffers read through [`View::SsboVec4`]: the `uvec4` unit holding component 0
+    /// (of a 32-bit access) and its lane.
+    vec: Option<(Id, u32)>,
 }
 
 /// One component access resolved to a view unit.
@@ -38,6 +51,8 @@ struct Unit {
     unit: Id,
     /// Units per component (2 for 64-bit values in the u32 view).
     per: u32,
+    /// The component's lane in a vector unit ([`View::SsboVec4`]).
+    lane: Option<u32>,
 }
 
 impl<'a> Ctx<'a> {
@@ -69,7 +84,6 @@ impl<'a> Ctx<'a> {
     ) -> Result<RawAddr, Error> {
         let h = self.handle_of_arg(a, 1)?;
         let decl = self.decl(&h).clone();
-        let u = self.b.u32();
         match decl.kind {
             ResourceKind::RawBuffer => {
                 let byte = self.arg_id(a, index_at)?;
@@ -79,56 +93,16 @@ impl<'a> Ctx<'a> {
                     structured: false,
                     stride: 0,
                     index: byte,
-                    byte,
+                    byte: Some(byte),
+                    offset: None,
+                    offset_c: 0,
                     byte_c,
+                    word: None,
+                    vec: None,
                 })
             }
             ResourceKind::StructuredBuffer => {
-                if decl.stride == 0 {
-                    return Err(
-                        self.invalid(Invalid::resource("structured buffer without a stride"))
-                    );
-                }
-                let index = self.arg_id(a, index_at)?;
-                let ci = self.const_int(self.arg(a, index_at)?);
-                let off_v = self.arg(a, offset_at)?;
-                let co = if self.arg_undef(a, offset_at) {
-                    Some(0)
-                } else {
-                    self.const_int(off_v)
-                };
-                let byte_c = match (ci, co) {
-                    (Some(i), Some(o)) => {
-                        Some((i as u32).wrapping_mul(decl.stride).wrapping_add(o as u32))
-                    }
-                    _ => None,
-                };
-                let byte = match (ci, co) {
-                    (Some(_), Some(_)) => self.b.const_u32(byte_c.unwrap_or(0)),
-                    _ => {
-                        let s = self.b.const_u32(decl.stride);
-                        let m = self.op2(Op::IMul, u, index, s);
-                        match co {
-                            Some(0) => m,
-                            _ => {
-                                let o = if self.arg_undef(a, offset_at) {
-                                    self.b.const_u32(0)
-                                } else {
-                                    self.value(off_v)?
-                                };
-                                self.op2(Op::IAdd, u, m, o)
-                            }
-                        }
-                    }
-                };
-                Ok(RawAddr {
-                    h,
-                    structured: true,
-                    stride: decl.stride,
-                    index,
-                    byte,
-                    byte_c,
-                })
+                self.structured_addr(h, decl.stride, a, index_at, offset_at)
             }
             other => Err(self.invalid(Invalid::resource(format!(
                 "raw access to a {other:?} resource"
@@ -136,20 +110,186 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Whether 32-bit accesses to a structured buffer of `stride` go through [`View::SsboVec4`]:
+    /// its elements start on 16-byte boundaries and it is a plain descriptor (no window in an offset
+    /// buffer, no root descriptor address, no heap slot that other views alias). Then every 32-bit
+    /// access uses that one view, so that no second view aliases it, and a 16-byte part of an
+    /// element is one vector load or store, which drivers keep as one 16-byte memory access.
+    fn vec4_view(&mut self, h: &HandleInfo, stride: u32) -> Result<bool, Error> {
+        if stride == 0 || !stride.is_multiple_of(16) {
+            return Ok(false);
+        }
+        Ok(matches!(
+            self.placement_of(h.res, View::SsboVec4)?,
+            Placement::Descriptor { .. }
+        ))
+    }
+
+    /// The address of a structured access: element `index_at`, byte offset `offset_at`.
+    ///
+    /// With a constant offset that is a multiple of 4, the 32-bit unit (and for strides of 16-byte
+    /// multiples, the `uvec4` unit) is `index * units per element + offset / units`. Without
+    /// explicit checks, an element index whose unit index would pass 32 bits (where D3D12 reads an
+    /// element past the view) is sent past every view instead, unless it is proven small.
+    fn structured_addr(
+        &mut self,
+        h: HandleInfo,
+        stride: u32,
+        a: Args<'_>,
+        index_at: usize,
+        offset_at: usize,
+    ) -> Result<RawAddr, Error> {
+        if stride == 0 {
+            return Err(self.invalid(Invalid::resource("structured buffer without a stride")));
+        }
+        let u = self.b.u32();
+        let index_v = self.arg(a, index_at)?;
+        let index = self.value(index_v)?;
+        let ci = self.const_int(index_v).map(|c| c as u32);
+        let off_v = self.arg(a, offset_at)?;
+        let co = if self.arg_undef(a, offset_at) {
+            Some(0)
+        } else {
+            self.const_int(off_v).map(|c| c as u32)
+        };
+        let byte_c = match (ci, co) {
+            (Some(i), Some(o)) => Some(i.wrapping_mul(stride).wrapping_add(o)),
+            _ => None,
+        };
+        let offset = match co {
+            Some(_) => None,
+            None => Some(self.value(off_v)?),
+        };
+        let mut ad = RawAddr {
+            h,
+            structured: true,
+            stride,
+            index,
+            byte: None,
+            offset,
+            offset_c: co.unwrap_or(0),
+            byte_c,
+            word: None,
+            vec: None,
+        };
+        let Some(o) = co.filter(|o| o % 4 == 0 && stride.is_multiple_of(4)) else {
+            return Ok(ad);
+        };
+        let vec = self.vec4_view(&h, stride)?;
+        // Units of 16 bytes for the vector view, else of 4.
+        let unit = if vec { 16 } else { 4 };
+        let per = stride / unit;
+        // The largest element index whose unit indices (those of its components too) fit 32 bits;
+        // larger ones go to `FAR`, past any view (at most 2^30 units), with room for the
+        // components' offsets.
+        const FAR: u32 = u32::MAX - 15;
+        let limit = (u64::from(FAR) - u64::from(o / unit)) / u64::from(per.max(1));
+        let first = match ci {
+            Some(i) if u64::from(i) <= limit => self.b.const_u32(i * per + o / unit),
+            Some(_) => self.b.const_u32(FAR),
+            None => {
+                let scaled = if per == 1 {
+                    index
+                } else {
+                    let p = self.b.const_u32(per);
+                    self.op2(Op::IMul, u, index, p)
+                };
+                let add_offset = |this: &mut Self, base: Id| {
+                    if o / unit == 0 {
+                        base
+                    } else {
+                        let c = this.b.const_u32(o / unit);
+                        this.op2(Op::IAdd, u, base, c)
+                    }
+                };
+                let small = self.max_of(index_v).is_some_and(|m| m <= limit);
+                // One unit per element at offset 0 cannot wrap: an index past 2^30 is past any
+                // view already.
+                let no_wrap = per == 1 && o / unit == 0;
+                if self.opts.bounds_checks || small || no_wrap {
+                    add_offset(self, scaled)
+                } else if o < stride {
+                    // Guard the element's first unit with one limit for every offset inside
+                    // the element, so that the accesses to its members share one compare and
+                    // select (on an H100, three guards of a 28-byte element's members cost 1%).
+                    let far_base = FAR.saturating_sub(per.saturating_sub(1));
+                    let bt = self.b.bool();
+                    let l = self.b.const_u32(far_base / per.max(1));
+                    let ok = self.op2(Op::ULessThanEqual, bt, index, l);
+                    let far = self.b.const_u32(far_base);
+                    let base = self.select(u, ok, scaled, far);
+                    add_offset(self, base)
+                } else {
+                    let first = add_offset(self, scaled);
+                    let bt = self.b.bool();
+                    let l = self.b.const_u32(u32::try_from(limit).unwrap_or(u32::MAX));
+                    let ok = self.op2(Op::ULessThanEqual, bt, index, l);
+                    let far = self.b.const_u32(FAR);
+                    self.select(u, ok, first, far)
+                }
+            }
+        };
+        if vec {
+            ad.vec = Some((first, (o % 16) / 4));
+        } else {
+            ad.word = Some(first);
+        }
+        Ok(ad)
+    }
+
+    /// The byte address of component 0 of an access.
+    fn byte_of(&mut self, ad: &RawAddr) -> Id {
+        if let Some(b) = ad.byte {
+            return b;
+        }
+        if let Some(c) = ad.byte_c {
+            return self.b.const_u32(c);
+        }
+        let u = self.b.u32();
+        let s = self.b.const_u32(ad.stride);
+        let m = self.op2(Op::IMul, u, ad.index, s);
+        match ad.offset {
+            Some(o) => self.op2(Op::IAdd, u, m, o),
+            None if ad.offset_c == 0 => m,
+            None => {
+                let c = self.b.const_u32(ad.offset_c);
+                self.op2(Op::IAdd, u, m, c)
+            }
+        }
+    }
+
     /// The view unit of component `k` (each `esize` bytes) of an access.
     fn unit_of(&mut self, ad: &RawAddr, esize: u32, k: u32) -> Unit {
         let u = self.b.u32();
+        if let (Some((chunk, lane0)), 4) = (ad.vec, esize) {
+            let c = lane0 + k;
+            let unit = if c / 4 == 0 {
+                chunk
+            } else {
+                let n = self.b.const_u32(c / 4);
+                self.op2(Op::IAdd, u, chunk, n)
+            };
+            return Unit {
+                view: View::SsboVec4,
+                unit,
+                per: 1,
+                lane: Some(c % 4),
+            };
+        }
         let (view, shift) = if esize == 2 {
             (View::Ssbo16, 1)
         } else {
             (View::Ssbo32, 2)
         };
         let per = if esize == 8 { 2 } else { 1 };
-        let base = if let Some(c) = ad.byte_c {
-            self.b.const_u32(c >> shift)
-        } else {
-            let s = self.b.const_u32(shift);
-            self.op2(Op::ShiftRightLogical, u, ad.byte, s)
+        let base = match (ad.byte_c, ad.word) {
+            (Some(c), _) => self.b.const_u32(c >> shift),
+            (None, Some(w)) if shift == 2 => w,
+            _ => {
+                let byte = self.byte_of(ad);
+                let s = self.b.const_u32(shift);
+                self.op2(Op::ShiftRightLogical, u, byte, s)
+            }
         };
         let unit = match (k, ad.byte_c) {
             (0, _) => base,
@@ -159,7 +299,12 @@ impl<'a> Ctx<'a> {
                 self.op2(Op::IAdd, u, base, kc)
             }
         };
-        Unit { view, unit, per }
+        Unit {
+            view,
+            unit,
+            per,
+            lane: None,
+        }
     }
 
     /// In-bounds condition of component `k` (raw) or of the element (structured).
@@ -173,7 +318,11 @@ impl<'a> Ctx<'a> {
         let u = self.b.u32();
         let bt = self.b.bool();
         if ad.structured {
-            let unit_bytes = if un.view == View::Ssbo16 { 2 } else { 4 };
+            let unit_bytes = match un.view {
+                View::Ssbo16 => 2,
+                View::SsboVec4 => 16,
+                _ => 4,
+            };
             let count = if ad.stride.is_multiple_of(unit_bytes) {
                 let per = self.b.const_u32(ad.stride / unit_bytes);
                 self.op2(Op::UDiv, u, len, per)
@@ -217,7 +366,8 @@ impl<'a> Ctx<'a> {
                 let z = self.b.const_u32(0);
                 addr = self.select(u, c, addr, z);
             }
-            let p = self.ssbo_ptr(&d, et, Some(addr));
+            let lane = un.lane.map(|l| self.b.const_u32(l));
+            let p = self.ssbo_lane_ptr(&d, et, Some(addr), lane);
             let v = self.load_from(&d, et, p, u32::from(bits / 8));
             *slot = match inb {
                 Some(c) => self.select(et, c, v, zero),
@@ -231,6 +381,41 @@ impl<'a> Ctx<'a> {
             return Ok(self.op1(Op::Bitcast, t64, v));
         }
         Ok(words[0])
+    }
+
+    /// The four words of `uvec4` unit `chunk` of a [`View::SsboVec4`] view (each 0 where `inb` is
+    /// false, read from unit 0 then).
+    fn load_vec4(&mut self, h: &HandleInfo, chunk: Id, inb: Option<Id>) -> Result<[Id; 4], Error> {
+        let d = self.desc(h, View::SsboVec4)?;
+        let u = self.b.u32();
+        let v4 = self.b.vec(u, 4);
+        let zero = self.b.const_u32(0);
+        let addr = match inb {
+            Some(c) => self.select(u, c, chunk, zero),
+            None => chunk,
+        };
+        let p = self.ssbo_ptr(&d, v4, Some(addr));
+        let v = self.load_from(&d, v4, p, 16);
+        let mut w = [zero; 4];
+        for (j, slot) in w.iter_mut().enumerate() {
+            let x = self.opn(Op::CompositeExtract, u, &words![v, j as u32]);
+            *slot = match inb {
+                Some(c) => self.select(u, c, x, zero),
+                None => x,
+            };
+        }
+        Ok(w)
+    }
+
+    /// Stores four words as one `uvec4` at unit `chunk` of a [`View::SsboVec4`] view.
+    fn store_vec4(&mut self, h: &HandleInfo, chunk: Id, w: [Id; 4]) -> Result<(), Error> {
+        let d = self.desc(h, View::SsboVec4)?;
+        let u = self.b.u32();
+        let v4 = self.b.vec(u, 4);
+        let v = self.op_ids(Op::CompositeConstruct, v4, &w);
+        let p = self.ssbo_ptr(&d, v4, Some(chunk));
+        self.store_to(&d, p, v, 16);
+        Ok(())
     }
 
     /// Stores raw bits (u16/u32/u64) at `un`.
@@ -258,7 +443,8 @@ impl<'a> Ctx<'a> {
         } else {
             u
         };
-        let p = self.ssbo_ptr(&d, et, Some(un.unit));
+        let lane = un.lane.map(|l| self.b.const_u32(l));
+        let p = self.ssbo_lane_ptr(&d, et, Some(un.unit), lane);
         let align = if un.view == View::Ssbo16 { 2 } else { 4 };
         self.store_to(&d, p, bits, align);
         Ok(())
@@ -266,7 +452,7 @@ impl<'a> Ctx<'a> {
 
     /// Raw bits (u16/u32/u64) of a value of LLVM type `t`, and back. Min-precision 16-bit values (modules
     /// without native 16-bit types) are stored as 32-bit values.
-    fn bits_of(&mut self, v: Id, t: TypeId) -> Result<Id, Error> {
+    pub(super) fn bits_of(&mut self, v: Id, t: TypeId) -> Result<Id, Error> {
         let w = self.m.types.scalar_bits(t) as u8;
         let s = self
             .scalar_of(t)
@@ -297,7 +483,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    fn value_of_bits(&mut self, bits: Id, t: TypeId) -> Result<Id, Error> {
+    pub(super) fn value_of_bits(&mut self, bits: Id, t: TypeId) -> Result<Id, Error> {
         let w = self.m.types.scalar_bits(t);
         self.value_in_slot(bits, if w == 16 && !self.native16 { 32 } else { w }, t)
     }
@@ -354,6 +540,26 @@ impl<'a> Ctx<'a> {
         let checks = self.opts.bounds_checks;
         let mut parts = [None; 5];
         let mut elem_in = None;
+        let wanted = (0..ncomp.min(4)).filter(|k| used & (1 << k) != 0).count();
+        if let (Some((chunk, 0)), 4, 2..) = (ad.vec, es, wanted) {
+            // The components lie in one 16-byte unit of the element: one vector load.
+            let inb = if checks {
+                let un = self.unit_of(&ad, es, 0);
+                Some(self.in_bounds(&ad, &un)?)
+            } else {
+                None
+            };
+            let w = self.load_vec4(&ad.h, chunk, inb)?;
+            for k in 0..ncomp.min(4) {
+                if used & (1 << k) != 0 {
+                    parts[k as usize] = Some(self.value_of_bits(w[k as usize], et)?);
+                }
+            }
+            if used & 0x10 != 0 {
+                parts[4] = Some(self.b.const_u32(1));
+            }
+            return Ok(self.make_partial_agg(&parts));
+        }
         for k in 0..ncomp.min(4) {
             if used & (1 << k) == 0 {
                 continue;
@@ -417,7 +623,18 @@ impl<'a> Ctx<'a> {
         let checks = self.opts.bounds_checks;
         let mut comps = Vec::with_capacity(n as usize);
         let mut elem_in = None;
-        for k in 0..n {
+        if let (Some((chunk, 0)), 4, 4) = (ad.vec, es, n) {
+            let inb = if checks {
+                let un = self.unit_of(&ad, es, 0);
+                Some(self.in_bounds(&ad, &un)?)
+            } else {
+                None
+            };
+            for w in self.load_vec4(&ad.h, chunk, inb)? {
+                comps.push(self.value_of_bits(w, et)?);
+            }
+        }
+        for k in comps.len() as u32..n {
             let un = self.unit_of(&ad, es, k);
             let inb = if !checks {
                 None
@@ -480,10 +697,13 @@ impl<'a> Ctx<'a> {
     }
 
     pub(super) fn guard_cond(&mut self, body: &Body, i: u32, k: u8) -> Result<Id, Error> {
-        let (op, _ty, a) = self.call_args(body, i)?;
+        let (op, ty, a) = self.call_args(body, i)?;
         if op == OpCode::Discard {
             // Discard(cond): demote where the condition holds.
             return self.arg_id(a, 1);
+        }
+        if let Some(bytes) = self.raw_vector(op, a, ty)? {
+            return self.raw_vector_cond(a, bytes, k);
         }
         let h = self.handle_of_arg(a, 1)?;
         self.check_writable(op, &h)?;
@@ -543,6 +763,9 @@ impl<'a> Ctx<'a> {
         if op == OpCode::Discard {
             self.demote_invocation();
             return Ok(());
+        }
+        if let Some(bytes) = self.raw_vector(op, a, ty)? {
+            return self.raw_vector_body(body, i, op, ty, a, bytes, k);
         }
         let h = self.handle_of_arg(a, 1)?;
         self.check_writable(op, &h)?;
@@ -608,6 +831,15 @@ impl<'a> Ctx<'a> {
         let vt = self.arg_ty(a, 4)?;
         let es = self.esize(vt);
         let mask = self.arg_const(a, 8).unwrap_or(15) as u32 & 0xF;
+        if let (Some((chunk, 0)), 4, 0xF, None) = (ad.vec, es, mask, only) {
+            // A whole 16-byte unit of the element: one vector store.
+            let mut w = [chunk; 4];
+            for (k, slot) in w.iter_mut().enumerate() {
+                let v = self.arg_id(a, 4 + k)?;
+                *slot = self.bits_of(v, vt)?;
+            }
+            return self.store_vec4(&ad.h, chunk, w);
+        }
         for k in 0..4u32 {
             if mask & (1 << k) == 0 || only.is_some_and(|o| o != k) {
                 continue;
@@ -629,6 +861,14 @@ impl<'a> Ctx<'a> {
         let es = self.esize(et);
         let v = self.arg_id(a, 4)?;
         let ett = self.ty(et)?;
+        if let (Some((chunk, 0)), 4, 4, true) = (ad.vec, es, n, only.is_none_or(|o| o == 0)) {
+            let mut w = [chunk; 4];
+            for (k, slot) in w.iter_mut().enumerate() {
+                let c = self.opn(Op::CompositeExtract, ett, &words![v, k as u32]);
+                *slot = self.bits_of(c, et)?;
+            }
+            return self.store_vec4(&ad.h, chunk, w);
+        }
         for k in 0..n {
             if only.is_some_and(|o| o != k) && !ad.structured {
                 continue;
@@ -927,12 +1167,14 @@ impl<'a> Ctx<'a> {
         if w == 64 {
             let u = self.b.u32();
             let s = self.b.const_u32(3);
-            let unit = self.op2(Op::ShiftRightLogical, u, ad.byte, s);
+            let byte = self.byte_of(ad);
+            let unit = self.op2(Op::ShiftRightLogical, u, byte, s);
             (
                 Unit {
                     view: View::Ssbo64,
                     unit,
                     per: 1,
+                    lane: None,
                 },
                 64,
             )
@@ -969,7 +1211,8 @@ impl<'a> Ctx<'a> {
             let ad = self.raw_addr(a, off, off + 1)?;
             let (un, _) = self.atomic_unit(&ad, vt);
             let d = self.desc(h, un.view)?;
-            (self.ssbo_ptr(&d, t, Some(un.unit)), t)
+            let lane = un.lane.map(|l| self.b.const_u32(l));
+            (self.ssbo_lane_ptr(&d, t, Some(un.unit), lane), t)
         } else {
             let coord = self.texture_coord(h, a, off)?;
             let coord = self.texel_coord(h, coord)?;
@@ -1045,11 +1288,14 @@ impl<'a> Ctx<'a> {
     // CBuffers
 
     /// One 16-byte row of a cbuffer as `uvec4`.
+    /// The words of a cbuffer row that `mask` selects (bit k: word k; the others are 0). One
+    /// selected word is one scalar load, several one vector load with only those extracted.
     fn cbuffer_row(
         &mut self,
         h: &HandleInfo,
         row: Id,
         row_const: Option<u32>,
+        mask: u8,
     ) -> Result<[Id; 4], Error> {
         // Root constants have no descriptor: words of the root block.
         let (_, _, placement) = self.view_var(h.res, View::Cbuf)?;
@@ -1080,6 +1326,25 @@ impl<'a> Ctx<'a> {
         let v4 = self.b.vec(u, 4);
         let pt = self.b.ptr(d.storage, v4);
         let zero = self.b.const_u32(0);
+        let mask = mask & 0xF;
+        let mut out = [zero; 4];
+        if mask == 0 {
+            return Ok(out);
+        }
+        if mask.count_ones() == 1 && d.storage != StorageClass::PhysicalStorageBuffer {
+            let k = mask.trailing_zeros();
+            let kc = self.b.const_u32(k);
+            let pu = self.b.ptr(d.storage, u);
+            let p1 = match d.index {
+                Some(i) => self.chain(pu, d.var, &[i, zero, row, kc]),
+                None => self.chain(pu, d.var, &[zero, row, kc]),
+            };
+            if d.nonuniform {
+                self.nonuniform(p1);
+            }
+            out[k as usize] = self.load(u, p1);
+            return Ok(out);
+        }
         let p = match d.index {
             Some(i) => self.chain(pt, d.var, &[i, zero, row]),
             None => self.chain(pt, d.var, &[zero, row]),
@@ -1088,9 +1353,12 @@ impl<'a> Ctx<'a> {
             self.nonuniform(p);
         }
         let v = self.load_from(&d, v4, p, 16);
-        Ok(std::array::from_fn(|k| {
-            self.opn(Op::CompositeExtract, u, &words![v, k as u32])
-        }))
+        for (k, slot) in out.iter_mut().enumerate() {
+            if mask & (1 << k) != 0 {
+                *slot = self.opn(Op::CompositeExtract, u, &words![v, k as u32]);
+            }
+        }
+        Ok(out)
     }
 
     /// `CBufferLoadLegacy(handle, row)` → `CBufRet.T` (4 × 32-bit, 8 × 16-bit or 2 × 64-bit).
@@ -1102,7 +1370,6 @@ impl<'a> Ctx<'a> {
     ) -> Result<Val, Error> {
         let h = self.handle_of_arg(a, 1)?;
         let (row, rc) = self.value_u32(self.arg(a, 2)?)?;
-        let words = self.cbuffer_row(&h, row, rc)?;
         let et = self.elem0(ty);
         let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
         let u = self.b.u32();
@@ -1113,6 +1380,18 @@ impl<'a> Ctx<'a> {
             _ => 4,
         };
         let w = (128 / n) as u32;
+        // The words the used slots lie in.
+        let mut wmask = 0u8;
+        for k in 0..n {
+            if used & (1 << k) != 0 {
+                wmask |= match w {
+                    16 => 1 << (k / 2),
+                    64 => 3 << (2 * k),
+                    _ => 1 << k,
+                };
+            }
+        }
+        let words = self.cbuffer_row(&h, row, rc, wmask)?;
         for k in 0..n {
             if used & (1 << k) == 0 {
                 continue;
@@ -1158,7 +1437,7 @@ impl<'a> Ctx<'a> {
                 (self.op2(Op::ShiftRightLogical, u, off, s), None)
             }
         };
-        let words = self.cbuffer_row(&h, row, rc)?;
+        let words = self.cbuffer_row(&h, row, rc, 0xF)?;
         let v4 = self.b.vec(u, 4);
         let vec = self.op_ids(Op::CompositeConstruct, v4, &words);
         let word_at = |this: &mut Self, extra: u32| -> Id {

@@ -88,6 +88,9 @@ impl<'a> Ctx<'a> {
             return Ok(Shape::Plain);
         };
         let checks = self.opts.bounds_checks;
+        if self.raw_vector(op, a, d.ty)?.is_some() {
+            return Ok(Shape::Guard(2));
+        }
         Ok(match op {
             // RawBufferStore, BufferStore, RawBufferVectorStore
             OpCode::RawBufferStore | OpCode::BufferStore | OpCode::RawBufferVectorStore => {
@@ -392,6 +395,11 @@ impl<'a> Ctx<'a> {
             // Resources.
             OpCode::CBufferLoad => self.cbuffer_load(ty, a).map(Val::Id),
             OpCode::CBufferLoadLegacy => self.cbuffer_load_legacy(i, ty, a),
+            OpCode::BufferLoad | OpCode::RawBufferLoad
+                if self.f.shape[i as usize] != Shape::Plain =>
+            {
+                Err(self.invalid(Invalid::internal("guarded load lowered outside its blocks")))
+            }
             OpCode::BufferLoad => self.buffer_load(i, ty, a),
             OpCode::RawBufferLoad => self.raw_buffer_load(i, ty, a),
             OpCode::RawBufferVectorLoad => self.raw_buffer_vector_load(ty, a),

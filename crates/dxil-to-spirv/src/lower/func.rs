@@ -98,6 +98,8 @@ pub struct FnState {
     pub load_cache: FxMap<(u32, u32), Id>,
     /// Per-block cache of loaded descriptors: (handle, view) → id.
     pub desc_cache: FxMap<(u32, u32), Id>,
+    /// Per instruction of the function, the proven upper bound of its value (`range.rs`).
+    pub max_cache: FxMap<u32, Option<u64>>,
     pub cur_vb: u32,
     pub flag_var: Option<Id>,
     /// `AllocateRayQuery` calls (instruction, constant flags) in program order: the i32 handle of the k-th is
@@ -156,6 +158,7 @@ impl<'a> Ctx<'a> {
         crate::spv::clear_map(&mut f.phi_res);
         crate::spv::clear_map(&mut f.load_cache);
         crate::spv::clear_map(&mut f.desc_cache);
+        crate::spv::clear_map(&mut f.max_cache);
         f.flag_var = None;
         f.rq_allocs.clear();
         f.rq_var = None;
@@ -864,6 +867,11 @@ impl<'a> Ctx<'a> {
             if let Some(w) = self.f.body.get_mut(pos as usize) {
                 *w = id.word();
             }
+        }
+
+        super::loops::one_block_loops(&mut self.f.body);
+        if let (Some(zero), Some(one)) = (self.b.find_const_u32(0), self.b.find_const_u32(1)) {
+            super::loops::counted_loop_exits(&mut self.f.body, zero.word(), one.word());
         }
 
         // Assemble: OpFunction, entry label, variables, body.

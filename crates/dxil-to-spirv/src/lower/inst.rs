@@ -873,6 +873,23 @@ impl<'a> Ctx<'a> {
                         .value_type(self.func_of(self.entry.function), v)
                         .map_or(32, |t| self.m.types.scalar_bits(t));
                     let u = self.b.u32();
+                    // An index proven inside the array needs no clamp; one narrower than 32 bits is
+                    // sign-extended, so its bound must also stay below its sign bit.
+                    let sign_bit = 1u64 << xt.clamp(1, 32).saturating_sub(1);
+                    if (xt == 32 || xt > 1)
+                        && self
+                            .max_of(v)
+                            .is_some_and(|m| m <= u64::from(l) && (xt == 32 || m < sign_bit))
+                    {
+                        let x = if xt == 32 {
+                            x
+                        } else {
+                            self.op1(Op::SConvert, u, x)
+                        };
+                        ids.push(x);
+                        pointee = next;
+                        continue;
+                    }
                     let x = match xt {
                         32 => x,
                         1 => {

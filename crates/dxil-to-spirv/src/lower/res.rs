@@ -65,9 +65,13 @@ pub(crate) enum View {
     Image = 5,
     Sampler = 6,
     Accel = 7,
+    /// `uvec4` units: 16-byte vector accesses (`buffer.rs`).
+    SsboVec4 = 8,
+    /// `uvec2` units: 8-byte vector accesses.
+    SsboVec2 = 9,
 }
 
-const VIEWS: usize = 8;
+const VIEWS: usize = 10;
 
 #[derive(Clone, Debug)]
 pub(crate) struct ResEntry {
@@ -335,9 +339,12 @@ impl<'a> Ctx<'a> {
 
     pub(super) fn descriptor_type(&self, r: &ResEntry, view: View) -> DescriptorType {
         match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
-                DescriptorType::StorageBuffer
-            }
+            View::Ssbo32
+            | View::Ssbo16
+            | View::Ssbo64
+            | View::SsboVec4
+            | View::SsboVec2
+            | View::Counter => DescriptorType::StorageBuffer,
             View::Cbuf => DescriptorType::UniformBuffer,
             View::Sampler => DescriptorType::Sampler,
             View::Accel => DescriptorType::AccelerationStructure,
@@ -357,7 +364,7 @@ impl<'a> Ctx<'a> {
     fn view_type(&mut self, res: u32, view: View) -> Result<(Id, Option<ImageFormat>), Error> {
         let r = self.res[res as usize].clone();
         Ok(match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 => {
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2 => {
                 let (w, stride) = match view {
                     View::Ssbo16 => {
                         self.b.capability(Capability::StorageBuffer16BitAccess);
@@ -367,9 +374,21 @@ impl<'a> Ctx<'a> {
                         self.b.capability(Capability::Int64);
                         (64, 8)
                     }
+                    View::SsboVec4 => (128, 16),
+                    View::SsboVec2 => (64 + 1, 8),
                     _ => (32, 4),
                 };
-                let e = self.b.uint(w);
+                let e = match w {
+                    128 => {
+                        let u = self.b.u32();
+                        self.b.vec(u, 4)
+                    }
+                    65 => {
+                        let u = self.b.u32();
+                        self.b.vec(u, 2)
+                    }
+                    _ => self.b.uint(w),
+                };
                 let arr = self.b.ty(TypeKey::LaidOutArray {
                     elem: e,
                     len: 0,
@@ -621,7 +640,13 @@ impl<'a> Ctx<'a> {
                 if let Placement::DeviceAddress { .. } = placement
                     && !matches!(
                         view,
-                        View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Cbuf | View::Accel
+                        View::Ssbo32
+                            | View::Ssbo16
+                            | View::Ssbo64
+                            | View::SsboVec4
+                            | View::SsboVec2
+                            | View::Cbuf
+                            | View::Accel
                     )
                 {
                     return Err(Error::Binding(format!(
@@ -651,9 +676,12 @@ impl<'a> Ctx<'a> {
             }
         };
         let sc = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
-                StorageClass::StorageBuffer
-            }
+            View::Ssbo32
+            | View::Ssbo16
+            | View::Ssbo64
+            | View::SsboVec4
+            | View::SsboVec2
+            | View::Counter => StorageClass::StorageBuffer,
             View::Cbuf if dty == DescriptorType::StorageBuffer => StorageClass::StorageBuffer,
             View::Cbuf => StorageClass::Uniform,
             _ => StorageClass::UniformConstant,
@@ -677,13 +705,22 @@ impl<'a> Ctx<'a> {
         if writable && e.decl.globally_coherent {
             self.b.decorate(var, Decoration::Coherent, &[]);
         }
-        if matches!(view, View::Ssbo32 | View::Ssbo16 | View::Ssbo64) {
+        if matches!(
+            view,
+            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::SsboVec4 | View::SsboVec2
+        ) {
             let r = &mut self.res[res as usize];
             r.ssbo_views += 1;
             if r.ssbo_views > 1 && writable {
                 // Differently typed views of one buffer alias each other.
                 self.b.decorate(var, Decoration::Aliased, &[]);
-                for other in [View::Ssbo32, View::Ssbo16, View::Ssbo64] {
+                for other in [
+                    View::Ssbo32,
+                    View::Ssbo16,
+                    View::Ssbo64,
+                    View::SsboVec4,
+                    View::SsboVec2,
+                ] {
                     if let Some(o) = self.res[res as usize].views[other as usize]
                         && o != var
                         && !self.aliased_marked(o)
@@ -704,6 +741,8 @@ impl<'a> Ctx<'a> {
                 ),
                 View::Ssbo16 => format!("{}{}_space{}_u16", d.class.letter(), d.register, d.space),
                 View::Ssbo64 => format!("{}{}_space{}_u64", d.class.letter(), d.register, d.space),
+                View::SsboVec4 => format!("{}{}_space{}_v4", d.class.letter(), d.register, d.space),
+                View::SsboVec2 => format!("{}{}_space{}_v2", d.class.letter(), d.register, d.space),
                 _ => format!("{}{}_space{}", d.class.letter(), d.register, d.space),
             };
             let name = if e.heap.is_some() {
@@ -805,9 +844,12 @@ impl<'a> Ctx<'a> {
         let decl = self.res[h.res as usize].decl.clone();
         let heap = self.res[h.res as usize].heap.is_some();
         let mut storage = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => {
-                StorageClass::StorageBuffer
-            }
+            View::Ssbo32
+            | View::Ssbo16
+            | View::Ssbo64
+            | View::SsboVec4
+            | View::SsboVec2
+            | View::Counter => StorageClass::StorageBuffer,
             View::Cbuf => StorageClass::Uniform,
             _ => StorageClass::UniformConstant,
         };
@@ -950,6 +992,8 @@ impl<'a> Ctx<'a> {
             (OffsetKind::Bytes, View::Ssbo16) => (0, 1),
             (OffsetKind::Bytes, View::Ssbo32) => (0, 2),
             (OffsetKind::Bytes, View::Ssbo64) => (0, 3),
+            (OffsetKind::Bytes, View::SsboVec4) => (0, 4),
+            (OffsetKind::Bytes, View::SsboVec2) => (0, 3),
             (OffsetKind::Elements, View::Image) => (1, 0),
             _ => {
                 return Err(Error::Binding(format!(
@@ -1074,7 +1118,12 @@ impl<'a> Ctx<'a> {
         let uav = decl.class == ResourceClass::Uav;
         let typed_buffer = decl.kind == ResourceKind::TypedBuffer;
         let (dynamic, non_uniform) = match view {
-            View::Ssbo32 | View::Ssbo16 | View::Ssbo64 | View::Counter => (
+            View::Ssbo32
+            | View::Ssbo16
+            | View::Ssbo64
+            | View::SsboVec4
+            | View::SsboVec2
+            | View::Counter => (
                 Capability::StorageBufferArrayDynamicIndexing,
                 Capability::StorageBufferArrayNonUniformIndexing,
             ),
@@ -1125,13 +1174,24 @@ impl<'a> Ctx<'a> {
 
     /// A pointer into a storage-buffer view: `data[word]` (or the counter / block itself when `word` is None).
     pub fn ssbo_ptr(&mut self, d: &Desc, elem_ty: Id, word: Option<Id>) -> Id {
+        self.ssbo_lane_ptr(d, elem_ty, word, None)
+    }
+
+    /// [`Ctx::ssbo_ptr`], into component `lane` of a vector unit ([`View::SsboVec4`]).
+    pub fn ssbo_lane_ptr(
+        &mut self,
+        d: &Desc,
+        elem_ty: Id,
+        word: Option<Id>,
+        lane: Option<Id>,
+    ) -> Id {
         let pt = self.b.ptr(d.storage, elem_ty);
         let zero = self.b.const_u32(0);
         let word = match (word, d.window) {
             (Some(w), Some((start, count))) => Some(self.windowed(w, start, count, 0x3FFF_FFFF)),
             (w, _) => w,
         };
-        let mut idx = [zero; 3];
+        let mut idx = [zero; 4];
         let mut n = 0;
         if let Some(i) = d.index {
             idx[n] = i;
@@ -1141,6 +1201,10 @@ impl<'a> Ctx<'a> {
         n += 1;
         if let Some(w) = word {
             idx[n] = w;
+            n += 1;
+        }
+        if let Some(l) = lane {
+            idx[n] = l;
             n += 1;
         }
         let p = self.chain(pt, d.var, &idx[..n]);
@@ -1174,7 +1238,8 @@ impl<'a> Ctx<'a> {
         if d.storage == StorageClass::PhysicalStorageBuffer {
             let unit = match view {
                 View::Ssbo16 => 2,
-                View::Ssbo64 => 8,
+                View::SsboVec4 => 16,
+                View::Ssbo64 | View::SsboVec2 => 8,
                 _ => 4,
             };
             return self.b.const_u32(u32::MAX / unit);

@@ -581,6 +581,14 @@ impl Builder {
         self.spec_u32.iter().any(|&(s, _)| s == spec_id)
     }
 
+    /// The `u32` constant `v` if the module has it already (creates nothing).
+    pub fn find_const_u32(&self, v: u32) -> Option<Id> {
+        let t = scalar_slot(TypeKey::Int(32))
+            .and_then(|i| self.scalars.get(i).copied().flatten())
+            .or_else(|| self.types.get(&TypeKey::Int(32)).copied())?;
+        self.scalar_consts.get(&(t, v as u64)).copied()
+    }
+
     pub fn const_f32(&mut self, v: f32) -> Id {
         let t = self.f32();
         self.const_bits(t, 32, v.to_bits() as u64)
