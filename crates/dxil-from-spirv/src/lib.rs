@@ -1,0 +1,126 @@
+//! SPIR-V → DXIL: translates a Vulkan SPIR-V module (1.0–1.6) into a signed DXIL container
+//! that DXC's validator accepts: bitcode, signatures, `PSV0`, `SFI0`, a root signature
+//! (`RTS0`) describing the bindings, `HASH` and the container digest.
+//!
+//! ```no_run
+//! let bytes = std::fs::read("shader.spv").unwrap();
+//! let words = dxil_from_spirv::words_from_bytes(&bytes).unwrap();
+//! let out = dxil_from_spirv::translate(&words, &Default::default()).unwrap();
+//! std::fs::write("shader.dxil", &out.container).unwrap();
+//! ```
+//!
+//! How it works:
+//! - [`spv`] reads the module in one pass (ids, types, decorations, functions, blocks).
+//! - `lower` inlines every function into `@main`, maps blocks onto DXIL blocks (SPIR-V's
+//!   structured control flow is reducible, and `OpPhi` is `phi`), turns composites into runs
+//!   of scalars, and lowers memory by storage class: local arrays for `Function`, `Private`
+//!   and `Workgroup` variables; raw buffers addressed by byte offsets (from the `Offset`,
+//!   `ArrayStride` and `MatrixStride` decorations) for storage buffers; 16-byte rows of
+//!   constant buffers for uniform buffers and push constants.
+//! - [`bindings`] places every descriptor in a register (Godot's arithmetic by default, or a
+//!   map), choosing SRV or UAV from the type, the decorations and whether the shader writes.
+//! - The module goes through `dxil-assembler` (signatures, `PSV0`, `SFI0`, `HASH`, digest)
+//!   with a root signature from `dxil-rootsig`.
+//! - [`spec`]: with [`SpecMode::Patchable`], every specialization constant stays a value the
+//!   bitcode writer encodes at a fixed width; [`spec::patch`] rewrites it in place and re-signs
+//!   the container without translating again or running a validator.
+//!
+//! Why hand-written: no crate translates SPIR-V to DXIL (Mesa's `spirv_to_dxil` is C inside
+//! Mesa, and naga's DXIL back end is a wish); the SPIR-V reader is our own because the
+//! translation budget is tens of microseconds per module (see [`spv`]).
+#![forbid(unsafe_code)]
+
+pub mod bindings;
+mod builder;
+mod error;
+mod finish;
+mod lower;
+mod metadata;
+mod rootsig;
+pub mod spec;
+pub mod spv;
+
+use std::sync::Arc;
+
+pub use bindings::{
+    BindingInfo, BindingMap, BindingRequest, BindingTarget, DescriptorKind, MapEntry, RegisterClass,
+};
+pub use error::{Error, ErrorKind, Location, Result};
+pub use spec::{SpecConstant, SpecTable};
+pub use spv::words_from_bytes;
+
+/// What to do with specialization constants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpecMode {
+    /// Fold each to its value (the default, or one from [`Options::spec_values`]).
+    #[default]
+    Fold,
+    /// Keep each patchable: [`spec::patch`] can change its value in the container.
+    Patchable,
+}
+
+/// Translation options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The entry point to translate (by name); `None` takes the only one.
+    pub entry_point: Option<String>,
+    pub spec_constants: SpecMode,
+    /// Values for specialization constants by `SpecId` (bits of the constant's type).
+    pub spec_values: Vec<(u32, u64)>,
+    pub bindings: BindingMap,
+    /// Embed a root signature (`RTS0`) describing the bindings.
+    pub root_signature: bool,
+    /// Embed the specialization-constant table in a `PRIV` part (patchable mode only), so
+    /// that `dxil spec` can patch the container without a side file.
+    pub embed_spec_table: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            entry_point: None,
+            spec_constants: SpecMode::Fold,
+            spec_values: Vec::new(),
+            bindings: BindingMap::Default,
+            root_signature: true,
+            embed_spec_table: true,
+        }
+    }
+}
+
+impl Options {
+    /// Sets a binding callback.
+    pub fn with_binding_callback(
+        mut self,
+        f: impl Fn(&BindingRequest) -> Option<BindingTarget> + Send + Sync + 'static,
+    ) -> Options {
+        self.bindings = BindingMap::Callback(Arc::new(f));
+        self
+    }
+}
+
+/// A translated shader.
+#[derive(Clone, Debug)]
+pub struct Output {
+    /// The signed DXIL container.
+    pub container: Vec<u8>,
+    /// The stage (`cs`, `vs`, `ps`, ...), shader model and entry point name.
+    pub profile: String,
+    pub entry_point: String,
+    /// Every binding as placed.
+    pub bindings: Vec<BindingInfo>,
+    /// The specialization constants and where their values lie in the container.
+    pub spec_constants: SpecTable,
+}
+
+/// Translates a SPIR-V module (as words).
+pub fn translate(words: &[u32], options: &Options) -> Result<Output> {
+    let module = spv::Module::parse(words)?;
+    finish::translate_module(&module, options)
+}
+
+/// Translates a SPIR-V module given as bytes (either byte order).
+pub fn translate_bytes(bytes: &[u8], options: &Options) -> Result<Output> {
+    let words = words_from_bytes(bytes)?;
+    translate(&words, options)
+}

@@ -1,0 +1,361 @@
+//! The `dx.*` metadata of the translated module and its shader flags.
+
+use dxil_module::{InstKind, MdData, MdId, Module, NamedMd, TypeData, TypeId, Value, ValueRef};
+use dxil_shader::ops::{OpCode, OpFlags};
+use dxil_shader::{ResourceClass, ResourceKind, ShaderFlags};
+
+use crate::builder::Builder;
+use crate::lower::{Features, ResKind, Resource};
+
+/// `(major, minor)` of the validator rules the container follows.
+pub const VALIDATOR_VERSION: (u32, u32) = (1, 8);
+
+/// Helpers for metadata nodes over the builder's module.
+pub struct Md<'b> {
+    pub b: &'b mut Builder,
+}
+
+impl Md<'_> {
+    pub fn value(&mut self, ty: TypeId, v: Value) -> MdId {
+        self.b.m.metadata.push(MdData::Value { ty, value: v })
+    }
+
+    pub fn i32(&mut self, v: i64) -> MdId {
+        let c = self.b.i32c(v);
+        let t = self.b.t.i32;
+        self.value(t, c)
+    }
+
+    pub fn i64(&mut self, v: i64) -> MdId {
+        let c = self.b.const_int(crate::builder::Scalar::I64, v);
+        let t = self.b.t.i64;
+        self.value(t, c)
+    }
+
+    pub fn i8(&mut self, v: i64) -> MdId {
+        let c = self.b.i8c(v);
+        let t = self.b.t.i8;
+        self.value(t, c)
+    }
+
+    pub fn i1(&mut self, v: bool) -> MdId {
+        let c = self.b.i1c(v);
+        let t = self.b.t.i1;
+        self.value(t, c)
+    }
+
+    pub fn f32(&mut self, v: f32) -> MdId {
+        let c = self.b.f32c(v);
+        let t = self.b.t.f32;
+        self.value(t, c)
+    }
+
+    pub fn string(&mut self, s: &str) -> MdId {
+        self.b.m.metadata.push_string(s.as_bytes())
+    }
+
+    pub fn node(&mut self, ops: &[Option<MdId>]) -> MdId {
+        self.b.m.metadata.push_node(false, ops)
+    }
+
+    pub fn named(&mut self, name: &str, ops: Vec<MdId>) {
+        self.b.m.metadata.named.push(NamedMd {
+            name: name.into(),
+            operands: ops,
+        });
+    }
+}
+
+/// The resource symbol type DXC would declare for a resource (the validator reads the
+/// element type of typed resources from it).
+fn resource_symbol_type(b: &mut Builder, r: &Resource) -> TypeId {
+    let i32t = b.t.i32;
+    match (r.class, r.kind) {
+        (ResourceClass::SRV, ResKind::Raw) => b.named_struct("struct.ByteAddressBuffer", &[i32t]),
+        (_, ResKind::Raw) => b.named_struct("struct.RWByteAddressBuffer", &[i32t]),
+        (_, ResKind::CBuffer { size } | ResKind::PushConstants { size }) => {
+            let words = u64::from(size.div_ceil(4).max(1));
+            let arr = b.array_of(i32t, words);
+            b.named_struct_owned(format!("dx.cbuffer.{words}"), &[arr])
+        }
+        (_, ResKind::Sampler { comparison }) => {
+            if comparison {
+                b.named_struct("struct.SamplerComparisonState", &[i32t])
+            } else {
+                b.named_struct("struct.SamplerState", &[i32t])
+            }
+        }
+        (
+            class,
+            ResKind::Typed {
+                kind, comp, count, ..
+            },
+        ) => {
+            let (et, ename) = match comp {
+                dxil_shader::ComponentType::F32 => (b.t.f32, "float"),
+                dxil_shader::ComponentType::F16 => (b.t.f16, "half"),
+                dxil_shader::ComponentType::I32 => (b.t.i32, "int"),
+                dxil_shader::ComponentType::U64 => (b.t.i64, "uint64_t"),
+                dxil_shader::ComponentType::I64 => (b.t.i64, "int64_t"),
+                _ => (b.t.i32, "unsigned int"),
+            };
+            let base = dxil_shader::hlsl_type_name(class, kind, false, false);
+            let (elem, name) = if count == 1 {
+                (et, format!("class.{base}<{ename}>"))
+            } else {
+                let v = b.vector_of(et, u32::from(count));
+                (v, format!("class.{base}<vector<{ename}, {count}> >"))
+            };
+            b.named_struct_owned(name, &[elem])
+        }
+        (_, ResKind::AccelerationStructure) => {
+            b.named_struct("struct.RaytracingAccelerationStructure", &[i32t])
+        }
+    }
+}
+
+/// `!dx.resources`: the four lists, or `None` when there are no resources.
+pub fn resources(md: &mut Md<'_>, res: &[Resource]) -> Option<MdId> {
+    if res.is_empty() {
+        return None;
+    }
+    let mut lists: [Vec<Option<MdId>>; 4] = Default::default();
+    let mut order: Vec<&Resource> = res.iter().collect();
+    order.sort_by_key(|r| r.range_id);
+    for r in order {
+        let mut ty = resource_symbol_type(md.b, r);
+        // The validator allows a dynamic index only into a range whose symbol is an array.
+        if r.count != 1 {
+            let n = if r.count == u32::MAX {
+                0
+            } else {
+                u64::from(r.count)
+            };
+            ty = md.b.array_of(ty, n);
+        }
+        let pty = md.b.pointer_to(ty, 0);
+        let undef = md.b.undef(pty);
+        let mut ops = vec![
+            Some(md.i32(i64::from(r.range_id))),
+            Some(md.value(pty, undef)),
+            Some(md.string("")),
+            Some(md.i32(i64::from(r.space))),
+            Some(md.i32(i64::from(r.lower))),
+            Some(md.i32(i64::from(r.count as i32))),
+        ];
+        let typed_tags = |md: &mut Md<'_>, r: &Resource| match r.kind {
+            ResKind::Typed { comp, .. } => {
+                let t = md.i32(0);
+                let c = md.i32(i64::from(comp.raw()));
+                Some(md.node(&[Some(t), Some(c)]))
+            }
+            _ => None,
+        };
+        let list = match r.class {
+            ResourceClass::SRV => {
+                let (shape, samples) = match r.kind {
+                    ResKind::Raw => (ResourceKind::RawBuffer, 0),
+                    ResKind::Typed {
+                        kind, sample_count, ..
+                    } => (kind, sample_count),
+                    _ => (ResourceKind::RawBuffer, 0),
+                };
+                ops.push(Some(md.i32(i64::from(shape.raw()))));
+                ops.push(Some(md.i32(i64::from(samples))));
+                ops.push(typed_tags(md, r));
+                0
+            }
+            ResourceClass::UAV => {
+                let shape = match r.kind {
+                    ResKind::Typed { kind, .. } => kind,
+                    _ => ResourceKind::RawBuffer,
+                };
+                ops.push(Some(md.i32(i64::from(shape.raw()))));
+                ops.push(Some(md.i1(r.globally_coherent)));
+                ops.push(Some(md.i1(false)));
+                ops.push(Some(md.i1(false)));
+                ops.push(typed_tags(md, r));
+                1
+            }
+            ResourceClass::CBuffer => {
+                let size = match r.kind {
+                    ResKind::CBuffer { size } | ResKind::PushConstants { size } => size,
+                    _ => 0,
+                };
+                ops.push(Some(md.i32(i64::from(size.div_ceil(16) * 16))));
+                ops.push(None);
+                2
+            }
+            _ => {
+                let cmp = matches!(r.kind, ResKind::Sampler { comparison: true });
+                ops.push(Some(md.i32(i64::from(cmp))));
+                ops.push(None);
+                3
+            }
+        };
+        let n = md.node(&ops);
+        lists[list].push(Some(n));
+    }
+    let mut outer = Vec::with_capacity(4);
+    for l in &lists {
+        outer.push(if l.is_empty() { None } else { Some(md.node(l)) });
+    }
+    Some(md.node(&outer))
+}
+
+/// The shader flags the validator computes from the module (`CollectShaderFlags`).
+pub fn shader_flags(
+    m: &Module,
+    b: &Builder,
+    res: &[Resource],
+    features: &Features,
+    stage: dxil_shader::ShaderKind,
+) -> ShaderFlags {
+    use dxil_shader::ShaderKind as K;
+    let mut f = 0u64;
+    let set = |f: &mut u64, flag: ShaderFlags| *f |= flag.0;
+    let mut has_double = false;
+    let mut has_i64 = false;
+    let mut has_16 = false;
+    let mut double_ext = false;
+    let mut wave = false;
+    let t = b.t;
+    let is16 = |ty: TypeId| ty == t.f16 || ty == t.i16;
+    if let Some(body) = m
+        .functions
+        .get(b.main.index())
+        .and_then(|f| f.body.as_ref())
+    {
+        for inst in &body.insts {
+            let mut check = |ty: TypeId| {
+                let ty = match m.types.data(ty) {
+                    TypeData::Vector { elem, .. } => *elem,
+                    _ => ty,
+                };
+                has_double |= ty == t.f64;
+                has_i64 |= ty == t.i64;
+                has_16 |= is16(ty);
+            };
+            check(inst.ty);
+            inst.kind.for_each_value(&body.pool, |v| {
+                if let Some(ty) = value_type(m, body, v) {
+                    check(ty);
+                }
+            });
+            match &inst.kind {
+                InstKind::Binary { op, lhs, .. } => {
+                    if value_type(m, body, *lhs) == Some(t.f64) && *op == dxil_module::BinOp::FDiv {
+                        double_ext = true;
+                    }
+                }
+                InstKind::Cast { op, value } => {
+                    use dxil_module::CastOp as C;
+                    let from = value_type(m, body, *value);
+                    if matches!(op, C::FPToUI | C::FPToSI) && from == Some(t.f64)
+                        || matches!(op, C::UIToFP | C::SIToFP) && inst.ty == t.f64
+                    {
+                        double_ext = true;
+                    }
+                }
+                InstKind::Call { args, .. } => {
+                    let code = body
+                        .values(*args)
+                        .next()
+                        .and_then(|v| m.const_int(v))
+                        .and_then(|c| OpCode::from_u32(c as u32));
+                    if let Some(code) = code {
+                        let info = code.info();
+                        if info.flags.contains(OpFlags::WAVE)
+                            && code != OpCode::QuadOp
+                            && code != OpCode::QuadReadLaneAt
+                        {
+                            wave = true;
+                        }
+                        if matches!(code, OpCode::QuadOp | OpCode::QuadReadLaneAt) {
+                            wave = true;
+                        }
+                        if code == OpCode::Fma {
+                            double_ext = true;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if has_double || features.doubles {
+        set(&mut f, ShaderFlags::ENABLE_DOUBLE_PRECISION);
+    }
+    if double_ext {
+        set(&mut f, ShaderFlags::ENABLE_DOUBLE_EXTENSIONS);
+    }
+    if has_i64 {
+        set(&mut f, ShaderFlags::INT64_OPS);
+    }
+    if has_16 || features.native16 {
+        set(&mut f, ShaderFlags::LOW_PRECISION_PRESENT);
+        set(&mut f, ShaderFlags::USE_NATIVE_LOW_PRECISION);
+    }
+    if wave {
+        set(&mut f, ShaderFlags::WAVE_OPS);
+    }
+    if res.iter().any(|r| matches!(r.kind, ResKind::Raw)) {
+        set(&mut f, ShaderFlags::ENABLE_RAW_AND_STRUCTURED_BUFFERS);
+    }
+    let uav_slots: u64 = res
+        .iter()
+        .filter(|r| r.class == ResourceClass::UAV)
+        .map(|r| {
+            if r.count == u32::MAX {
+                9
+            } else {
+                u64::from(r.count)
+            }
+        })
+        .sum();
+    if uav_slots > 8 {
+        set(&mut f, ShaderFlags::UAVS_64);
+    }
+    if uav_slots > 0 && !matches!(stage, K::Compute | K::Pixel) {
+        set(&mut f, ShaderFlags::UAVS_AT_EVERY_STAGE);
+    }
+    if features.typed_uav_multi_load {
+        set(&mut f, ShaderFlags::UAV_LOAD_ADDITIONAL_FORMATS);
+    }
+    if features.atomic64_typed {
+        set(&mut f, ShaderFlags::ATOMIC_INT64_ON_TYPED_RESOURCE);
+    }
+    if features.atomic64_groupshared {
+        set(&mut f, ShaderFlags::ATOMIC_INT64_ON_GROUP_SHARED);
+    }
+    if features.stencil_ref {
+        set(&mut f, ShaderFlags::STENCIL_REF);
+    }
+    if features.view_id {
+        set(&mut f, ShaderFlags::VIEW_ID);
+    }
+    if features.barycentrics {
+        set(&mut f, ShaderFlags::BARYCENTRICS);
+    }
+    if features.viewport_rt_index {
+        set(&mut f, ShaderFlags::VIEWPORT_AND_RT_ARRAY_INDEX);
+    }
+    if features.inner_coverage {
+        set(&mut f, ShaderFlags::INNER_COVERAGE);
+    }
+    if features.tiled_resources {
+        set(&mut f, ShaderFlags::TILED_RESOURCES);
+    }
+    if features.rovs {
+        set(&mut f, ShaderFlags::ROVS);
+    }
+    ShaderFlags(f)
+}
+
+fn value_type(m: &Module, body: &dxil_module::Body, v: Value) -> Option<TypeId> {
+    match v.get() {
+        ValueRef::Const(c) => m.constants.get(c).map(|c| c.ty),
+        ValueRef::Inst(i) => body.inst(i).map(|d| d.ty),
+        _ => None,
+    }
+}
