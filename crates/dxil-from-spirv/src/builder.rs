@@ -284,6 +284,18 @@ impl Builder {
         self.t.handle
     }
 
+    /// `%dx.types.ResBind`: lower, upper, space, class.
+    pub fn res_bind_type(&mut self) -> TypeId {
+        let (i, b) = (self.t.i32, self.t.i8);
+        self.named_struct("dx.types.ResBind", &[i, i, i, b])
+    }
+
+    /// `%dx.types.ResourceProperties`: the two property words of `annotateHandle`.
+    pub fn res_props_type(&mut self) -> TypeId {
+        let i = self.t.i32;
+        self.named_struct("dx.types.ResourceProperties", &[i, i])
+    }
+
     /// `%dx.types.Dimensions`: what `getDimensions` returns.
     pub fn dimensions_type(&mut self) -> TypeId {
         let i = self.t.i32;

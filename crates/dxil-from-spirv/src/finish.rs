@@ -8,7 +8,7 @@ use spirv::ExecutionModel;
 use crate::bindings::{BindingInfo, BindingRequest, DescriptorKind, RegisterClass};
 use crate::builder::Builder;
 use crate::error::{Error, ErrorKind, Result, internal, unsupported};
-use crate::lower::{ResKind, Resource, Tr};
+use crate::lower::{CreateSite, ResKind, Resource, Tr};
 use crate::metadata::{self, Md, VALIDATOR_VERSION};
 use crate::spec::{SpecConstant, SpecTable};
 use crate::{Options, Output, SpecMode, spv};
@@ -60,8 +60,14 @@ pub fn stage_of(model: ExecutionModel) -> Result<(ShaderKind, &'static str)> {
 pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output> {
     let entry = select_entry(m, options)?;
     let (kind, profile) = stage_of(entry.model)?;
-    let mut tr = Tr::new(m, options, entry)?;
+    // Shader model 6.6 features need the 6.6 handle operations; the first translation
+    // finds out whether any is used.
+    let mut tr = Tr::new(m, options, entry, false)?;
     tr.run()?;
+    if tr.features.min_sm >= (6, 6) {
+        tr = Tr::new(m, options, entry, true)?;
+        tr.run()?;
+    }
     let mut bindings = place_resources(&mut tr)?;
     tr.b.finish_main()?;
     let push_bytes = tr.resources.iter().find_map(|r| match r.kind {
@@ -84,12 +90,6 @@ pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output
         tr.features.need_sm(6, 2);
     }
     let sm = tr.features.min_sm.max(sm);
-    if sm > (6, 5) {
-        return Err(unsupported(format!(
-            "features of shader model {}.{} (this translator writes createHandle, valid up to 6.5)",
-            sm.0, sm.1
-        )));
-    }
     write_metadata(&mut tr, kind, profile, sm, flags)?;
     let spec_records = std::mem::take(&mut tr.spec.records);
     let patchable: Vec<ConstId> = spec_records.iter().filter_map(|r| r.constant).collect();
@@ -233,8 +233,8 @@ fn place_resources(tr: &mut Tr<'_>) -> Result<Vec<BindingInfo>> {
     }
     for i in 0..tr.resources.len() {
         let r = tr.resources[i].clone();
-        for &(call, add) in &r.creates {
-            patch_create(&mut tr.b, call, add, &r)?;
+        for site in &r.creates {
+            patch_create(&mut tr.b, site, &r)?;
         }
     }
     Ok(infos)
@@ -273,28 +273,100 @@ fn check_overlaps(infos: &[BindingInfo]) -> Result<()> {
     Ok(())
 }
 
-/// Sets class, range id and register of a `createHandle` call.
-fn patch_create(b: &mut Builder, call: Value, add: Option<Value>, r: &Resource) -> Result<()> {
-    let class = b.i8c(i64::from(r.class.raw()));
-    let range = b.i32c(i64::from(r.range_id));
-    let lower = b.i32c(i64::from(r.lower as i32));
+/// Completes a handle creation: class, range and register (`createHandle`), or binding and
+/// properties (`createHandleFromBinding` + `annotateHandle`).
+fn patch_create(b: &mut Builder, site: &CreateSite, r: &Resource) -> Result<()> {
     let args = b
-        .call_args(call)
+        .call_args(site.call)
         .ok_or_else(|| internal("handle creation is not a call"))?;
     let base = args.start as usize;
-    b.body_pool_set(base + 1, class)?;
-    b.body_pool_set(base + 2, range)?;
-    match add {
-        None => b.body_pool_set(base + 3, lower)?,
+    let index_at = if site.annotate.is_some() {
+        base + 2
+    } else {
+        base + 3
+    };
+    match site.add {
+        None => {
+            let lower = b.i32c(i64::from(r.lower as i32));
+            b.body_pool_set(index_at, lower)?
+        }
         Some(a) if a.as_const().is_some() => {
             // A constant array index: the register is lower + index.
             let k = b.as_const_int(a).unwrap_or(0);
             let reg = b.i32c(i64::from(r.lower.wrapping_add(k as u32) as i32));
-            b.body_pool_set(base + 3, reg)?
+            b.body_pool_set(index_at, reg)?
         }
-        Some(a) => b.set_binary_rhs(a, lower)?,
+        Some(a) => {
+            let lower = b.i32c(i64::from(r.lower as i32));
+            b.set_binary_rhs(a, lower)?
+        }
+    }
+    match site.annotate {
+        None => {
+            let class = b.i8c(i64::from(r.class.raw()));
+            let range = b.i32c(i64::from(r.range_id));
+            b.body_pool_set(base + 1, class)?;
+            b.body_pool_set(base + 2, range)?;
+        }
+        Some(annotate) => {
+            let upper = if r.count == u32::MAX {
+                u32::MAX
+            } else {
+                r.lower.wrapping_add(r.count.max(1) - 1)
+            };
+            let bind_ty = b.res_bind_type();
+            let fields = [
+                b.i32c(i64::from(r.lower as i32)),
+                b.i32c(i64::from(upper as i32)),
+                b.i32c(i64::from(r.space as i32)),
+                b.i8c(i64::from(r.class.raw())),
+            ];
+            let bind = b.const_aggregate(bind_ty, &fields);
+            b.body_pool_set(base + 1, bind)?;
+            let (w0, w1) = resource_properties(r);
+            let props_ty = b.res_props_type();
+            let words = [b.i32c(i64::from(w0 as i32)), b.i32c(i64::from(w1 as i32))];
+            let props = b.const_aggregate(props_ty, &words);
+            let aargs = b
+                .call_args(annotate)
+                .ok_or_else(|| internal("annotateHandle is not a call"))?;
+            b.body_pool_set(aargs.start as usize + 2, props)?;
+        }
     }
     Ok(())
+}
+
+/// The two `annotateHandle` property words of a resource (`DxilResourceProperties`).
+fn resource_properties(r: &Resource) -> (u32, u32) {
+    use dxil_shader::ResourceKind as K;
+    let uav = u32::from(r.class == ResourceClass::UAV) << 12;
+    let coherent = u32::from(r.globally_coherent && r.class == ResourceClass::UAV) << 14;
+    match r.kind {
+        ResKind::Raw => (K::RawBuffer.raw() | uav | coherent, 0),
+        ResKind::CBuffer { size } | ResKind::PushConstants { size } => {
+            (K::CBuffer.raw(), size.div_ceil(16) * 16)
+        }
+        ResKind::Sampler { comparison } => (K::Sampler.raw() | (u32::from(comparison) << 15), 0),
+        ResKind::Typed {
+            kind,
+            comp,
+            count,
+            sample_count,
+        } => {
+            let wide = matches!(
+                comp,
+                dxil_shader::ComponentType::U64 | dxil_shader::ComponentType::I64
+            );
+            let count = if wide { 1 } else { u32::from(count) };
+            (
+                kind.raw() | uav | coherent,
+                crate::metadata::metadata_comp(comp).raw()
+                    | (count << 8)
+                    | ((sample_count & 0xff) << 16),
+            )
+        }
+        ResKind::AccelerationStructure => (K::RTAccelerationStructure.raw(), 0),
+    }
 }
 
 fn write_metadata(

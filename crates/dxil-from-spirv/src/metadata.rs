@@ -95,8 +95,9 @@ fn resource_symbol_type(b: &mut Builder, r: &Resource) -> TypeId {
                 dxil_shader::ComponentType::F32 => (b.t.f32, "float"),
                 dxil_shader::ComponentType::F16 => (b.t.f16, "half"),
                 dxil_shader::ComponentType::I32 => (b.t.i32, "int"),
-                dxil_shader::ComponentType::U64 => (b.t.i64, "uint64_t"),
-                dxil_shader::ComponentType::I64 => (b.t.i64, "int64_t"),
+                dxil_shader::ComponentType::U64 | dxil_shader::ComponentType::I64 => {
+                    (b.t.i64, "unsigned long long")
+                }
                 _ => (b.t.i32, "unsigned int"),
             };
             let base = dxil_shader::hlsl_type_name(class, kind, false, false);
@@ -111,6 +112,16 @@ fn resource_symbol_type(b: &mut Builder, r: &Resource) -> TypeId {
         (_, ResKind::AccelerationStructure) => {
             b.named_struct("struct.RaytracingAccelerationStructure", &[i32t])
         }
+    }
+}
+
+/// The component type a resource record states: 64-bit texels are described as 32-bit
+/// words (DXC does the same; the symbol type still says 64-bit).
+pub fn metadata_comp(c: dxil_shader::ComponentType) -> dxil_shader::ComponentType {
+    use dxil_shader::ComponentType as C;
+    match c {
+        C::U64 | C::I64 => C::U32,
+        c => c,
     }
 }
 
@@ -146,8 +157,18 @@ pub fn resources(md: &mut Md<'_>, res: &[Resource]) -> Option<MdId> {
         let typed_tags = |md: &mut Md<'_>, r: &Resource| match r.kind {
             ResKind::Typed { comp, .. } => {
                 let t = md.i32(0);
-                let c = md.i32(i64::from(comp.raw()));
-                Some(md.node(&[Some(t), Some(c)]))
+                let c = md.i32(i64::from(metadata_comp(comp).raw()));
+                let mut ops = vec![Some(t), Some(c)];
+                if r.atomic64 {
+                    ops.push(Some(md.i32(3)));
+                    ops.push(Some(md.i32(1)));
+                }
+                Some(md.node(&ops))
+            }
+            _ if r.atomic64 => {
+                let t = md.i32(3);
+                let one = md.i32(1);
+                Some(md.node(&[Some(t), Some(one)]))
             }
             _ => None,
         };

@@ -43,6 +43,16 @@ pub enum ResKind {
     AccelerationStructure,
 }
 
+/// A handle creation to complete: the `createHandle` (or `createHandleFromBinding`) call,
+/// the `annotateHandle` after it (shader model 6.6), and the `add` that offsets a dynamic
+/// array index by the base register (or the constant index).
+#[derive(Clone, Copy, Debug)]
+pub struct CreateSite {
+    pub call: Value,
+    pub annotate: Option<Value>,
+    pub add: Option<Value>,
+}
+
 /// One DXIL resource (a combined image-sampler variable makes two).
 #[derive(Clone, Debug)]
 pub struct Resource {
@@ -64,56 +74,22 @@ pub struct Resource {
     pub block_ty: u32,
     /// The handle made in the first block (single descriptors).
     pub handle: Option<Value>,
-    /// `createHandle` calls whose class, range and register arguments are filled in at the
-    /// end, with the `add` that offsets a dynamic array index by the base register.
-    pub creates: Vec<(Value, Option<Value>)>,
+    /// Handle creations whose class, range and register arguments are filled in once the
+    /// bindings are placed.
+    pub creates: Vec<CreateSite>,
     /// The image half of a combined image-sampler.
     pub combined: bool,
     /// Other variables bound to the same descriptor (aliases).
     pub aliases: Vec<u32>,
+    /// Samplers: bit 0 used for plain sampling, bit 1 for depth comparison.
+    pub sampler_modes: u8,
+    /// A 64-bit atomic operates on it (resource tag 3, PSV0 flag).
+    pub atomic64: bool,
     /// Index into its class's list of `!dx.resources`.
     pub range_id: u32,
     /// Whether this is the sampler half of a combined image-sampler.
     pub is_sampler_half: bool,
     pub name: Option<String>,
-}
-
-pub fn is_atomic(op: Op) -> bool {
-    matches!(
-        op,
-        Op::AtomicLoad
-            | Op::AtomicStore
-            | Op::AtomicExchange
-            | Op::AtomicCompareExchange
-            | Op::AtomicIIncrement
-            | Op::AtomicIDecrement
-            | Op::AtomicIAdd
-            | Op::AtomicISub
-            | Op::AtomicSMin
-            | Op::AtomicUMin
-            | Op::AtomicSMax
-            | Op::AtomicUMax
-            | Op::AtomicAnd
-            | Op::AtomicOr
-            | Op::AtomicXor
-            | Op::AtomicFAddEXT
-            | Op::AtomicFMinEXT
-            | Op::AtomicFMaxEXT
-    )
-}
-
-/// DXIL `AtomicBinOpCode`.
-#[derive(Clone, Copy)]
-enum AtomicOp {
-    Add = 0,
-    And = 1,
-    Or = 2,
-    Xor = 3,
-    IMin = 4,
-    IMax = 5,
-    UMin = 6,
-    UMax = 7,
-    Exchange = 8,
 }
 
 impl Tr<'_> {
@@ -258,6 +234,8 @@ impl Tr<'_> {
             is_sampler_half: false,
             combined: false,
             aliases: Vec::new(),
+            sampler_modes: 0,
+            atomic64: false,
             name,
         };
         let inner_decor = *self.spv.decor.get(inner);
@@ -289,6 +267,11 @@ impl Tr<'_> {
                 };
                 if img.dim == spirv::Dim::DimSubpassData {
                     return Err(unsupported("subpass inputs"));
+                }
+                if img.ms && img.sampled == 2 {
+                    return Err(unsupported(
+                        "multisampled storage images (writable MSAA textures need shader model 6.7)",
+                    ));
                 }
             }
             (StorageClass::UniformConstant, Type::Sampler) => {
@@ -447,7 +430,11 @@ impl Tr<'_> {
             } => ComponentType::U64,
             _ => return Err(unsupported("images of this sampled type")),
         };
-        let count = format_components(img.format).unwrap_or(4);
+        let count = if comp == ComponentType::U64 {
+            1
+        } else {
+            format_components(img.format).unwrap_or(4)
+        };
         Ok(ResKind::Typed {
             kind,
             comp,
@@ -520,10 +507,32 @@ impl Tr<'_> {
         };
         let nu = self.b.i1c(non_uniform);
         let h = self.b.handle_type();
+        if self.handles66 {
+            let bind_ty = self.b.res_bind_type();
+            let bind = self.b.undef(bind_ty);
+            let call = self
+                .b
+                .dxop(OpCode::CreateHandleFromBinding, None, h, &[bind, idx, nu])?;
+            let props_ty = self.b.res_props_type();
+            let props = self.b.undef(props_ty);
+            let annotated = self
+                .b
+                .dxop(OpCode::AnnotateHandle, None, h, &[call, props])?;
+            self.resources[res as usize].creates.push(CreateSite {
+                call,
+                annotate: Some(annotated),
+                add,
+            });
+            return Ok(annotated);
+        }
         let call = self
             .b
             .dxop(OpCode::CreateHandle, None, h, &[class, range, idx, nu])?;
-        self.resources[res as usize].creates.push((call, add));
+        self.resources[res as usize].creates.push(CreateSite {
+            call,
+            annotate: None,
+            add,
+        });
         Ok(call)
     }
 
@@ -770,7 +779,7 @@ impl Tr<'_> {
     }
 
     /// Byte offset value: dynamic part plus `off`.
-    fn byte_offset(&mut self, p: &Ptr, off: u64) -> Result<Value> {
+    pub fn byte_offset(&mut self, p: &Ptr, off: u64) -> Result<Value> {
         let off = u32::try_from(off).map_err(|_| limit("buffer offset over 4 GiB"))?;
         let k = self.b.i32c(i64::from(off));
         match p.dyn_off {
@@ -1110,212 +1119,6 @@ impl Tr<'_> {
             bytes
         };
         self.set_scalar(id, n)
-    }
-
-    /// Atomics on buffers and local (workgroup) memory.
-    pub fn atomic(&mut self, inst: &Inst<'_>, op: Op) -> Result<()> {
-        let (ptr_id, result) = match op {
-            Op::AtomicStore => (inst.word(0)?, None),
-            _ => (inst.word(2)?, Some((inst.word(0)?, inst.word(1)?))),
-        };
-        let p = self.ptr(ptr_id)?;
-        let value_at = match op {
-            Op::AtomicStore => Some(3),
-            Op::AtomicCompareExchange => Some(6),
-            Op::AtomicLoad | Op::AtomicIIncrement | Op::AtomicIDecrement => None,
-            _ => Some(5),
-        };
-        let value = match value_at {
-            Some(i) => Some(self.scalar(inst.word(i)?)?),
-            None => None,
-        };
-        let k = self.scalar_kind(p.ty)?;
-        if k.is_float() {
-            return Err(unsupported("floating-point atomics"));
-        }
-        if k.bits() != 32 && k.bits() != 64 {
-            return Err(unsupported("atomics on 16-bit integers"));
-        }
-        let one = self.b.const_int(k, 1);
-        let (aop, operand) = match op {
-            Op::AtomicLoad => (AtomicOp::Or, self.b.zero(k)),
-            Op::AtomicStore | Op::AtomicExchange => (AtomicOp::Exchange, value.unwrap_or(one)),
-            Op::AtomicIIncrement => (AtomicOp::Add, one),
-            Op::AtomicIDecrement => {
-                let m = self.b.const_int(k, -1);
-                (AtomicOp::Add, m)
-            }
-            Op::AtomicIAdd => (AtomicOp::Add, value.unwrap_or(one)),
-            Op::AtomicISub => {
-                let z = self.b.zero(k);
-                let v = value.unwrap_or(one);
-                (AtomicOp::Add, self.b.binary(BinOp::Sub, z, v)?)
-            }
-            Op::AtomicSMin => (AtomicOp::IMin, value.unwrap_or(one)),
-            Op::AtomicUMin => (AtomicOp::UMin, value.unwrap_or(one)),
-            Op::AtomicSMax => (AtomicOp::IMax, value.unwrap_or(one)),
-            Op::AtomicUMax => (AtomicOp::UMax, value.unwrap_or(one)),
-            Op::AtomicAnd => (AtomicOp::And, value.unwrap_or(one)),
-            Op::AtomicOr => (AtomicOp::Or, value.unwrap_or(one)),
-            Op::AtomicXor => (AtomicOp::Xor, value.unwrap_or(one)),
-            Op::AtomicCompareExchange => (AtomicOp::Exchange, value.unwrap_or(one)),
-            _ => return Err(unsupported(format!("{op:?}"))),
-        };
-        let cmp = if op == Op::AtomicCompareExchange {
-            Some(self.scalar(inst.word(7)?)?)
-        } else {
-            None
-        };
-        let r = match p.base {
-            Base::Local(_) => self.atomic_local(&p, aop, operand, cmp, k)?,
-            Base::Buffer { res, handle } => {
-                self.resources[res as usize].written = true;
-                let off = self.byte_offset(&p, 0)?;
-                let undef = self.b.undef_scalar(Scalar::I32);
-                self.atomic_resource(handle, &[off, undef, undef], aop, operand, cmp, k)?
-            }
-            Base::Texel {
-                res,
-                handle,
-                coords,
-            } => {
-                self.resources[res as usize].written = true;
-                let mut c: Vec<Value> =
-                    self.pool[coords.0 as usize..(coords.0 + coords.1) as usize].to_vec();
-                let undef = self.b.undef_scalar(Scalar::I32);
-                c.resize(3, undef);
-                self.atomic_resource(handle, &c, aop, operand, cmp, k)?
-            }
-            _ => return Err(malformed("atomic on a pointer that is not to memory")),
-        };
-        if let Some((_, id)) = result {
-            self.set_scalar(id, r)?;
-        }
-        Ok(())
-    }
-
-    fn atomic_resource(
-        &mut self,
-        handle: Value,
-        coords: &[Value],
-        aop: AtomicOp,
-        value: Value,
-        cmp: Option<Value>,
-        k: Scalar,
-    ) -> Result<Value> {
-        if k.bits() == 64 {
-            self.features.atomic64_typed = true;
-            self.features.need_sm(6, 6);
-        }
-        let kt = self.b.scalar(k);
-        match cmp {
-            Some(c) => self.b.dxop(
-                OpCode::AtomicCompareExchange,
-                Some(kt),
-                kt,
-                &[handle, coords[0], coords[1], coords[2], c, value],
-            ),
-            None => {
-                let code = self.b.i32c(aop as i64);
-                self.b.dxop(
-                    OpCode::AtomicBinOp,
-                    Some(kt),
-                    kt,
-                    &[handle, code, coords[0], coords[1], coords[2], value],
-                )
-            }
-        }
-    }
-
-    fn atomic_local(
-        &mut self,
-        p: &Ptr,
-        aop: AtomicOp,
-        value: Value,
-        cmp: Option<Value>,
-        k: Scalar,
-    ) -> Result<Value> {
-        let (ptr, _) = self.local_scalar_ptr(p)?;
-        if k.bits() == 64 {
-            self.features.atomic64_groupshared = true;
-            self.features.need_sm(6, 6);
-        }
-        if let Some(c) = cmp {
-            return self.b.cmpxchg(ptr, c, value);
-        }
-        use dxil_module::RmwOp;
-        let rmw = match aop {
-            AtomicOp::Add => RmwOp::Add,
-            AtomicOp::And => RmwOp::And,
-            AtomicOp::Or => RmwOp::Or,
-            AtomicOp::Xor => RmwOp::Xor,
-            AtomicOp::IMin => RmwOp::Min,
-            AtomicOp::IMax => RmwOp::Max,
-            AtomicOp::UMin => RmwOp::UMin,
-            AtomicOp::UMax => RmwOp::UMax,
-            AtomicOp::Exchange => RmwOp::Xchg,
-        };
-        self.b.atomic_rmw(rmw, ptr, value)
-    }
-
-    /// `OpControlBarrier` / `OpMemoryBarrier` → `dx.op.barrier`.
-    pub fn barrier(&mut self, inst: &Inst<'_>, op: Op) -> Result<()> {
-        let (exec, sem_id) = if op == Op::ControlBarrier {
-            (Some(inst.word(0)?), inst.word(2)?)
-        } else {
-            (None, inst.word(1)?)
-        };
-        let sem = self.const_u64(sem_id)? as u32;
-        let exec_scope = match exec {
-            Some(e) => Some(self.const_u64(e)? as u32),
-            None => None,
-        };
-        let group_stage = matches!(
-            self.model,
-            spirv::ExecutionModel::GLCompute
-                | spirv::ExecutionModel::MeshEXT
-                | spirv::ExecutionModel::TaskEXT
-                | spirv::ExecutionModel::MeshNV
-                | spirv::ExecutionModel::TaskNV
-        );
-        let mem_scope =
-            self.const_u64(inst.word(if op == Op::ControlBarrier { 1 } else { 0 })?)? as u32;
-        // Semantics bits: UniformMemory 0x40, WorkgroupMemory 0x100, ImageMemory 0x800.
-        let mut mode = 0i64;
-        let sync = group_stage && exec_scope == Some(spirv::Scope::Workgroup as u32);
-        if sync {
-            mode |= 1;
-        }
-        if sem & 0x100 != 0 && group_stage {
-            mode |= 8;
-        }
-        if sem & (0x40 | 0x800 | 0x200) != 0 {
-            mode |= if mem_scope == spirv::Scope::Workgroup as u32 && group_stage {
-                4
-            } else {
-                2
-            };
-        }
-        if mode == 1 {
-            mode |= 8;
-        }
-        if mode == 0 {
-            // Nothing to order in this stage (e.g. a workgroup barrier outside compute).
-            return Ok(());
-        }
-        if !group_stage {
-            if self.model == spirv::ExecutionModel::TessellationControl && exec.is_some() {
-                return Err(unsupported("barriers in tessellation control shaders"));
-            }
-            mode &= 2;
-            if mode == 0 {
-                return Ok(());
-            }
-        }
-        let k = self.b.i32c(mode);
-        let void = self.b.t.void;
-        self.b.dxop(OpCode::Barrier, None, void, &[k])?;
-        Ok(())
     }
 }
 

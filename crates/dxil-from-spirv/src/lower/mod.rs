@@ -4,6 +4,7 @@
 //! (local arrays, raw buffers, constant buffers, signature elements).
 
 mod arith;
+mod atomic;
 mod buffer;
 pub mod consts;
 mod control;
@@ -26,7 +27,7 @@ use crate::error::{Error, ErrorKind, Result, malformed, unsupported};
 use crate::spv::{self, Inst, Type};
 use crate::{Options, SpecMode};
 
-pub use buffer::{ResKind, Resource};
+pub use buffer::{CreateSite, ResKind, Resource};
 pub use consts::SpecRecord;
 pub(crate) use memory::{Local, Ptr};
 
@@ -132,6 +133,8 @@ pub struct Tr<'a> {
     pub used_globals: Vec<u32>,
     /// Whether `OpKill`-style termination or `discard` was used.
     pub uses_discard: bool,
+    /// Handles come from `createHandleFromBinding` + `annotateHandle` (shader model 6.6+).
+    pub handles66: bool,
 }
 
 impl<'a> Tr<'a> {
@@ -139,6 +142,7 @@ impl<'a> Tr<'a> {
         spv: &'a spv::Module<'a>,
         opts: &'a Options,
         entry: &'a spv::EntryPoint,
+        handles66: bool,
     ) -> Result<Tr<'a>> {
         let bound = spv.bound as usize;
         Ok(Tr {
@@ -166,6 +170,7 @@ impl<'a> Tr<'a> {
             io: io::Io::default(),
             used_globals: Vec::new(),
             uses_discard: false,
+            handles66,
         })
     }
 
@@ -656,7 +661,7 @@ impl<'a> Tr<'a> {
             Op::ArrayLength => self.array_length(inst),
             Op::ControlBarrier | Op::MemoryBarrier => self.barrier(inst, op),
             Op::ExtInst => self.ext_inst(inst),
-            _ if buffer::is_atomic(op) => self.atomic(inst, op),
+            _ if atomic::is_atomic(op) => self.atomic(inst, op),
             _ => self.value_op(inst, op),
         }
     }
