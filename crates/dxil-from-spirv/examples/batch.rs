@@ -23,10 +23,16 @@ fn main() {
         ..Default::default()
     };
     for path in args {
-        let name = std::path::Path::new(&path)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        // The last three path components, so that equal file names in different folders do
+        // not collide.
+        let name = path
+            .rsplit('/')
+            .take(3)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>()
+            .join("__");
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) => {

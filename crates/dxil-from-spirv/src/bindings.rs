@@ -70,6 +70,9 @@ pub struct BindingRequest {
     /// Descriptors in the binding (`u32::MAX` for a runtime array).
     pub count: u32,
     pub name: Option<String>,
+    /// 0 for the first variable of this set, binding and class; n for the n-th alias (another
+    /// variable bound to the same descriptors with another type).
+    pub alias: u32,
 }
 
 /// Where a binding goes.
@@ -191,6 +194,23 @@ impl BindingMap {
     }
 }
 
+/// Space step of the n-th alias of a binding in the default mappings: aliases are the same
+/// descriptors seen with another type, and D3D12 wants a register range per type.
+pub const ALIAS_SPACE_STEP: u32 = 100_000;
+
+fn alias_space(req: &BindingRequest, space: u32) -> Result<u32> {
+    req.alias
+        .checked_mul(ALIAS_SPACE_STEP)
+        .and_then(|a| a.checked_add(space))
+        .filter(|&s| s < dxil_rootsig::RESERVED_REGISTER_SPACE_START)
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Binding,
+                format!("set {} binding {}: too many aliases", req.set, req.binding),
+            )
+        })
+}
+
 /// [`BindingMap::Shifted`].
 pub fn shifted_target(req: &BindingRequest) -> Result<BindingTarget> {
     if req.kind == DescriptorKind::PushConstants {
@@ -212,7 +232,7 @@ pub fn shifted_target(req: &BindingRequest) -> Result<BindingTarget> {
         }
     };
     Ok(BindingTarget {
-        space: req.set,
+        space: alias_space(req, req.set)?,
         register: req.binding % 100,
         class: Some(class),
     })
@@ -220,7 +240,8 @@ pub fn shifted_target(req: &BindingRequest) -> Result<BindingTarget> {
 
 /// Godot's arithmetic: space 0, register `set · 10⁸ + binding · 10⁵`. A runtime array
 /// (unbounded) would run into every register after it, so it gets a space of its own,
-/// `1 + set · 1000 + binding`, from register 0.
+/// `1 + set · 1000 + binding`, from register 0. The n-th alias of a binding (another variable
+/// on the same descriptors, of another type) goes `n ·` [`ALIAS_SPACE_STEP`] spaces further.
 pub fn default_target(req: &BindingRequest) -> Result<BindingTarget> {
     if req.kind == DescriptorKind::PushConstants {
         return Ok(BindingTarget {
@@ -241,7 +262,7 @@ pub fn default_target(req: &BindingRequest) -> Result<BindingTarget> {
             ));
         }
         return Ok(BindingTarget {
-            space: space as u32,
+            space: alias_space(req, space as u32)?,
             register: 0,
             class: None,
         });
@@ -272,7 +293,7 @@ pub fn default_target(req: &BindingRequest) -> Result<BindingTarget> {
             )
         })?;
     Ok(BindingTarget {
-        space: 0,
+        space: alias_space(req, 0)?,
         register,
         class: None,
     })

@@ -176,7 +176,7 @@ fn descriptor_kind(r: &Resource) -> DescriptorKind {
 
 /// Chooses classes, places registers, numbers the ranges and completes the handle calls.
 fn place_resources(tr: &mut Tr<'_>) -> Result<Vec<BindingInfo>> {
-    let mut infos = Vec::with_capacity(tr.resources.len());
+    let mut infos: Vec<BindingInfo> = Vec::with_capacity(tr.resources.len());
     for r in &mut tr.resources {
         if r.kind == ResKind::Raw {
             r.class = if r.written {
@@ -185,6 +185,7 @@ fn place_resources(tr: &mut Tr<'_>) -> Result<Vec<BindingInfo>> {
                 ResourceClass::SRV
             };
         }
+        r.rov = tr.features.rovs && r.class == ResourceClass::UAV;
         let class = match r.class {
             ResourceClass::SRV => RegisterClass::Srv,
             ResourceClass::UAV => RegisterClass::Uav,
@@ -193,13 +194,23 @@ fn place_resources(tr: &mut Tr<'_>) -> Result<Vec<BindingInfo>> {
         };
         let kind = descriptor_kind(r);
         let push = kind == DescriptorKind::PushConstants;
+        let (set, binding) = if push {
+            (u32::MAX, u32::MAX)
+        } else {
+            (r.set, r.binding)
+        };
+        let alias = infos
+            .iter()
+            .filter(|i| i.set == set && i.binding == binding && i.class == class)
+            .count() as u32;
         let req = BindingRequest {
-            set: if push { u32::MAX } else { r.set },
-            binding: if push { u32::MAX } else { r.binding },
+            set,
+            binding,
             kind,
             class,
             count: r.count,
             name: r.name.clone(),
+            alias,
         };
         let t = tr.opts.bindings.resolve(&req)?;
         let class = t.class.unwrap_or(class);
@@ -339,7 +350,7 @@ fn patch_create(b: &mut Builder, site: &CreateSite, r: &Resource) -> Result<()> 
 /// The two `annotateHandle` property words of a resource (`DxilResourceProperties`).
 fn resource_properties(r: &Resource) -> (u32, u32) {
     use dxil_shader::ResourceKind as K;
-    let uav = u32::from(r.class == ResourceClass::UAV) << 12;
+    let uav = (u32::from(r.class == ResourceClass::UAV) << 12) | (u32::from(r.rov) << 13);
     let coherent = u32::from(r.globally_coherent && r.class == ResourceClass::UAV) << 14;
     match r.kind {
         ResKind::Raw => (K::RawBuffer.raw() | uav | coherent, 0),

@@ -100,7 +100,7 @@ fn resource_symbol_type(b: &mut Builder, r: &Resource) -> TypeId {
                 }
                 _ => (b.t.i32, "unsigned int"),
             };
-            let base = dxil_shader::hlsl_type_name(class, kind, false, false);
+            let base = dxil_shader::hlsl_type_name(class, kind, r.rov, false);
             let (elem, name) = if count == 1 {
                 (et, format!("class.{base}<{ename}>"))
             } else {
@@ -194,7 +194,7 @@ pub fn resources(md: &mut Md<'_>, res: &[Resource]) -> Option<MdId> {
                 ops.push(Some(md.i32(i64::from(shape.raw()))));
                 ops.push(Some(md.i1(r.globally_coherent)));
                 ops.push(Some(md.i1(false)));
-                ops.push(Some(md.i1(false)));
+                ops.push(Some(md.i1(r.rov)));
                 ops.push(typed_tags(md, r));
                 1
             }
@@ -367,7 +367,7 @@ pub fn shader_flags(
     if features.tiled_resources {
         set(&mut f, ShaderFlags::TILED_RESOURCES);
     }
-    if features.rovs {
+    if res.iter().any(|r| r.rov) {
         set(&mut f, ShaderFlags::ROVS);
     }
     ShaderFlags(f)

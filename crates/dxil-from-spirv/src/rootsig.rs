@@ -47,58 +47,23 @@ pub fn build(
                         && (b.class == RegisterClass::Sampler) == samplers
                 })
                 .collect();
-            if idx.is_empty() {
-                continue;
-            }
             idx.sort_by_key(|&i| {
                 (
                     bindings[i].binding,
                     bindings[i].class == RegisterClass::Sampler,
                 )
             });
-            let param = params.len() as u32;
-            let mut ranges = Vec::with_capacity(idx.len());
-            let mut offset: u64 = 0;
-            for (n, &i) in idx.iter().enumerate() {
-                let b = &mut bindings[i];
-                if b.count == u32::MAX && n + 1 != idx.len() {
-                    return Err(Error::new(
-                        ErrorKind::Binding,
-                        format!(
-                            "set {set} binding {}: a runtime descriptor array must be the last binding of its set",
-                            b.binding
-                        ),
-                    ));
-                }
-                let range_type = match b.class {
-                    RegisterClass::Srv => RangeType::Srv,
-                    RegisterClass::Uav => RangeType::Uav,
-                    RegisterClass::Cbv => RangeType::Cbv,
-                    RegisterClass::Sampler => RangeType::Sampler,
-                };
-                b.root_parameter = Some(param);
-                b.table_offset = u32::try_from(offset).ok();
-                ranges.push(DescriptorRange {
-                    range_type,
-                    num_descriptors: b.count,
-                    base_shader_register: b.register,
-                    register_space: b.space,
-                    flags: if samplers {
-                        DescriptorRangeFlags::DESCRIPTORS_VOLATILE
-                    } else {
-                        DescriptorRangeFlags::DESCRIPTORS_VOLATILE
-                            | DescriptorRangeFlags::DATA_VOLATILE
-                    },
-                    offset_in_descriptors_from_table_start: u32::try_from(offset).map_err(
-                        |_| Error::new(ErrorKind::Binding, "descriptor table too large"),
-                    )?,
-                });
-                offset += u64::from(b.count);
+            // Bounded bindings share one table; a runtime array has a table of its own (a
+            // range after an unbounded one has no offset).
+            let (unbounded, bounded): (Vec<usize>, Vec<usize>) = idx
+                .into_iter()
+                .partition(|&i| bindings[i].count == u32::MAX);
+            if !bounded.is_empty() {
+                push_table(&mut params, bindings, &bounded, samplers)?;
             }
-            params.push(RootParameter {
-                shader_visibility: ShaderVisibility::All,
-                kind: RootParameterKind::DescriptorTable(DescriptorTable { ranges }),
-            });
+            for i in unbounded {
+                push_table(&mut params, bindings, &[i], samplers)?;
+            }
         }
     }
     Ok(RootSignature {
@@ -107,4 +72,46 @@ pub fn build(
         parameters: params,
         static_samplers: Vec::new(),
     })
+}
+
+/// Appends a descriptor table holding `idx`'s bindings, one range each, in order.
+fn push_table(
+    params: &mut Vec<RootParameter>,
+    bindings: &mut [BindingInfo],
+    idx: &[usize],
+    samplers: bool,
+) -> Result<()> {
+    let param = params.len() as u32;
+    let mut ranges = Vec::with_capacity(idx.len());
+    let mut offset: u64 = 0;
+    for &i in idx {
+        let b = &mut bindings[i];
+        let range_type = match b.class {
+            RegisterClass::Srv => RangeType::Srv,
+            RegisterClass::Uav => RangeType::Uav,
+            RegisterClass::Cbv => RangeType::Cbv,
+            RegisterClass::Sampler => RangeType::Sampler,
+        };
+        b.root_parameter = Some(param);
+        b.table_offset = u32::try_from(offset).ok();
+        ranges.push(DescriptorRange {
+            range_type,
+            num_descriptors: b.count,
+            base_shader_register: b.register,
+            register_space: b.space,
+            flags: if samplers {
+                DescriptorRangeFlags::DESCRIPTORS_VOLATILE
+            } else {
+                DescriptorRangeFlags::DESCRIPTORS_VOLATILE | DescriptorRangeFlags::DATA_VOLATILE
+            },
+            offset_in_descriptors_from_table_start: u32::try_from(offset)
+                .map_err(|_| Error::new(ErrorKind::Binding, "descriptor table too large"))?,
+        });
+        offset += u64::from(b.count);
+    }
+    params.push(RootParameter {
+        shader_visibility: ShaderVisibility::All,
+        kind: RootParameterKind::DescriptorTable(DescriptorTable { ranges }),
+    });
+    Ok(())
 }

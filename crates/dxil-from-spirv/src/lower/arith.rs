@@ -78,7 +78,7 @@ impl Tr<'_> {
                 for &c in inst.rest(4) {
                     let v = if c == u32::MAX {
                         let k = self.leaf_kinds(ty)?[0];
-                        self.b.undef_scalar(k)
+                        self.b.zero(k)
                     } else if (c as usize) < a.len() {
                         a[c as usize]
                     } else {

@@ -85,6 +85,8 @@ pub struct Resource {
     pub sampler_modes: u8,
     /// A 64-bit atomic operates on it (resource tag 3, PSV0 flag).
     pub atomic64: bool,
+    /// A rasterizer-ordered view (the shader uses fragment interlock).
+    pub rov: bool,
     /// Index into its class's list of `!dx.resources`.
     pub range_id: u32,
     /// Whether this is the sampler half of a combined image-sampler.
@@ -236,6 +238,7 @@ impl Tr<'_> {
             aliases: Vec::new(),
             sampler_modes: 0,
             atomic64: false,
+            rov: false,
             name,
         };
         let inner_decor = *self.spv.decor.get(inner);

@@ -301,8 +301,10 @@ impl Tr<'_> {
                 {
                     return Err(unsupported("undefined pointers or handles"));
                 }
+                // DXIL's validator refuses arithmetic on `undef`; zero is one of the values an
+                // undefined value may take.
                 let kinds = self.leaf_kinds(ty)?;
-                let vals: Vec<Value> = kinds.into_iter().map(|k| self.b.undef_scalar(k)).collect();
+                let vals: Vec<Value> = kinds.into_iter().map(|k| self.b.zero(k)).collect();
                 self.set_vals(id, &vals)
             }
             Some(Op::ConstantComposite | Op::SpecConstantComposite) => {

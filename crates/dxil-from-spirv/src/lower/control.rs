@@ -83,3 +83,26 @@ pub fn successors(m: &spv::Module<'_>, term: &spv::Inst<'_>, out: &mut Vec<u32>)
     }
     Ok(())
 }
+
+/// DXIL requires every loop to have an exit; a SPIR-V loop whose merge block is unreachable
+/// never exits (it can only end the invocation by returning or terminating from inside).
+pub fn check_loop_exits(m: &spv::Module<'_>, f: &spv::Function, reachable: &[usize]) -> Result<()> {
+    let live: std::collections::HashSet<u32> =
+        reachable.iter().map(|&i| f.blocks[i].label).collect();
+    for &i in reachable {
+        let b = f.blocks[i];
+        for inst in m.insts(b.start, b.end) {
+            let inst = inst?;
+            if inst.op() == Some(Op::LoopMerge) {
+                let merge = inst.word(0)?;
+                if !live.contains(&merge) {
+                    return Err(crate::error::unsupported(
+                        "a loop that never exits (DXIL requires every loop to have an exit)",
+                    )
+                    .or_at(inst.location()));
+                }
+            }
+        }
+    }
+    Ok(())
+}

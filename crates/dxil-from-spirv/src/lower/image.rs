@@ -423,6 +423,11 @@ impl Tr<'_> {
                 | Op::ImageSparseSampleDrefImplicitLod
         );
         let (kind, comp, _) = self.typed_kind(res)?;
+        if !matches!(comp, ComponentType::F32 | ComponentType::F16) {
+            return Err(unsupported(
+                "sampling an integer image (DXIL samples integer textures from shader model 6.7)",
+            ));
+        }
         let n = coord_count(kind);
         let dref_id = if dref { Some(inst.word(4)?) } else { None };
         let o = operands(inst, if dref { 5 } else { 4 })?;

@@ -12,6 +12,8 @@ mod glsl;
 mod image;
 mod io;
 mod memory;
+mod sig;
+mod stage;
 mod types;
 mod wave;
 
@@ -135,6 +137,8 @@ pub struct Tr<'a> {
     pub uses_discard: bool,
     /// Handles come from `createHandleFromBinding` + `annotateHandle` (shader model 6.6+).
     pub handles66: bool,
+    /// Geometry streams emitted to (bit mask).
+    pub gs_streams: u32,
 }
 
 impl<'a> Tr<'a> {
@@ -171,11 +175,17 @@ impl<'a> Tr<'a> {
             used_globals: Vec::new(),
             uses_discard: false,
             handles66,
+            gs_streams: 0,
         })
     }
 
     /// Translates the entry point's function into `@main`.
     pub fn run(&mut self) -> Result<()> {
+        if matches!(self.model, ExecutionModel::TessellationControl) {
+            return Err(unsupported(
+                "tessellation control shaders (a DXIL hull shader splits them into control-point and patch-constant functions, which this translator does not do yet)",
+            ));
+        }
         let mut spec = std::mem::take(&mut self.spec);
         spec.prepare(self)?;
         self.spec = spec;
@@ -318,6 +328,7 @@ impl<'a> Tr<'a> {
         }
         self.active.push(fid);
         let reachable = control::reachable_blocks(spv, func)?;
+        control::check_loop_exits(spv, func, &reachable)?;
         for &bi in &reachable {
             let label = func.blocks[bi].label;
             let vb = self.b.new_block();
@@ -661,6 +672,12 @@ impl<'a> Tr<'a> {
             Op::ArrayLength => self.array_length(inst),
             Op::ControlBarrier | Op::MemoryBarrier => self.barrier(inst, op),
             Op::ExtInst => self.ext_inst(inst),
+            Op::ImageWrite => self.image_op(inst, op),
+            Op::DemoteToHelperInvocation => self.helper_op(inst, op),
+            Op::EmitVertex | Op::EndPrimitive | Op::EmitStreamVertex | Op::EndStreamPrimitive => {
+                self.geometry_op(inst, op)
+            }
+            Op::BeginInvocationInterlockEXT | Op::EndInvocationInterlockEXT => self.interlock(op),
             _ if atomic::is_atomic(op) => self.atomic(inst, op),
             _ => self.value_op(inst, op),
         }
