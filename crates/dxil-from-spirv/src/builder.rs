@@ -378,7 +378,7 @@ impl Builder {
     /// specialization constant).
     pub fn unique_i32(&mut self, v: i32) -> ConstId {
         let ty = self.t.i32;
-        let c = self.m.constants.push(dxil_module::Constant {
+        let c = self.m.constants.push_unique(dxil_module::Constant {
             ty,
             data: ConstData::Int(i64::from(v)),
         });

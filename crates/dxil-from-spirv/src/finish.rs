@@ -118,7 +118,14 @@ pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output
     if embed {
         // Offsets are only known after writing; the part has a fixed size per constant, so
         // write a placeholder of the right size first, then the real table.
-        extra_parts.push((dxil_assembler::FourCC::PRIV, table.to_bytes()));
+        let mut placeholder = table.clone();
+        for c in &mut placeholder.constants {
+            if c.folded.is_none() {
+                // One site per patchable constant (the writer never duplicates one).
+                c.bit_offsets = vec![0];
+            }
+        }
+        extra_parts.push((dxil_assembler::FourCC::PRIV, placeholder.to_bytes()));
         aopts.extra_parts = extra_parts;
     }
     let (mut container, sites) = dxil_assembler::build_container_with_sites(&module, &aopts)
