@@ -108,7 +108,7 @@ impl Tr<'_> {
             Base::Local(_) => self.atomic_local(&p, aop, operand, cmp, k)?,
             Base::Buffer { res, handle } => {
                 self.resources[res as usize].written = true;
-                let off = self.byte_offset(&p, 0)?;
+                let off = self.byte_offset(&p, p.off)?;
                 let undef = self.b.undef_scalar(Scalar::I32);
                 self.atomic_resource(res, handle, &[off, undef, undef], aop, operand, cmp, k)?
             }
