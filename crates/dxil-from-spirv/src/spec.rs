@@ -60,14 +60,19 @@ impl SpecTable {
                 } => (2, bits),
                 SpecType::Float { bits } => (3, bits),
             };
+            let reason = c.folded.as_deref().map_or(&b""[..], |r| {
+                let b = r.as_bytes();
+                &b[..b.len().min(255)]
+            });
             out.push(t);
             out.push(bits);
-            out.push(u8::from(c.folded.is_some()));
+            out.push(reason.len() as u8);
             out.push(c.bit_offsets.len().min(255) as u8);
             out.extend_from_slice(&c.value.to_le_bytes());
             for o in c.bit_offsets.iter().take(255) {
                 out.extend_from_slice(&o.to_le_bytes());
             }
+            out.extend_from_slice(reason);
         }
         out
     }
@@ -85,7 +90,7 @@ impl SpecTable {
         for _ in 0..n {
             let spec_id = r.u32()?;
             let head = r.take(4)?;
-            let (t, bits, folded, count) = (head[0], head[1], head[2], head[3]);
+            let (t, bits, reason_len, count) = (head[0], head[1], head[2], head[3]);
             let ty = match t {
                 0 => SpecType::Bool,
                 1 => SpecType::Int { bits, signed: true },
@@ -101,12 +106,13 @@ impl SpecTable {
             for _ in 0..count {
                 bit_offsets.push(r.u64()?);
             }
+            let reason = r.take(usize::from(reason_len))?;
             constants.push(SpecConstant {
                 spec_id,
                 ty,
                 value,
                 bit_offsets,
-                folded: (folded != 0).then(|| "folded at translation".to_string()),
+                folded: (reason_len != 0).then(|| String::from_utf8_lossy(reason).into_owned()),
             });
         }
         Ok(SpecTable { constants })

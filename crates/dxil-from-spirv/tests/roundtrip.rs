@@ -487,3 +487,128 @@ fn roundtrip_matches_the_spirv() {
         );
     }
 }
+
+/// Translates a SPIR-V module with the shifted bindings (and `options`), then back to SPIR-V.
+fn through_dxil(words: &[u32], options: Options) -> Result<(Vec<u8>, ShaderModule), String> {
+    let out = dxil_from_spirv::translate(
+        words,
+        &Options {
+            bindings: BindingMap::Shifted,
+            ..options
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let container = out.container;
+    let module = to_spirv(&container)?;
+    Ok((container, module))
+}
+
+fn to_spirv(container: &[u8]) -> Result<ShaderModule, String> {
+    let m = dxil_to_spirv::read_container(container).map_err(|e| e.to_string())?;
+    let t = dxil_to_spirv::translate(&m, &Default::default()).map_err(|e| e.to_string())?;
+    Ok(ShaderModule {
+        words: t.words,
+        entry: t.entry_point,
+    })
+}
+
+fn device() -> Option<Runtime> {
+    match Runtime::new(std::env::var("DXIL_DEVICE").ok().as_deref()) {
+        Ok(rt) => Some(rt),
+        Err(e) => {
+            dxil_corpus::skip_or_fail(format!("no Vulkan device: {e}"));
+            None
+        }
+    }
+}
+
+/// The visible conformance cases that have DXC's SPIR-V: each runs with the SPIR-V taken
+/// through `from-spirv` and `to-spirv`, and its expectations must hold.
+#[test]
+fn conformance_cases_through_from_spirv() {
+    let Some(corpus) = dxil_corpus::corpus_dir() else {
+        return;
+    };
+    let dir = corpus
+        .parent()
+        .map(|p| p.join("conformance/v1"))
+        .unwrap_or_default();
+    let cases = dxil_corpus::files_with_extension(&dir, "toml");
+    if cases.is_empty() {
+        dxil_corpus::skip_or_fail(format!("no conformance cases in {}", dir.display()));
+        return;
+    }
+    let Some(mut rt) = device() else { return };
+    let mut ran = 0;
+    for toml in cases {
+        let spv = toml.with_extension("spv");
+        let Ok(bytes) = std::fs::read(&spv) else {
+            continue;
+        };
+        let case =
+            dxil_runtime::Case::load(&toml).unwrap_or_else(|e| panic!("{}: {e}", toml.display()));
+        let (_, module) = through_dxil(&words(&bytes), Options::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", spv.display()));
+        let report =
+            run(&mut rt, &case, &module).unwrap_or_else(|e| panic!("{}: {e}", toml.display()));
+        assert!(
+            report.passed(),
+            "{}: {:?}",
+            toml.display(),
+            report.mismatches
+        );
+        ran += 1;
+    }
+    assert_eq!(ran, 8, "the visible cases with SPIR-V");
+}
+
+/// A patched specialization constant changes what the shader computes: the loop count, a
+/// branch, a float scale and a signed offset of `tests/data/spec_loop.comp`.
+#[test]
+fn patched_spec_constants_change_execution() {
+    let spv = include_bytes!("data/spec_loop.spv");
+    let Some(mut rt) = device() else { return };
+    let case_text = |expect: &[u32]| {
+        format!(
+            "shader = \"spec_loop.dxil\"\ndispatch = [1, 1, 1]\n\n[[resource]]\nbind = \"u0\"\nkind = \"raw\"\nsize = 16\ninit = \"zero\"\n\n[[expect]]\nbind = \"u0\"\nu32 = {expect:?}\n"
+        )
+    };
+    let out = dxil_from_spirv::translate(
+        &words(spv),
+        &Options {
+            bindings: BindingMap::Shifted,
+            spec_constants: dxil_from_spirv::SpecMode::Patchable,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    // Defaults: sum 1..=4 = 10, no branch, scale 2, offset -3 + 100.
+    let expect_default: Vec<u32> = (0..4).map(|x| 10 + 2 * x + 97).collect();
+    // Patched: sum 1..=10 = 55, +1000, scale 0.5, offset -50 + 100.
+    let expect_patched: Vec<u32> = (0..4).map(|x| 1055 + x / 2 + 50).collect();
+    let mut patched = out.container.clone();
+    dxil_from_spirv::spec::patch(
+        &mut patched,
+        &out.spec_constants,
+        &[
+            (0, 10),
+            (1, 1),
+            (2, u64::from(0.5f32.to_bits())),
+            (3, u64::from((-50i32) as u32)),
+        ],
+    )
+    .unwrap();
+    for (container, expect) in [
+        (&out.container, &expect_default),
+        (&patched, &expect_patched),
+    ] {
+        let case = dxil_runtime::Case::parse(&case_text(expect), "spec_loop.toml").unwrap();
+        let module = to_spirv(container).unwrap();
+        let report = run(&mut rt, &case, &module).unwrap();
+        assert!(
+            report.passed(),
+            "expected {expect:?}: {:?}",
+            report.mismatches
+        );
+    }
+}
