@@ -63,7 +63,9 @@ pub fn parse_assignment(s: &str) -> super::Result<(u32, u64)> {
         let f: f32 = v.parse().map_err(|_| format!("{s:?}: bad float value"))?;
         u64::from(f.to_bits())
     } else if let Some(neg) = v.strip_prefix('-') {
-        let n: i64 = neg.parse().map_err(|_| format!("{s:?}: bad integer value"))?;
+        let n: i64 = neg
+            .parse()
+            .map_err(|_| format!("{s:?}: bad integer value"))?;
         u64::from((-n) as u32)
     } else {
         v.parse().map_err(|_| format!("{s:?}: bad integer value"))?
@@ -99,7 +101,12 @@ pub fn run(a: Args) -> super::Result {
     let out = dxil_from_spirv::translate_bytes(&bytes, &options)
         .map_err(|e| format!("{}: {e}", a.input.display()))?;
     if a.reflect {
-        let json = reflect_json(&out.profile, &out.entry_point, &out.bindings, &out.spec_constants);
+        let json = reflect_json(
+            &out.profile,
+            &out.entry_point,
+            &out.bindings,
+            &out.spec_constants,
+        );
         let mut text = serde_json::to_string_pretty(&json)?;
         text.push('\n');
         if a.output.is_none() {

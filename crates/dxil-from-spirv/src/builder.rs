@@ -3,7 +3,7 @@
 //! (a branch may name a block before its position is known) and renumbered in layout order
 //! when the function is finished.
 
-use std::collections::HashMap;
+use crate::fxhash::FxMap;
 
 use dxil_module::{
     AttrGroup, AttrListId, Attribute, BinOp, BlockData, BlockId, Body, CastOp, ConstData, ConstId,
@@ -72,15 +72,6 @@ impl Scalar {
             s => s,
         }
     }
-
-    pub fn as_float(self) -> Scalar {
-        match self {
-            Scalar::I16 => Scalar::F16,
-            Scalar::I32 | Scalar::I1 => Scalar::F32,
-            Scalar::I64 => Scalar::F64,
-            s => s,
-        }
-    }
 }
 
 /// Types every translation uses, interned once.
@@ -102,8 +93,14 @@ pub struct Common {
 pub struct Builder {
     pub m: Module,
     pub t: Common,
-    dxops: HashMap<(&'static str, Option<TypeId>), (FuncId, TypeId)>,
-    named: HashMap<&'static str, TypeId>,
+    /// Declared `dx.op` functions by (class name address, overload type).
+    dxops: FxMap<(usize, Option<TypeId>), (FuncId, TypeId)>,
+    named: FxMap<&'static str, TypeId>,
+    /// Integer constants by (width, value): most operands are small constants, and the
+    /// module's own interning hashes its whole key.
+    ints: FxMap<(u8, i64), Value>,
+    /// Pointer types by (pointee, address space).
+    pointers: FxMap<(TypeId, u32), TypeId>,
     attr_lists: [Option<AttrListId>; 6],
     pub body: Body,
     /// Virtual block → position in layout order (`u32::MAX` until started).
@@ -170,13 +167,15 @@ impl Builder {
         let main_ptr = m.types.pointer_to(main_ty, 0);
         m.functions
             .push(function("main", main_ty, main_ptr, None, true));
-        let mut named = HashMap::new();
+        let mut named = FxMap::default();
         named.insert("dx.types.Handle", handle);
         Builder {
             m,
             t,
-            dxops: HashMap::new(),
+            dxops: FxMap::default(),
             named,
+            ints: FxMap::default(),
+            pointers: FxMap::default(),
             attr_lists: [None; 6],
             body: Body::default(),
             vblocks: Vec::new(),
@@ -249,7 +248,12 @@ impl Builder {
     }
 
     pub fn pointer_to(&mut self, t: TypeId, space: u32) -> TypeId {
-        self.m.types.pointer_to(t, space)
+        if let Some(&p) = self.pointers.get(&(t, space)) {
+            return p;
+        }
+        let p = self.m.types.pointer_to(t, space);
+        self.pointers.insert((t, space), p);
+        p
     }
 
     /// `%dx.types.ResRet.<s>`: four values and the status word.
@@ -305,14 +309,20 @@ impl Builder {
     // ------------------------------------------------------------------ constants
 
     pub fn const_int(&mut self, s: Scalar, v: i64) -> Value {
-        let ty = self.scalar(s);
         let v = match s {
             Scalar::I1 => -(v & 1),
             Scalar::I16 => i64::from(v as i16),
             Scalar::I32 => i64::from(v as i32),
             _ => v,
         };
-        Value::constant(self.m.constants.int(ty, v))
+        let key = (s.bits() as u8, v);
+        if let Some(&c) = self.ints.get(&key) {
+            return c;
+        }
+        let ty = self.scalar(s);
+        let c = Value::constant(self.m.constants.int(ty, v));
+        self.ints.insert(key, c);
+        c
     }
 
     pub fn i32c(&mut self, v: i64) -> Value {
@@ -337,10 +347,6 @@ impl Builder {
             ConstData::Float(bits)
         };
         Value::constant(self.m.constants.intern(ty, ConstKey::Plain(data)))
-    }
-
-    pub fn f32c(&mut self, v: f32) -> Value {
-        self.const_float_bits(Scalar::F32, u64::from(v.to_bits()))
     }
 
     /// A constant of a scalar kind from raw bits (integers sign-extended from the width).
@@ -393,10 +399,6 @@ impl Builder {
             return None;
         }
         self.m.const_int(v)
-    }
-
-    pub fn is_const(&self, v: Value) -> bool {
-        v.as_const().is_some()
     }
 
     // ------------------------------------------------------------------ globals
@@ -481,7 +483,7 @@ impl Builder {
     ) -> (FuncId, TypeId) {
         let info = op.info();
         let key = (
-            info.class,
+            info.class.as_ptr() as usize,
             if info.is_overloaded() { overload } else { None },
         );
         if let Some(&d) = self.dxops.get(&key) {
@@ -681,7 +683,7 @@ impl Builder {
     }
 
     pub fn alloca(&mut self, ty: TypeId) -> Result<Value> {
-        let ptr = self.m.types.pointer_to(ty, 0);
+        let ptr = self.pointer_to(ty, 0);
         let one = self.i32c(1);
         // Alignment 4 (log2 + 1 = 3) with the explicit-type flag (bit 6).
         self.push(
@@ -705,7 +707,7 @@ impl Builder {
     ) -> Result<Value> {
         let zero = self.i32c(0);
         let operands = PoolRange::push(&mut self.body.pool, &[base.0, zero.0, index.0]);
-        let ptr = self.m.types.pointer_to(elem, space);
+        let ptr = self.pointer_to(elem, space);
         self.push(
             InstKind::Gep {
                 inbounds: true,
@@ -819,10 +821,6 @@ impl Builder {
         self.current.map(|c| c.0)
     }
 
-    pub fn in_block(&self) -> bool {
-        self.current.is_some()
-    }
-
     fn terminate(&mut self, kind: InstKind) -> Result<()> {
         let void = self.t.void;
         self.push(kind, void)?;
@@ -894,13 +892,6 @@ impl Builder {
         last.kind
             .for_each_block(&self.body.pool, |t| n += usize::from(t.0 == to));
         n
-    }
-
-    /// Whether a virtual block was started (is part of the function).
-    pub fn is_started(&self, vb: u32) -> bool {
-        self.vblocks
-            .get(vb as usize)
-            .is_some_and(|&p| p != u32::MAX)
     }
 
     /// Renumbers virtual block ids to layout positions and installs the body as `@main`.

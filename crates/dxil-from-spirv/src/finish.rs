@@ -167,7 +167,6 @@ fn descriptor_kind(r: &Resource) -> DescriptorKind {
         ResKind::PushConstants { .. } => DescriptorKind::PushConstants,
         ResKind::Sampler { .. } if r.is_sampler_half => DescriptorKind::CombinedSampler,
         ResKind::Sampler { .. } => DescriptorKind::Sampler,
-        ResKind::AccelerationStructure => DescriptorKind::SampledImage,
         ResKind::Typed { kind, .. } => {
             let buffer = kind == dxil_shader::ResourceKind::TypedBuffer;
             match (r.class, buffer) {
@@ -383,7 +382,6 @@ fn resource_properties(r: &Resource) -> (u32, u32) {
                     | ((sample_count & 0xff) << 16),
             )
         }
-        ResKind::AccelerationStructure => (K::RTAccelerationStructure.raw(), 0),
     }
 }
 

@@ -44,12 +44,6 @@ impl Md<'_> {
         self.value(t, c)
     }
 
-    pub fn f32(&mut self, v: f32) -> MdId {
-        let c = self.b.f32c(v);
-        let t = self.b.t.f32;
-        self.value(t, c)
-    }
-
     pub fn string(&mut self, s: &str) -> MdId {
         self.b.m.metadata.push_string(s.as_bytes())
     }
@@ -108,9 +102,6 @@ fn resource_symbol_type(b: &mut Builder, r: &Resource) -> TypeId {
                 (v, format!("class.{base}<vector<{ename}, {count}> >"))
             };
             b.named_struct_owned(name, &[elem])
-        }
-        (_, ResKind::AccelerationStructure) => {
-            b.named_struct("struct.RaytracingAccelerationStructure", &[i32t])
         }
     }
 }
@@ -264,10 +255,11 @@ pub fn shader_flags(
                 }
             });
             match &inst.kind {
-                InstKind::Binary { op, lhs, .. } => {
-                    if value_type(m, body, *lhs) == Some(t.f64) && *op == dxil_module::BinOp::FDiv {
-                        double_ext = true;
-                    }
+                InstKind::Binary { op, lhs, .. }
+                    if value_type(m, body, *lhs) == Some(t.f64)
+                        && *op == dxil_module::BinOp::FDiv =>
+                {
+                    double_ext = true;
                 }
                 InstKind::Cast { op, value } => {
                     use dxil_module::CastOp as C;

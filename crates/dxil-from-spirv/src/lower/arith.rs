@@ -279,8 +279,8 @@ impl Tr<'_> {
                 let insert = self.values(inst.word(3)?)?;
                 let off = self.scalar(inst.word(4)?)?;
                 let count = self.scalar(inst.word(5)?)?;
-                let off = self.to_i32(off, false)?;
-                let count = self.to_i32(count, false)?;
+                let off = self.int_to_i32(off, false)?;
+                let count = self.int_to_i32(count, false)?;
                 let mut out = Vec::with_capacity(base.len());
                 for (b, i) in base.into_iter().zip(insert) {
                     out.push(self.bitfield_insert(b, i, off, count)?);
@@ -291,8 +291,8 @@ impl Tr<'_> {
                 let base = self.values(inst.word(2)?)?;
                 let off = self.scalar(inst.word(3)?)?;
                 let count = self.scalar(inst.word(4)?)?;
-                let off = self.to_i32(off, false)?;
-                let count = self.to_i32(count, false)?;
+                let off = self.int_to_i32(off, false)?;
+                let count = self.int_to_i32(count, false)?;
                 let signed = op == Op::BitFieldSExtract;
                 let mut out = Vec::with_capacity(base.len());
                 for b in base {

@@ -5,7 +5,7 @@
 //! writes them; `RWByteAddressBuffer`, a UAV, otherwise), uniform buffers and push constants
 //! constant buffers read a 16-byte row at a time.
 
-use dxil_module::{BinOp, CastOp, Value};
+use dxil_module::{BinOp, Value};
 use dxil_shader::ops::OpCode;
 use dxil_shader::{ComponentType, ResourceClass, ResourceKind};
 use spirv::{Op, StorageClass};
@@ -22,13 +22,9 @@ pub enum ResKind {
     /// A storage buffer (raw buffer).
     Raw,
     /// A uniform buffer (`cbuffer`) of this many bytes.
-    CBuffer {
-        size: u32,
-    },
+    CBuffer { size: u32 },
     /// Push constants (root constants), of this many bytes.
-    PushConstants {
-        size: u32,
-    },
+    PushConstants { size: u32 },
     /// A texture or typed buffer: DXIL kind, component type and count.
     Typed {
         kind: ResourceKind,
@@ -37,10 +33,7 @@ pub enum ResKind {
         sample_count: u32,
     },
     /// A sampler; `comparison` once it is used for depth comparison.
-    Sampler {
-        comparison: bool,
-    },
-    AccelerationStructure,
+    Sampler { comparison: bool },
 }
 
 /// A handle creation to complete: the `createHandle` (or `createHandleFromBinding`) call,
@@ -70,8 +63,6 @@ pub struct Resource {
     pub written: bool,
     pub read_only: bool,
     pub globally_coherent: bool,
-    /// The SPIR-V block type (buffers).
-    pub block_ty: u32,
     /// The handle made in the first block (single descriptors).
     pub handle: Option<Value>,
     /// Handle creations whose class, range and register arguments are filled in once the
@@ -229,7 +220,6 @@ impl Tr<'_> {
             written: false,
             read_only: false,
             globally_coherent: d.flags.contains(DecorFlags::COHERENT),
-            block_ty: inner,
             handle: None,
             creates: Vec::new(),
             range_id: 0,
@@ -459,15 +449,13 @@ impl Tr<'_> {
             Type::Array { elem, .. } | Type::RuntimeArray { elem } if r.count != 1 => elem,
             _ => pointee,
         };
-        if r.count == 1 {
-            if let Some(h) = r.handle {
-                if matches!(r.kind, ResKind::Typed { .. } | ResKind::Sampler { .. }) {
-                    return Ok(Ptr::new(Base::Resource { res, index: None }, pointee));
-                }
-                let mut p = Ptr::new(Base::Buffer { res, handle: h }, block);
-                p.comp_stride = 0;
-                return Ok(p);
+        if r.count == 1
+            && let Some(h) = r.handle
+        {
+            if matches!(r.kind, ResKind::Typed { .. } | ResKind::Sampler { .. }) {
+                return Ok(Ptr::new(Base::Resource { res, index: None }, pointee));
             }
+            return Ok(Ptr::new(Base::Buffer { res, handle: h }, block));
         }
         Ok(Ptr::new(Base::Resource { res, index: None }, pointee))
     }
@@ -548,7 +536,7 @@ impl Tr<'_> {
             return Err(malformed("index into a descriptor that is not an array"));
         }
         let v = self.scalar(idx)?;
-        let v = self.to_i32(v, false)?;
+        let v = self.int_to_i32(v, false)?;
         let nu = self
             .spv
             .decor
@@ -557,7 +545,7 @@ impl Tr<'_> {
             .contains(DecorFlags::NON_UNIFORM);
         let elem = self.element_type(p.ty)?;
         match self.resources[res as usize].kind {
-            ResKind::Typed { .. } | ResKind::Sampler { .. } | ResKind::AccelerationStructure => {
+            ResKind::Typed { .. } | ResKind::Sampler { .. } => {
                 p.base = Base::Resource {
                     res,
                     index: Some(v),
@@ -861,7 +849,7 @@ impl Tr<'_> {
                     w += 2;
                 } else {
                     let v = self.b.extract_value(r, w, lt)?;
-                    out.push(self.from_slot(v, lane, k)?);
+                    out.push(self.slot_to_scalar(v, lane, k)?);
                     w += 1;
                 }
             }
@@ -951,9 +939,9 @@ impl Tr<'_> {
                 } else {
                     words[0]
                 };
-                self.from_slot(w, Scalar::I32, k)?
+                self.slot_to_scalar(w, Scalar::I32, k)?
             } else {
-                self.from_slot(words[0], Scalar::I32, k)?
+                self.slot_to_scalar(words[0], Scalar::I32, k)?
             };
             out.push(v);
         }
@@ -1009,14 +997,14 @@ impl Tr<'_> {
             let mut words: Vec<Value> = Vec::with_capacity(4);
             let float = k == Scalar::F32;
             let lane = if float { Scalar::F32 } else { Scalar::I32 };
-            let mut push_words =
+            let push_words =
                 |tr: &mut Self, v: Value, k: Scalar, words: &mut Vec<Value>| -> Result<()> {
                     if k.bits() == 64 {
                         let (lo, hi) = tr.split64(v)?;
                         words.push(lo);
                         words.push(hi);
                     } else {
-                        words.push(tr.to_slot(v, k, lane)?);
+                        words.push(tr.scalar_to_slot(v, k, lane)?);
                     }
                     Ok(())
                 };

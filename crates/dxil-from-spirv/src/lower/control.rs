@@ -72,7 +72,7 @@ pub fn successors(m: &spv::Module<'_>, term: &spv::Inst<'_>, out: &mut Vec<u32>)
                 _ => 2,
             };
             let rest = term.rest(2);
-            if rest.len() % step != 0 {
+            if !rest.len().is_multiple_of(step) {
                 return Err(malformed("OpSwitch targets are not (literal, label) pairs"));
             }
             for c in rest.chunks_exact(step) {

@@ -230,7 +230,7 @@ impl Tr<'_> {
         if let Some(id) = o {
             let v = self.values(id)?;
             for (i, &x) in v.iter().take(n).enumerate() {
-                let x = self.to_i32(x, true)?;
+                let x = self.int_to_i32(x, true)?;
                 if self.b.as_const_int(x).is_none() {
                     return Err(unsupported(
                         "texel offsets that are not constants (DXIL before shader model 6.7)",
@@ -568,7 +568,7 @@ impl Tr<'_> {
                 match o.sample {
                     Some(sid) => {
                         let v = self.scalar(sid)?;
-                        self.to_i32(v, false)?
+                        self.int_to_i32(v, false)?
                     }
                     None => return Err(malformed("multisampled fetch without a sample index")),
                 }
@@ -578,7 +578,7 @@ impl Tr<'_> {
                 match o.lod {
                     Some(l) => {
                         let v = self.scalar(l)?;
-                        self.to_i32(v, false)?
+                        self.int_to_i32(v, false)?
                     }
                     None => self.b.i32c(0),
                 }
@@ -691,7 +691,7 @@ impl Tr<'_> {
                 .dxop(OpCode::TextureGatherCmp, Some(st), ret, &args)?
         } else {
             let ch = self.scalar(third)?;
-            let ch = self.to_i32(ch, false)?;
+            let ch = self.int_to_i32(ch, false)?;
             if self.b.as_const_int(ch).is_none() {
                 return Err(unsupported("gather of a component that is not a constant"));
             }
@@ -711,7 +711,7 @@ impl Tr<'_> {
         let mip = match op {
             Op::ImageQuerySizeLod => {
                 let v = self.scalar(inst.word(3)?)?;
-                self.to_i32(v, false)?
+                self.int_to_i32(v, false)?
             }
             _ if buffer => self.b.undef_scalar(Scalar::I32),
             Op::ImageQueryLevels | Op::ImageQuerySize

@@ -202,6 +202,7 @@ impl Tr<'_> {
                 op: None,
             },
             (B::HelperInvocation, true) => Mapped::Op(BuiltinOp::Helper),
+            (B::FullyCoveredEXT, true) => Mapped::Op(BuiltinOp::InnerCoverage),
             (B::ViewIndex, true) => Mapped::Op(BuiltinOp::ViewId),
             (B::PrimitiveId, true) if m == EM::Fragment => {
                 elem("SV_PrimitiveID", SemanticKind::PrimitiveID, u32c)
@@ -508,12 +509,10 @@ impl Tr<'_> {
         comp: ComponentType,
         flags: DecorFlags,
     ) -> InterpolationMode {
-        let relevant = match (self.model, sig) {
-            (EM::Vertex, SigKind::Input) => false,
-            (EM::Fragment, SigKind::Output) => false,
-            (_, SigKind::Patch) => false,
-            _ => true,
-        };
+        let relevant = !matches!(
+            (self.model, sig),
+            (EM::Vertex, SigKind::Input) | (EM::Fragment, SigKind::Output) | (_, SigKind::Patch)
+        );
         if !relevant {
             return InterpolationMode::Undefined;
         }
@@ -808,7 +807,7 @@ impl Tr<'_> {
         let v = &self.io.vars[i as usize];
         if v.per_vertex && p.vertex.is_none() && p.ty == v.ty {
             let x = self.scalar(idx)?;
-            p.vertex = Some(self.to_i32(x, false)?);
+            p.vertex = Some(self.int_to_i32(x, false)?);
             p.ty = self.element_type(p.ty)?;
             return Ok(());
         }
@@ -914,7 +913,7 @@ impl Tr<'_> {
         if have == kind {
             Ok(raw)
         } else {
-            self.from_slot(raw, have, kind)
+            self.slot_to_scalar(raw, have, kind)
         }
     }
 
@@ -933,7 +932,7 @@ impl Tr<'_> {
             return Ok((base, col));
         };
         let cols = u32::from(self.signature_mut(sig).elems[elem as usize].cols);
-        if p.dyn_align % cols.max(1) != 0 && cols != 1 {
+        if !p.dyn_align.is_multiple_of(cols.max(1)) && cols != 1 {
             return Err(unsupported(
                 "dynamic indexing that moves within a row of a stage variable",
             ));
@@ -1168,7 +1167,7 @@ impl Tr<'_> {
         let v = if have == s {
             v
         } else {
-            self.to_slot(v, have, s)?
+            self.scalar_to_slot(v, have, s)?
         };
         let t = self.b.scalar(s);
         let id = self.b.i32c(i64::from(elem));

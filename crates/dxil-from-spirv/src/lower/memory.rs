@@ -329,7 +329,7 @@ impl Tr<'_> {
             };
             return Ok(Err(c as u64));
         }
-        let v = self.to_i32(v, self.is_signed_id(id))?;
+        let v = self.int_to_i32(v, self.is_signed_id(id))?;
         Ok(Ok(v))
     }
 
@@ -338,7 +338,7 @@ impl Tr<'_> {
     }
 
     /// An integer value as `i32` (truncated or extended).
-    pub fn to_i32(&mut self, v: Value, signed: bool) -> Result<Value> {
+    pub fn int_to_i32(&mut self, v: Value, signed: bool) -> Result<Value> {
         let s = self.b.scalar_type_of(v)?;
         let i32 = self.b.t.i32;
         Ok(match s {
@@ -516,7 +516,7 @@ impl Tr<'_> {
             }
             let ep = self.local_slot_ptr(l, slot, p.dyn_off)?;
             let raw = self.b.load(ep, et, Self::elem_align(l.elem))?;
-            out.push(self.from_slot(raw, l.elem, k)?);
+            out.push(self.slot_to_scalar(raw, l.elem, k)?);
             slot += 1;
         }
         Ok(out)
@@ -539,7 +539,7 @@ impl Tr<'_> {
                 slot += 2;
                 continue;
             }
-            let raw = self.to_slot(v, k, l.elem)?;
+            let raw = self.scalar_to_slot(v, k, l.elem)?;
             let ep = self.local_slot_ptr(l, slot, p.dyn_off)?;
             self.b.store(ep, raw, Self::elem_align(l.elem))?;
             slot += 1;
@@ -548,7 +548,7 @@ impl Tr<'_> {
     }
 
     /// Converts a slot's raw value to a scalar of kind `k`.
-    pub fn from_slot(&mut self, raw: Value, elem: Scalar, k: Scalar) -> Result<Value> {
+    pub fn slot_to_scalar(&mut self, raw: Value, elem: Scalar, k: Scalar) -> Result<Value> {
         if elem == k {
             return Ok(raw);
         }
@@ -571,7 +571,7 @@ impl Tr<'_> {
     }
 
     /// Converts a scalar of kind `k` to a slot of kind `elem`.
-    pub fn to_slot(&mut self, v: Value, k: Scalar, elem: Scalar) -> Result<Value> {
+    pub fn scalar_to_slot(&mut self, v: Value, k: Scalar, elem: Scalar) -> Result<Value> {
         if elem == k {
             return Ok(v);
         }

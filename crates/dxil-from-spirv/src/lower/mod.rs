@@ -22,7 +22,7 @@ pub use types::type_name;
 use std::collections::HashMap;
 
 use dxil_module::Value;
-use spirv::{ExecutionModel, Op, StorageClass};
+use spirv::{ExecutionModel, Op};
 
 use crate::builder::{Builder, Scalar};
 use crate::error::{Error, ErrorKind, Result, malformed, unsupported};
@@ -30,7 +30,6 @@ use crate::spv::{self, Inst, Type};
 use crate::{Options, SpecMode};
 
 pub use buffer::{CreateSite, ResKind, Resource};
-pub use consts::SpecRecord;
 pub(crate) use memory::{Local, Ptr};
 
 /// What a SPIR-V id stands for in the DXIL being written.
@@ -61,7 +60,6 @@ pub struct Features {
     pub int64: bool,
     pub native16: bool,
     pub wave_ops: bool,
-    pub raw_buffer_ops: bool,
     pub typed_uav_multi_load: bool,
     pub min_sm: (u8, u8),
     pub barycentrics: bool,
@@ -71,9 +69,7 @@ pub struct Features {
     pub inner_coverage: bool,
     pub atomic64_typed: bool,
     pub atomic64_groupshared: bool,
-    pub atomic64_heap: bool,
     pub tiled_resources: bool,
-    pub derivatives_ms_as: bool,
     pub rovs: bool,
 }
 
@@ -229,15 +225,6 @@ impl<'a> Tr<'a> {
             return Err(malformed(format!("%{id} is not a scalar")));
         }
         Ok(self.pool[s as usize])
-    }
-
-    /// Scalar `i` of a value.
-    pub fn component(&mut self, id: u32, i: u32) -> Result<Value> {
-        let (s, n) = self.get(id)?;
-        if i >= n {
-            return Err(malformed(format!("%{id} has no component {i}")));
-        }
-        Ok(self.pool[(s + i) as usize])
     }
 
     /// Copies a value's scalars out (for operations that emit while reading them).
@@ -623,7 +610,7 @@ impl<'a> Tr<'a> {
         let wide = s == Scalar::I64;
         let step = if wide { 3 } else { 2 };
         let rest = inst.rest(2);
-        if rest.len() % step != 0 {
+        if !rest.len().is_multiple_of(step) {
             return Err(malformed("OpSwitch targets are not (literal, label) pairs"));
         }
         let mut cases = Vec::with_capacity(rest.len() / step);
@@ -703,14 +690,6 @@ impl<'a> Tr<'a> {
 fn inexpressible_ptr() -> Error {
     crate::error::inexpressible(
         "pointer arithmetic (OpPtrAccessChain): DXIL has no pointers into buffers",
-    )
-}
-
-/// Which storage classes live where.
-pub fn is_buffer_class(c: StorageClass) -> bool {
-    matches!(
-        c,
-        StorageClass::StorageBuffer | StorageClass::Uniform | StorageClass::PushConstant
     )
 }
 

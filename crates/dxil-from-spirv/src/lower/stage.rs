@@ -259,7 +259,7 @@ impl Tr<'_> {
         let extra = match op {
             spirv::GLOp::InterpolateAtSample => {
                 let v = self.scalar(inst.word(5)?)?;
-                vec![self.to_i32(v, true)?]
+                vec![self.int_to_i32(v, true)?]
             }
             spirv::GLOp::InterpolateAtOffset => {
                 // Offsets in 1/16 pixel, -8..=7 (what D3D12 can express).

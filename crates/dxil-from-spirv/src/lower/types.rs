@@ -2,8 +2,6 @@
 //! ("leaves": DXIL values are scalars, so a vector, matrix, array or struct value is a run of
 //! scalars), and the number of memory slots the type takes in a local array.
 
-use dxil_module::TypeId;
-
 use super::Tr;
 use crate::builder::Scalar;
 use crate::error::{Result, limit, malformed, unsupported};
@@ -66,14 +64,6 @@ impl Tr<'_> {
         }
     }
 
-    /// The element scalar type id of a scalar or vector type.
-    pub fn component_type(&self, ty: u32) -> Result<u32> {
-        Ok(match self.spv.ty(ty)? {
-            Type::Vector { elem, .. } => elem,
-            _ => ty,
-        })
-    }
-
     /// The length of an `OpTypeArray`, from its (possibly specialization) constant.
     pub fn array_len(&self, len_id: u32) -> Result<u64> {
         let v = self.const_u64(len_id)?;
@@ -106,10 +96,6 @@ impl Tr<'_> {
     pub fn leaf_kinds(&mut self, ty: u32) -> Result<Vec<Scalar>> {
         let (s, n) = self.leaves(ty)?;
         Ok(self.types.leaf_pool[s as usize..(s + n) as usize].to_vec())
-    }
-
-    pub fn leaf_kind(&self, range: (u32, u32), i: u32) -> Scalar {
-        self.types.leaf_pool[(range.0 + i) as usize]
     }
 
     fn push_leaves(&mut self, ty: u32, depth: u32) -> Result<()> {
@@ -318,11 +304,6 @@ impl Tr<'_> {
                 )));
             }
         })
-    }
-
-    /// The DXIL type of a scalar kind.
-    pub fn llvm_scalar(&self, s: Scalar) -> TypeId {
-        self.b.scalar(s)
     }
 
     /// The pointee of a pointer type.

@@ -99,7 +99,7 @@ impl Tr<'_> {
             | Op::GroupNonUniformShuffle => {
                 let v = self.values(inst.word(a)?)?;
                 let lane = self.scalar(inst.word(a + 1)?)?;
-                let lane = self.to_i32(lane, false)?;
+                let lane = self.int_to_i32(lane, false)?;
                 self.each(&v, |tr, x| tr.wave_same(OpCode::WaveReadLaneAt, &[x, lane]))?
             }
             Op::GroupNonUniformShuffleXor
@@ -107,7 +107,7 @@ impl Tr<'_> {
             | Op::GroupNonUniformShuffleDown => {
                 let v = self.values(inst.word(a)?)?;
                 let d = self.scalar(inst.word(a + 1)?)?;
-                let d = self.to_i32(d, false)?;
+                let d = self.int_to_i32(d, false)?;
                 let me = self.lane_index()?;
                 let bin = match op {
                     Op::GroupNonUniformShuffleXor => BinOp::Xor,
@@ -142,7 +142,7 @@ impl Tr<'_> {
             Op::GroupNonUniformBallotBitExtract => {
                 let v = self.values(inst.word(a)?)?;
                 let i = self.scalar(inst.word(a + 1)?)?;
-                let i = self.to_i32(i, false)?;
+                let i = self.int_to_i32(i, false)?;
                 vec![self.ballot_bit(&v, i)?]
             }
             Op::GroupNonUniformBallotBitCount => {
@@ -162,7 +162,7 @@ impl Tr<'_> {
                 }
                 let v = self.values(inst.word(a)?)?;
                 let i = self.scalar(inst.word(a + 1)?)?;
-                let i = self.to_i32(i, false)?;
+                let i = self.int_to_i32(i, false)?;
                 self.each(&v, |tr, x| tr.wave_same(OpCode::QuadReadLaneAt, &[x, i]))?
             }
             Op::GroupNonUniformQuadSwap => {

@@ -94,10 +94,7 @@ pub fn result_shape(opcode: u16) -> (bool, bool) {
     let Some(op) = Op::from_u32(u32::from(opcode)) else {
         return (false, false);
     };
-    match spirv_result_shape(op) {
-        Some(s) => s,
-        None => (false, false),
-    }
+    spirv_result_shape(op).unwrap_or_default()
 }
 
 fn spirv_result_shape(op: Op) -> Option<(bool, bool)> {
@@ -287,7 +284,7 @@ pub struct Module<'a> {
 
 /// Reinterprets bytes as SPIR-V words, in either byte order (the magic number decides).
 pub fn words_from_bytes(bytes: &[u8]) -> Result<Vec<u32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(malformed(format!(
             "{} bytes is not a whole number of 32-bit words",
             bytes.len()
@@ -593,7 +590,7 @@ impl<'a> Module<'a> {
                     self.globals.push(inst.word(1)?);
                 }
                 Op::Variable => {}
-                _ if op.is_type() => {
+                _ if is_type_op(op) => {
                     let t = types::decode(self, &inst).map_err(|e| e.or_at(at))?;
                     let id = inst.word(0)?;
                     if let Some(slot) = self.types.get_mut(id as usize) {
@@ -642,39 +639,34 @@ pub fn is_block_terminator(op: Op) -> bool {
     )
 }
 
-trait OpExt {
-    fn is_type(self) -> bool;
-}
-
-impl OpExt for Op {
-    fn is_type(self) -> bool {
-        use Op::*;
-        matches!(
-            self,
-            TypeVoid
-                | TypeBool
-                | TypeInt
-                | TypeFloat
-                | TypeVector
-                | TypeMatrix
-                | TypeImage
-                | TypeSampler
-                | TypeSampledImage
-                | TypeArray
-                | TypeRuntimeArray
-                | TypeStruct
-                | TypePointer
-                | TypeFunction
-                | TypeAccelerationStructureKHR
-                | TypeRayQueryKHR
-                | TypeOpaque
-                | TypeEvent
-                | TypeDeviceEvent
-                | TypeReserveId
-                | TypeQueue
-                | TypePipe
-                | TypeCooperativeMatrixNV
-                | TypeCooperativeMatrixKHR
-        )
-    }
+/// Whether an opcode declares a type.
+fn is_type_op(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        TypeVoid
+            | TypeBool
+            | TypeInt
+            | TypeFloat
+            | TypeVector
+            | TypeMatrix
+            | TypeImage
+            | TypeSampler
+            | TypeSampledImage
+            | TypeArray
+            | TypeRuntimeArray
+            | TypeStruct
+            | TypePointer
+            | TypeFunction
+            | TypeAccelerationStructureKHR
+            | TypeRayQueryKHR
+            | TypeOpaque
+            | TypeEvent
+            | TypeDeviceEvent
+            | TypeReserveId
+            | TypeQueue
+            | TypePipe
+            | TypeCooperativeMatrixNV
+            | TypeCooperativeMatrixKHR
+    )
 }
