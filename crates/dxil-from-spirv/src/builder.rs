@@ -12,7 +12,7 @@ use dxil_module::{
 };
 use dxil_shader::ops::{FnAttr, OpCode};
 
-use crate::error::{Result, internal, limit};
+use crate::error::{Result, internal, limit, malformed};
 
 /// The data layout of DXIL with min-precision 16-bit types, and with native ones.
 pub const LAYOUT_LEGACY: &str =
@@ -598,6 +598,20 @@ impl Builder {
 
     pub fn binary(&mut self, op: BinOp, lhs: Value, rhs: Value) -> Result<Value> {
         let ty = self.type_of(lhs)?;
+        let s = self.scalar_of(ty);
+        let ok = self.type_of(rhs)? == ty
+            && match s {
+                Some(s) if op.is_float() => s.is_float(),
+                Some(Scalar::I1) => matches!(op, BinOp::And | BinOp::Or | BinOp::Xor),
+                Some(s) => !s.is_float(),
+                None => false,
+            };
+        if !ok {
+            return Err(malformed(format!(
+                "operands of the wrong types for `{}`",
+                op.name()
+            )));
+        }
         self.push(
             InstKind::Binary {
                 op,
@@ -610,10 +624,46 @@ impl Builder {
     }
 
     pub fn cast(&mut self, op: CastOp, value: Value, to: TypeId) -> Result<Value> {
+        let from = self.scalar_type_of(value)?;
+        let to_s = self
+            .scalar_of(to)
+            .ok_or_else(|| malformed("conversion to a type that is not a scalar"))?;
+        let (fb, tb) = (from.bits(), to_s.bits());
+        let ok = match op {
+            CastOp::Trunc => !from.is_float() && !to_s.is_float() && tb < fb,
+            CastOp::ZExt | CastOp::SExt => !from.is_float() && !to_s.is_float() && tb > fb,
+            CastOp::FPToUI | CastOp::FPToSI => from.is_float() && !to_s.is_float(),
+            CastOp::UIToFP | CastOp::SIToFP => !from.is_float() && to_s.is_float(),
+            CastOp::FPTrunc => from.is_float() && to_s.is_float() && tb < fb,
+            CastOp::FPExt => from.is_float() && to_s.is_float() && tb > fb,
+            CastOp::BitCast => fb == tb && from != to_s && from != Scalar::I1,
+            _ => false,
+        };
+        if !ok {
+            return Err(malformed(format!(
+                "`{}` from {}-bit {} to {}-bit {}",
+                op.name(),
+                fb,
+                if from.is_float() { "float" } else { "integer" },
+                tb,
+                if to_s.is_float() { "float" } else { "integer" }
+            )));
+        }
         self.push(InstKind::Cast { op, value }, to)
     }
 
     pub fn cmp(&mut self, pred: Predicate, lhs: Value, rhs: Value) -> Result<Value> {
+        let ty = self.type_of(lhs)?;
+        let ok = self.type_of(rhs)? == ty
+            && self
+                .scalar_of(ty)
+                .is_some_and(|s| s.is_float() == pred.is_float());
+        if !ok {
+            return Err(malformed(format!(
+                "comparison `{}` of operands of the wrong types",
+                pred.name()
+            )));
+        }
         let i1 = self.t.i1;
         self.push(
             InstKind::Cmp {
@@ -627,6 +677,9 @@ impl Builder {
     }
 
     pub fn select(&mut self, cond: Value, if_true: Value, if_false: Value) -> Result<Value> {
+        if self.type_of(cond)? != self.t.i1 || self.type_of(if_true)? != self.type_of(if_false)? {
+            return Err(malformed("select of operands of the wrong types"));
+        }
         if if_true == if_false {
             return Ok(if_true);
         }
@@ -658,6 +711,12 @@ impl Builder {
 
     /// Sets a phi's incoming `(value, virtual block)` pairs.
     pub fn set_phi_incoming(&mut self, phi: Value, pairs: &[(Value, u32)]) -> Result<()> {
+        let ty = self.type_of(phi)?;
+        for &(v, _) in pairs {
+            if self.type_of(v)? != ty {
+                return Err(malformed("phi operand of another type"));
+            }
+        }
         let start = self.body.pool.len() as u32;
         for &(v, b) in pairs {
             self.body.pool.push(v.0);
@@ -731,6 +790,10 @@ impl Builder {
     }
 
     pub fn store(&mut self, ptr: Value, value: Value, align: u8) -> Result<()> {
+        let pt = self.type_of(ptr)?;
+        if self.m.types.pointee(pt) != Some(self.type_of(value)?) {
+            return Err(internal("store of a value of another type"));
+        }
         let void = self.t.void;
         self.push(
             InstKind::Store {
@@ -838,6 +901,9 @@ impl Builder {
     }
 
     pub fn cond_br(&mut self, cond: Value, if_true: u32, if_false: u32) -> Result<()> {
+        if self.type_of(cond)? != self.t.i1 {
+            return Err(malformed("branch condition that is not a boolean"));
+        }
         if if_true == if_false {
             return self.br(if_true);
         }
@@ -850,6 +916,12 @@ impl Builder {
 
     /// `switch` with `(case constant, virtual block)` pairs.
     pub fn switch(&mut self, cond: Value, default: u32, cases: &[(Value, u32)]) -> Result<()> {
+        if self
+            .scalar_of(self.type_of(cond)?)
+            .is_none_or(|s| s.is_float() || s == Scalar::I1)
+        {
+            return Err(malformed("switch on a value that is not an integer"));
+        }
         let start = self.body.pool.len() as u32;
         for &(v, b) in cases {
             self.body.pool.push(v.0);

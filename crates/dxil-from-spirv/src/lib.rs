@@ -34,6 +34,7 @@ pub mod bindings;
 mod builder;
 mod error;
 mod finish;
+pub mod fuzz;
 mod fxhash;
 mod lower;
 mod metadata;

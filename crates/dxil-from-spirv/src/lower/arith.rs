@@ -115,6 +115,9 @@ impl Tr<'_> {
                 if a.len() != b.len() {
                     return Err(malformed("OpSelect operands of different types"));
                 }
+                if c.len() != 1 && c.len() != a.len() {
+                    return Err(malformed("OpSelect condition of another size"));
+                }
                 let mut out = Vec::with_capacity(a.len());
                 for i in 0..a.len() {
                     let ci = if c.len() == 1 { c[0] } else { c[i] };
@@ -599,6 +602,11 @@ impl Tr<'_> {
                 _ => Err(malformed("not a matrix")),
             }
         };
+        if let Ok((c, r)) = dims(self, lt)
+            && a.len() != c * r
+        {
+            return Err(malformed("matrix value of the wrong size"));
+        }
         let out = match op {
             Op::Transpose => {
                 let (c, r) = dims(self, lt)?;
@@ -613,6 +621,9 @@ impl Tr<'_> {
             Op::MatrixTimesVector => {
                 let v = self.values(inst.word(3)?)?;
                 let (c, r) = dims(self, lt)?;
+                if v.len() != c {
+                    return Err(malformed("OpMatrixTimesVector of mismatched sizes"));
+                }
                 let mut out = Vec::with_capacity(r);
                 for i in 0..r {
                     let row: Vec<Value> = (0..c).map(|j| a[j * r + i]).collect();
@@ -624,6 +635,9 @@ impl Tr<'_> {
                 let rhs = inst.word(3)?;
                 let m = self.values(rhs)?;
                 let (c, r) = dims(self, self.spv.type_of(rhs)?)?;
+                if m.len() != c * r || a.len() != r {
+                    return Err(malformed("OpVectorTimesMatrix of mismatched sizes"));
+                }
                 let mut out = Vec::with_capacity(c);
                 for j in 0..c {
                     let col = m[j * r..(j + 1) * r].to_vec();
@@ -636,7 +650,7 @@ impl Tr<'_> {
                 let m = self.values(rhs)?;
                 let (c, r) = dims(self, lt)?;
                 let (c2, r2) = dims(self, self.spv.type_of(rhs)?)?;
-                if r2 != c {
+                if r2 != c || m.len() != c2 * r2 {
                     return Err(malformed("OpMatrixTimesMatrix of mismatched sizes"));
                 }
                 let mut out = Vec::with_capacity(c2 * r);

@@ -338,7 +338,9 @@ impl Tr<'_> {
         Ok(match self.spv.ty(ty)? {
             Type::Bool => 4,
             Type::Int { width, .. } | Type::Float { width } => u64::from(width / 8),
-            Type::Vector { elem, n } => u64::from(n) * self.byte_size(elem, None, depth + 1)?,
+            Type::Vector { elem, n } => {
+                u64::from(n).saturating_mul(self.byte_size(elem, None, depth + 1)?)
+            }
             Type::Matrix { col, n } => {
                 let (stride, row_major) = mat.unwrap_or((16, false));
                 let Type::Vector { elem, n: rows } = self.spv.ty(col)? else {
@@ -346,9 +348,9 @@ impl Tr<'_> {
                 };
                 let es = self.byte_size(elem, None, depth + 1)?;
                 if row_major {
-                    u64::from(rows - 1) * u64::from(stride) + u64::from(n) * es
+                    u64::from(rows - 1) * u64::from(stride) + u64::from(n).saturating_mul(es)
                 } else {
-                    u64::from(n - 1) * u64::from(stride) + u64::from(rows) * es
+                    u64::from(n - 1) * u64::from(stride) + u64::from(rows).saturating_mul(es)
                 }
             }
             Type::Array { elem, len } => {
@@ -369,7 +371,7 @@ impl Tr<'_> {
                     let mat = md
                         .matrix_stride
                         .map(|s| (s, md.flags.contains(DecorFlags::ROW_MAJOR)));
-                    end = end.max(off + self.byte_size(m, mat, depth + 1)?);
+                    end = end.max(off.saturating_add(self.byte_size(m, mat, depth + 1)?));
                 }
                 end
             }
@@ -619,7 +621,7 @@ impl Tr<'_> {
                         members.1
                     )));
                 }
-                p.off += u64::from(off);
+                p.off = p.off.saturating_add(u64::from(off));
                 p.mat = md
                     .matrix_stride
                     .map(|s| (s, md.flags.contains(DecorFlags::ROW_MAJOR)));
@@ -709,7 +711,7 @@ impl Tr<'_> {
                 };
                 let k = self.scalar_kind(elem)?;
                 for i in 0..u64::from(n) {
-                    out.push((k, off + i * stride));
+                    out.push((k, off.saturating_add(i.saturating_mul(stride))));
                 }
             }
             Type::Matrix { col, n } => {
@@ -720,7 +722,14 @@ impl Tr<'_> {
                 let es = self.byte_size(elem, None, 0)?;
                 for c in 0..u64::from(n) {
                     if row_major {
-                        self.buffer_leaves(col, off + c * es, None, stride, out, depth + 1)?;
+                        self.buffer_leaves(
+                            col,
+                            off.saturating_add(c * es),
+                            None,
+                            stride,
+                            out,
+                            depth + 1,
+                        )?;
                     } else {
                         self.buffer_leaves(
                             col,
@@ -737,7 +746,14 @@ impl Tr<'_> {
                 let n = self.array_len(len)?;
                 let stride = u64::from(self.array_stride(ty)?);
                 for i in 0..n {
-                    self.buffer_leaves(elem, off + i * stride, mat, 0, out, depth + 1)?;
+                    self.buffer_leaves(
+                        elem,
+                        off.saturating_add(i.saturating_mul(stride)),
+                        mat,
+                        0,
+                        out,
+                        depth + 1,
+                    )?;
                 }
             }
             Type::Struct { members } => {
@@ -750,7 +766,14 @@ impl Tr<'_> {
                     let mat = md
                         .matrix_stride
                         .map(|s| (s, md.flags.contains(DecorFlags::ROW_MAJOR)));
-                    self.buffer_leaves(m, off + u64::from(moff), mat, 0, out, depth + 1)?;
+                    self.buffer_leaves(
+                        m,
+                        off.saturating_add(u64::from(moff)),
+                        mat,
+                        0,
+                        out,
+                        depth + 1,
+                    )?;
                 }
             }
             Type::RuntimeArray { .. } => {

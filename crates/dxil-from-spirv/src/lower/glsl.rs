@@ -180,6 +180,10 @@ impl Tr<'_> {
                 let x = self.values(arg(0)?)?;
                 let y = self.values(arg(1)?)?;
                 let a = self.values(arg(2)?)?;
+                same_len(&[x.len(), y.len()])?;
+                if a.len() != 1 {
+                    same_len(&[x.len(), a.len()])?;
+                }
                 let mut out = Vec::with_capacity(x.len());
                 for i in 0..x.len() {
                     let d = self.b.binary(BinOp::FSub, y[i], x[i])?;
@@ -193,6 +197,7 @@ impl Tr<'_> {
                 let x = self.values(arg(0)?)?;
                 let y = self.values(arg(1)?)?;
                 let a = self.values(arg(2)?)?;
+                same_len(&[x.len(), y.len(), a.len()])?;
                 let mut out = Vec::with_capacity(x.len());
                 for i in 0..x.len() {
                     out.push(self.b.select(a[i], y[i], x[i])?);
@@ -214,6 +219,7 @@ impl Tr<'_> {
                 let e0 = self.values(arg(0)?)?;
                 let e1 = self.values(arg(1)?)?;
                 let x = self.values(arg(2)?)?;
+                same_len(&[e0.len(), e1.len(), x.len()])?;
                 let mut out = Vec::with_capacity(x.len());
                 for i in 0..x.len() {
                     let s = self.b.scalar_type_of(x[i])?;
@@ -234,6 +240,7 @@ impl Tr<'_> {
                 let a = self.values(arg(0)?)?;
                 let b = self.values(arg(1)?)?;
                 let c = self.values(arg(2)?)?;
+                same_len(&[a.len(), b.len(), c.len()])?;
                 let mut out = Vec::with_capacity(a.len());
                 for i in 0..a.len() {
                     let s = self.b.scalar_type_of(a[i])?;
@@ -249,6 +256,7 @@ impl Tr<'_> {
             }
             GLOp::Length => {
                 let a = self.values(arg(0)?)?;
+                same_len(&[a.len().min(1), 1])?;
                 let d = if a.len() == 1 {
                     return {
                         let r = self.unary_dxop(OpCode::FAbs, a[0])?;
@@ -272,6 +280,7 @@ impl Tr<'_> {
             }
             GLOp::Normalize => {
                 let a = self.values(arg(0)?)?;
+                same_len(&[a.len().min(1), 1])?;
                 if a.len() == 1 {
                     let s = self.b.scalar_type_of(a[0])?;
                     let z = self.b.zero(s);
@@ -386,6 +395,7 @@ impl Tr<'_> {
             }
             GLOp::PackHalf2x16 => {
                 let a = self.values(arg(0)?)?;
+                same_len(&[a.len(), 2])?;
                 let i32t = self.b.t.i32;
                 let lo = self.b.dxop(OpCode::LegacyF32ToF16, None, i32t, &[a[0]])?;
                 let hi = self.b.dxop(OpCode::LegacyF32ToF16, None, i32t, &[a[1]])?;
@@ -415,6 +425,7 @@ impl Tr<'_> {
             }
             GLOp::PackDouble2x32 => {
                 let a = self.values(arg(0)?)?;
+                same_len(&[a.len(), 2])?;
                 vec![self.join64(a[0], a[1], Scalar::F64)?]
             }
             GLOp::UnpackDouble2x32 => {
@@ -491,6 +502,7 @@ impl Tr<'_> {
 
     /// A dot product of any length (scalars multiply).
     fn dot_any(&mut self, a: &[Value], b: &[Value]) -> Result<Value> {
+        same_len(&[a.len(), b.len()])?;
         if a.len() == 1 {
             return self.b.binary(BinOp::FMul, a[0], b[0]);
         }
@@ -568,6 +580,7 @@ impl Tr<'_> {
     }
 
     fn refract(&mut self, i: &[Value], n: &[Value], eta: Value) -> Result<Vec<Value>> {
+        same_len(&[i.len(), n.len()])?;
         let d = self.dot_any(n, i)?;
         let s = self.b.scalar_type_of(d)?;
         let eta = if self.b.scalar_type_of(eta)? != s {
@@ -844,4 +857,12 @@ pub fn f32_to_f16(v: f32) -> u16 {
         r += 1;
     }
     sign | r as u16
+}
+
+/// Refuses operands of different sizes (a malformed module; indexing them would go past one).
+fn same_len(lens: &[usize]) -> Result<()> {
+    match lens.first() {
+        Some(&n) if n > 0 && lens.iter().all(|&l| l == n) => Ok(()),
+        _ => Err(malformed("operands of different sizes")),
+    }
 }

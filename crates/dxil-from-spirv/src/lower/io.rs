@@ -317,7 +317,7 @@ impl Tr<'_> {
                 })?;
                 let flags = DecorFlags(md.flags.0 | d.flags.0);
                 self.user_leaves(m, l, md.component.unwrap_or(0), flags, sig, 0, &mut leaves)?;
-                loc = Some(l + self.location_count(m, 0)?);
+                loc = Some(l.saturating_add(self.location_count(m, 0)?));
             }
         } else {
             let l = d.location.ok_or_else(|| {
@@ -422,7 +422,7 @@ impl Tr<'_> {
             for i in 0..members.1 {
                 let m = self.spv.type_lists[(members.0 + i) as usize];
                 self.user_leaves(m, l, 0, flags, sig, 0, leaves)?;
-                l += self.location_count(m, 0)?;
+                l = l.saturating_add(self.location_count(m, 0)?);
             }
             return Ok(());
         }
@@ -442,8 +442,13 @@ impl Tr<'_> {
             (_, true) => ComponentType::I32,
             _ => ComponentType::U32,
         };
+        if component > 3 || component + u32::from(cols) > 4 {
+            return Err(malformed(format!(
+                "a {cols}-component stage variable at component {component}"
+            )));
+        }
         let pixel_target = self.model == EM::Fragment && sig == SigKind::Output;
-        if pixel_target && location + index + rows > 8 {
+        if pixel_target && location.saturating_add(index).saturating_add(rows) > 8 {
             return Err(unsupported(format!(
                 "fragment output at location {} (D3D12 has render targets 0..=7)",
                 location + index
@@ -470,7 +475,12 @@ impl Tr<'_> {
                 2 => "TEXCOORD_C2_",
                 _ => "TEXCOORD_C3_",
             };
-            (name, SemanticKind::Arbitrary, location, location + base)
+            (
+                name,
+                SemanticKind::Arbitrary,
+                location,
+                location.saturating_add(base),
+            )
         };
         let interp = self.interpolation(sig, comp, flags);
         let e = SigElement {

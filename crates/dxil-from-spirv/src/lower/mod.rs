@@ -135,6 +135,8 @@ pub struct Tr<'a> {
     pub handles66: bool,
     /// Geometry streams emitted to (bit mask).
     pub gs_streams: u32,
+    /// Nesting of constants being materialized (composites of composites).
+    materializing: u32,
 }
 
 impl<'a> Tr<'a> {
@@ -172,6 +174,7 @@ impl<'a> Tr<'a> {
             uses_discard: false,
             handles66,
             gs_streams: 0,
+            materializing: 0,
         })
     }
 
@@ -265,6 +268,18 @@ impl<'a> Tr<'a> {
     }
 
     fn materialize(&mut self, id: u32) -> Result<()> {
+        // Constants name only earlier constants, but a hostile module can chain (or loop)
+        // them: bound the nesting instead of recursing without end.
+        if self.materializing >= 64 {
+            return Err(crate::error::limit("constants nested more than 64 deep"));
+        }
+        self.materializing += 1;
+        let r = self.materialize_inner(id);
+        self.materializing -= 1;
+        r
+    }
+
+    fn materialize_inner(&mut self, id: u32) -> Result<()> {
         let def = self.spv.def(id)?;
         let op = Op::from_u32(u32::from(def.opcode));
         match op {

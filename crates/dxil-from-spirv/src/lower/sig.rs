@@ -77,7 +77,7 @@ impl Signature {
         let mut next = 0u32;
         for e in &self.elems {
             if let (Some(r), Packing::Packed) = (e.fixed_row, e.packing) {
-                next = next.max(r + e.rows);
+                next = next.max(r.saturating_add(e.rows));
             }
         }
         // The clip/cull block first, then the other system values.
@@ -88,24 +88,24 @@ impl Signature {
             .max()
             .unwrap_or(0);
         let block_base = next;
-        next += block_rows;
+        next = next.saturating_add(block_rows);
         for e in &mut self.elems {
             if let Some(r) = e.block_row {
-                e.start_row = (block_base + r) as i32;
+                e.start_row = block_base.saturating_add(r).min(MAX_ROWS) as i32;
                 continue;
             }
             e.start_row = match e.packing {
                 Packing::NotPacked => -1,
                 Packing::Packed => match e.fixed_row {
-                    Some(r) => r as i32,
+                    Some(r) => r.min(MAX_ROWS) as i32,
                     None => {
                         let r = next;
-                        next += e.rows;
-                        r as i32
+                        next = next.saturating_add(e.rows);
+                        r.min(MAX_ROWS) as i32
                     }
                 },
             };
-            if e.start_row >= 0 && e.start_row as u32 + e.rows > MAX_ROWS {
+            if e.start_row >= 0 && (e.start_row as u32).saturating_add(e.rows) > MAX_ROWS {
                 return Err(limit(format!(
                     "{}{} needs rows past the {MAX_ROWS} a signature has",
                     e.name, e.first_index
@@ -118,8 +118,8 @@ impl Signature {
                 if a.packing != Packing::Packed || b.packing != Packing::Packed {
                     continue;
                 }
-                let overlap = a.start_row < b.start_row + b.rows as i32
-                    && b.start_row < a.start_row + a.rows as i32;
+                let end = |e: &SigElement| i64::from(e.start_row) + i64::from(e.rows);
+                let overlap = i64::from(a.start_row) < end(b) && i64::from(b.start_row) < end(a);
                 if overlap && a.interp != b.interp {
                     return Err(crate::error::unsupported(format!(
                         "{}{} and {}{} share a row with different interpolation (D3D12 cannot)",
@@ -139,7 +139,7 @@ impl Signature {
         let mut list = Vec::with_capacity(self.elems.len());
         for (id, e) in self.elems.iter().enumerate() {
             let indices: Vec<Option<MdId>> = (0..e.rows)
-                .map(|r| Some(md.i32(i64::from(e.first_index + r))))
+                .map(|r| Some(md.i32(i64::from(e.first_index) + i64::from(r))))
                 .collect();
             let idx = md.node(&indices);
             let mut ext = Vec::new();
