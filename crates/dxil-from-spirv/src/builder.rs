@@ -3,7 +3,7 @@
 //! (a branch may name a block before its position is known) and renumbered in layout order
 //! when the function is finished.
 
-use crate::fxhash::FxMap;
+use rustc_hash::FxHashMap as FxMap;
 
 use dxil_module::{
     AttrGroup, AttrListId, Attribute, BinOp, BlockData, BlockId, Body, CastOp, ConstData, ConstId,

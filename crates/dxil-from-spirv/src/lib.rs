@@ -35,7 +35,6 @@ mod builder;
 mod error;
 mod finish;
 pub mod fuzz;
-mod fxhash;
 mod lower;
 mod metadata;
 mod rootsig;

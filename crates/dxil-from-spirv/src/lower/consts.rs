@@ -10,7 +10,7 @@
 //! a size through `OpSpecConstantOp`) cannot change after translation: they fold, and the
 //! table says so.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use dxil_module::{CastOp, ConstId, Predicate, Value};
 use spirv::{BuiltIn, Op};
@@ -91,7 +91,7 @@ impl SpecState {
         }
         let mut stack: Vec<(u32, &'static str, u32)> =
             roots.into_iter().map(|(id, why)| (id, why, 0)).collect();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         while let Some((id, why, depth)) = stack.pop() {
             if depth > MAX_FOLD_DEPTH || !seen.insert(id) {
                 continue;

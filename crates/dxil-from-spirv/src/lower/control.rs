@@ -1,7 +1,7 @@
 //! Control flow: which blocks of a function are reachable (DXIL allows no unreachable
 //! blocks, and SPIR-V keeps unreachable merge and continue targets).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use spirv::Op;
 

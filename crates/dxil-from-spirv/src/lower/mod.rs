@@ -19,7 +19,7 @@ mod wave;
 
 pub use types::type_name;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use dxil_module::Value;
 use spirv::{ExecutionModel, Op};
@@ -157,7 +157,7 @@ impl<'a> Tr<'a> {
             pool: Vec::with_capacity(256),
             ptrs: Vec::new(),
             locals: Vec::new(),
-            local_of: HashMap::new(),
+            local_of: HashMap::default(),
             resources: Vec::new(),
             features: Features {
                 min_sm: (6, 0),

@@ -1,6 +1,6 @@
 //! Decorations of ids and struct members, kept sparse: most ids carry none.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use spirv::{BuiltIn, Decoration, Op};
 
