@@ -238,7 +238,8 @@ pub fn shifted_target(req: &BindingRequest) -> Result<BindingTarget> {
     })
 }
 
-/// Godot's arithmetic: space 0, register `set · 10⁸ + binding · 10⁵`. A runtime array
+/// Godot's arithmetic: space 0, register `set · 10⁸ + binding · 10⁵` (sets 0..=41; a larger
+/// set is space `set`, register `binding · 10⁵`). A runtime array
 /// (unbounded) would run into every register after it, so it gets a space of its own,
 /// `1 + set · 1000 + binding`, from register 0. The n-th alias of a binding (another variable
 /// on the same descriptors, of another type) goes `n ·` [`ALIAS_SPACE_STEP`] spaces further.
@@ -267,7 +268,6 @@ pub fn default_target(req: &BindingRequest) -> Result<BindingTarget> {
             class: None,
         });
     }
-    let reg = u64::from(req.set) * SET_MULTIPLIER + u64::from(req.binding) * BINDING_MULTIPLIER;
     if req.binding as u64 * BINDING_MULTIPLIER >= SET_MULTIPLIER
         || (req.count != u32::MAX && u64::from(req.count) > BINDING_MULTIPLIER)
     {
@@ -280,18 +280,22 @@ pub fn default_target(req: &BindingRequest) -> Result<BindingTarget> {
             ),
         ));
     }
-    let register = u32::try_from(reg)
+    let reg = u64::from(req.set) * SET_MULTIPLIER + u64::from(req.binding) * BINDING_MULTIPLIER;
+    let register = match u32::try_from(reg)
         .ok()
         .filter(|&r| r < PUSH_CONSTANT_REGISTER)
-        .ok_or_else(|| {
-            Error::new(
-                ErrorKind::Binding,
-                format!(
-                    "set {} is too large for the default register arithmetic (sets 0..41); give a binding map",
-                    req.set
-                ),
-            )
-        })?;
+    {
+        Some(r) => r,
+        None => {
+            // Sets past 41 do not fit the arithmetic in one space: such a set is a space of
+            // its own (register binding · 10⁵ there).
+            return Ok(BindingTarget {
+                space: alias_space(req, req.set)?,
+                register: req.binding * BINDING_MULTIPLIER as u32,
+                class: None,
+            });
+        }
+    };
     Ok(BindingTarget {
         space: alias_space(req, 0)?,
         register,
@@ -315,4 +319,51 @@ pub struct BindingInfo {
     /// The root parameter that holds it, and its offset in that descriptor table.
     pub root_parameter: Option<u32>,
     pub table_offset: Option<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(set: u32, binding: u32, count: u32) -> BindingRequest {
+        BindingRequest {
+            set,
+            binding,
+            kind: DescriptorKind::StorageBuffer,
+            class: RegisterClass::Uav,
+            count,
+            name: None,
+            alias: 0,
+        }
+    }
+
+    #[test]
+    fn godot_arithmetic() {
+        let t = default_target(&req(2, 3, 1)).unwrap();
+        assert_eq!((t.space, t.register), (0, 200_300_000));
+        let t = default_target(&req(41, 999, 1)).unwrap();
+        assert_eq!((t.space, t.register), (0, 4_199_900_000));
+        // A runtime array: a space of its own.
+        let t = default_target(&req(2, 3, u32::MAX)).unwrap();
+        assert_eq!((t.space, t.register), (2004, 0));
+        // The first alias goes one step further.
+        let t = default_target(&BindingRequest {
+            alias: 1,
+            ..req(2, 3, 1)
+        })
+        .unwrap();
+        assert_eq!((t.space, t.register), (ALIAS_SPACE_STEP, 200_300_000));
+    }
+
+    #[test]
+    fn large_sets_get_a_space_of_their_own() {
+        let t = default_target(&req(62, 3, 1)).unwrap();
+        assert_eq!((t.space, t.register), (62, 300_000));
+        let t = default_target(&req(2_147_420_894, 0, 1)).unwrap();
+        assert_eq!((t.space, t.register), (2_147_420_894, 0));
+        // Too large for a space: a clear error.
+        assert!(default_target(&req(u32::MAX - 1, 0, 1)).is_err());
+        // Bindings past 999 do not fit whatever the set.
+        assert!(default_target(&req(62, 1000, 1)).is_err());
+    }
 }

@@ -652,6 +652,23 @@ impl Builder {
         self.push(InstKind::Cast { op, value }, to)
     }
 
+    /// An integer truncated to i8 (the type of some dx.op operands, which [`Scalar`] lacks).
+    pub fn trunc_to_i8(&mut self, value: Value) -> Result<Value> {
+        if self.scalar_type_of(value)?.is_float() || self.scalar_type_of(value)?.bits() <= 8 {
+            return Err(malformed(
+                "an operand to truncate to 8 bits that is not a wider integer",
+            ));
+        }
+        let to = self.t.i8;
+        self.push(
+            InstKind::Cast {
+                op: CastOp::Trunc,
+                value,
+            },
+            to,
+        )
+    }
+
     pub fn cmp(&mut self, pred: Predicate, lhs: Value, rhs: Value) -> Result<Value> {
         let ty = self.type_of(lhs)?;
         let ok = self.type_of(rhs)? == ty

@@ -376,7 +376,7 @@ impl Tr<'_> {
                 end
             }
             t => {
-                return Err(unsupported(format!("{} in a buffer", super::type_name(&t))));
+                return Err(super::types::type_error(&t, "in a buffer"));
             }
         })
     }
@@ -780,7 +780,7 @@ impl Tr<'_> {
                 return Err(unsupported("loading or storing a whole runtime array"));
             }
             t => {
-                return Err(unsupported(format!("{} in a buffer", super::type_name(&t))));
+                return Err(super::types::type_error(&t, "in a buffer"));
             }
         }
         Ok(())

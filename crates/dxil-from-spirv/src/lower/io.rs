@@ -203,6 +203,13 @@ impl Tr<'_> {
             },
             (B::HelperInvocation, true) => Mapped::Op(BuiltinOp::Helper),
             (B::FullyCoveredEXT, true) => Mapped::Op(BuiltinOp::InnerCoverage),
+            (B::BaryCoordKHR | B::BaryCoordNoPerspKHR, true) if m == EM::Fragment => Mapped::Elem {
+                name: "SV_Barycentrics",
+                kind: SemanticKind::Barycentrics,
+                comp: f32c,
+                packing: Packing::NotPacked,
+                op: None,
+            },
             (B::ViewIndex, true) => Mapped::Op(BuiltinOp::ViewId),
             (B::PrimitiveId, true) if m == EM::Fragment => {
                 elem("SV_PrimitiveID", SemanticKind::PrimitiveID, u32c)
@@ -270,6 +277,14 @@ impl Tr<'_> {
             (EM::TessellationControl, _) => !patch,
             (EM::TessellationEvaluation, StorageClass::Input) => !patch,
             (EM::MeshEXT | EM::MeshNV, StorageClass::Output) => !patch,
+            // Per-vertex fragment inputs (fragment shader barycentrics): read with
+            // AttributeAtVertex.
+            (EM::Fragment, StorageClass::Input) => self
+                .spv
+                .decor
+                .get(var)
+                .flags
+                .contains(DecorFlags::PER_VERTEX),
             _ => false,
         }
     }
@@ -526,7 +541,10 @@ impl Tr<'_> {
         if !relevant {
             return InterpolationMode::Undefined;
         }
-        if flags.contains(DecorFlags::FLAT) || !comp.is_float() {
+        if flags.contains(DecorFlags::FLAT)
+            || flags.contains(DecorFlags::PER_VERTEX)
+            || !comp.is_float()
+        {
             return InterpolationMode::Constant;
         }
         let np = flags.contains(DecorFlags::NO_PERSPECTIVE);
@@ -604,6 +622,9 @@ impl Tr<'_> {
                 let interp = if matches!(kind, SemanticKind::Position) && self.model == EM::Fragment
                 {
                     InterpolationMode::LinearNoperspective
+                } else if b == BuiltIn::BaryCoordNoPerspKHR {
+                    let f = DecorFlags(flags.0 | DecorFlags::NO_PERSPECTIVE.0);
+                    self.interpolation(sig, comp, f)
                 } else if comp.is_float() {
                     self.interpolation(sig, comp, flags)
                 } else {
@@ -616,11 +637,13 @@ impl Tr<'_> {
                     _ => None,
                 };
                 let mut ids = Vec::new();
+                // The two barycentric elements are told apart by their index.
+                let index_base = u32::from(b == BuiltIn::BaryCoordNoPerspKHR);
                 for (g, rows, cols) in &groups {
                     let e = SigElement {
                         name,
                         kind,
-                        first_index: *g,
+                        first_index: *g + index_base,
                         comp,
                         interp,
                         rows: *rows,
@@ -663,6 +686,10 @@ impl Tr<'_> {
                 }
                 match kind {
                     SemanticKind::StencilRef => self.features.stencil_ref = true,
+                    SemanticKind::Barycentrics => {
+                        self.features.barycentrics = true;
+                        self.features.need_sm(6, 1);
+                    }
                     SemanticKind::RenderTargetArrayIndex | SemanticKind::ViewPortArrayIndex
                         if !input
                             && matches!(self.model, EM::Vertex | EM::TessellationEvaluation) =>
@@ -903,6 +930,23 @@ impl Tr<'_> {
                     None => self.b.undef_scalar(Scalar::I32),
                 };
                 self.mark_usage(sig, elem, col);
+                if let (EM::Fragment, Some(v)) = (self.model, p.vertex) {
+                    let v = match self.b.as_const_int(v) {
+                        Some(k) => self.b.i8c(k),
+                        None => self.b.trunc_to_i8(v)?,
+                    };
+                    self.features.barycentrics = true;
+                    self.features.need_sm(6, 1);
+                    let raw =
+                        self.b
+                            .dxop(OpCode::AttributeAtVertex, Some(t), t, &[id, row, colv, v])?;
+                    let have = self.b.scalar_type_of(raw)?;
+                    return if have == kind {
+                        Ok(raw)
+                    } else {
+                        self.slot_to_scalar(raw, have, kind)
+                    };
+                }
                 let code = match sig {
                     SigKind::Patch if self.model == EM::TessellationEvaluation => {
                         OpCode::LoadPatchConstant

@@ -123,12 +123,7 @@ impl Tr<'_> {
                 }
                 k
             }
-            t => {
-                return Err(unsupported(format!(
-                    "variables of type {}",
-                    super::type_name(&t)
-                )));
-            }
+            t => return Err(super::types::type_error(&t, "in variables")),
         })
     }
 

@@ -133,12 +133,7 @@ impl Tr<'_> {
                     self.push_leaves(m, depth + 1)?;
                 }
             }
-            t => {
-                return Err(unsupported(format!(
-                    "values of type %{ty} ({}) in registers",
-                    type_name(&t)
-                )));
-            }
+            t => return Err(type_error(&t, "in registers")),
         }
         Ok(())
     }
@@ -163,12 +158,7 @@ impl Tr<'_> {
                 }
                 total
             }
-            t => {
-                return Err(unsupported(format!(
-                    "values of type %{ty} ({}) in registers",
-                    type_name(&t)
-                )));
-            }
+            t => return Err(type_error(&t, "in registers")),
         })
     }
 
@@ -250,12 +240,7 @@ impl Tr<'_> {
                 }
                 total
             }
-            t => {
-                return Err(unsupported(format!(
-                    "variables of type %{ty} ({})",
-                    type_name(&t)
-                )));
-            }
+            t => return Err(type_error(&t, "in variables")),
         };
         if let Some(e) = self.types.slots.get_mut(ty as usize) {
             if wide {
@@ -315,6 +300,17 @@ impl Tr<'_> {
                 type_name(&t)
             ))),
         }
+    }
+}
+
+/// The error for a type a context cannot hold: pointers (buffer device addresses, variable
+/// pointers) cannot be expressed in DXIL at all; other types are not supported there.
+pub fn type_error(t: &Type, context: &str) -> crate::error::Error {
+    match t {
+        Type::Pointer { .. } => crate::error::inexpressible(format!(
+            "pointers {context} (DXIL has no pointers into memory: buffer device addresses and variable pointers cannot be expressed)"
+        )),
+        _ => unsupported(format!("{} {context}", type_name(t))),
     }
 }
 
