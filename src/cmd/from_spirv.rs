@@ -41,6 +41,13 @@ pub struct Args {
     /// Print the bindings (both ways) and specialization constants as JSON.
     #[arg(long)]
     reflect: bool,
+    /// The pipeline's other tessellation shader (SPIR-V): its domain, spacing, winding and
+    /// output patch size complete what this one leaves out.
+    #[arg(long, value_name = "OTHER.spv")]
+    tessellation_from: Option<PathBuf>,
+    /// Control points per input patch of a tessellation control shader (the patch list).
+    #[arg(long, value_name = "N")]
+    input_patch: Option<u32>,
 }
 
 /// Parses `ID=VALUE`: decimal, `0x` hex, negative integers, or floats (as f32 bits).
@@ -87,6 +94,19 @@ pub fn run(a: Args) -> super::Result {
     for s in &a.spec {
         spec_values.push(parse_assignment(s)?);
     }
+    let mut tessellation = match &a.tessellation_from {
+        Some(path) => {
+            let bytes = super::read_input(path)?;
+            let words = dxil_from_spirv::words_from_bytes(&bytes)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            dxil_from_spirv::Tessellation::from_spirv(&words)
+                .map_err(|e| format!("{}: {e}", path.display()))?
+        }
+        None => dxil_from_spirv::Tessellation::default(),
+    };
+    if a.input_patch.is_some() {
+        tessellation.input_patch_size = a.input_patch;
+    }
     let options = Options {
         entry_point: a.entry.clone(),
         spec_constants: match a.spec_constants {
@@ -96,6 +116,7 @@ pub fn run(a: Args) -> super::Result {
         spec_values,
         bindings,
         root_signature: !a.no_root_signature,
+        tessellation,
         ..Options::default()
     };
     let out = dxil_from_spirv::translate_bytes(&bytes, &options)

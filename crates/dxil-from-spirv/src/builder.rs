@@ -107,7 +107,13 @@ pub struct Builder {
     vblocks: Vec<u32>,
     /// The block being written: (virtual id, first instruction).
     current: Option<(u32, u32)>,
+    /// The entry point's function.
     pub main: FuncId,
+    /// The function whose body is being written (`main`, or a hull shader's patch-constant
+    /// function).
+    pub building: FuncId,
+    /// Whether the body of `building` is installed already.
+    finished: bool,
     /// Constants that must never be treated as known values (patchable ones).
     pinned: Vec<ConstId>,
 }
@@ -181,6 +187,8 @@ impl Builder {
             vblocks: Vec::new(),
             current: None,
             main: FuncId(0),
+            building: FuncId(0),
+            finished: false,
             pinned: Vec::new(),
         }
     }
@@ -983,8 +991,57 @@ impl Builder {
         n
     }
 
-    /// Renumbers virtual block ids to layout positions and installs the body as `@main`.
+    /// Starts another function (`void ()`, no attributes) after installing the current
+    /// one's body; its body is written from then on.
+    pub fn begin_function(&mut self, name: &str) -> Result<FuncId> {
+        self.finish_main()?;
+        let ty = self.m.types.intern(TypeData::Function {
+            vararg: false,
+            ret: self.t.void,
+            params: vec![],
+        });
+        let ptr = self.m.types.pointer_to(ty, 0);
+        let id = FuncId(self.m.functions.len() as u32);
+        self.m.functions.push(function(name, ty, ptr, None, true));
+        self.building = id;
+        self.finished = false;
+        self.body = Body::default();
+        self.vblocks.clear();
+        self.current = None;
+        Ok(id)
+    }
+
+    /// Runs `f` with the body of function `func` as the current body (an installed body is
+    /// swapped in and back): for edits of instructions written earlier.
+    pub fn with_body<R>(
+        &mut self,
+        func: FuncId,
+        f: impl FnOnce(&mut Builder) -> Result<R>,
+    ) -> Result<R> {
+        if func == self.building && !self.finished {
+            return f(self);
+        }
+        let body = self
+            .m
+            .functions
+            .get_mut(func.index())
+            .and_then(|x| x.body.take())
+            .ok_or_else(|| internal("no such function body"))?;
+        let saved = std::mem::replace(&mut self.body, body);
+        let r = f(self);
+        let body = std::mem::replace(&mut self.body, saved);
+        if let Some(x) = self.m.functions.get_mut(func.index()) {
+            x.body = Some(body);
+        }
+        r
+    }
+
+    /// Renumbers virtual block ids to layout positions and installs the body in its function
+    /// (`@main` unless [`Builder::begin_function`] started another). Idempotent.
     pub fn finish_main(&mut self) -> Result<()> {
+        if self.finished {
+            return Ok(());
+        }
         if self.current.is_some() {
             return Err(internal("the last block has no terminator"));
         }
@@ -1031,10 +1088,11 @@ impl Builder {
             }
         }
         let body = std::mem::take(&mut self.body);
-        match self.m.functions.get_mut(self.main.index()) {
+        match self.m.functions.get_mut(self.building.index()) {
             Some(f) => f.body = Some(body),
             None => return Err(internal("no main function")),
         }
+        self.finished = true;
         Ok(())
     }
 }

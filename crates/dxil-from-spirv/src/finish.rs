@@ -93,8 +93,7 @@ pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output
     write_metadata(&mut tr, kind, profile, sm, flags)?;
     let spec_records = std::mem::take(&mut tr.spec.records);
     let patchable: Vec<ConstId> = spec_records.iter().filter_map(|r| r.constant).collect();
-    let mut extra_parts = Vec::new();
-    let mut table = SpecTable {
+    let base_table = SpecTable {
         constants: spec_records
             .iter()
             .map(|r| SpecConstant {
@@ -114,40 +113,58 @@ pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output
     aopts.write.patchable_constants = patchable.clone();
     let embed = options.spec_constants == SpecMode::Patchable
         && options.embed_spec_table
-        && !table.constants.is_empty();
-    if embed {
-        // Offsets are only known after writing; the part has a fixed size per constant, so
-        // write a placeholder of the right size first, then the real table.
-        let mut placeholder = table.clone();
-        for c in &mut placeholder.constants {
-            if c.folded.is_none() {
-                // One site per patchable constant (the writer never duplicates one).
-                c.bit_offsets = vec![0];
+        && !base_table.constants.is_empty();
+    // Offsets are only known after writing; the part's size depends on the number of sites,
+    // so a placeholder with one site per patchable constant is written first (a hull shader's
+    // two functions may each hold one: then once more with the right count), then the table.
+    let mut placeholder = base_table.clone();
+    for c in &mut placeholder.constants {
+        if c.folded.is_none() {
+            c.bit_offsets = vec![0];
+        }
+    }
+    let mut tries = 0;
+    let (mut container, table) = loop {
+        if embed {
+            aopts.extra_parts = vec![(dxil_assembler::FourCC::PRIV, placeholder.to_bytes())];
+        }
+        let (container, sites) = dxil_assembler::build_container_with_sites(&module, &aopts)
+            .map_err(|e| internal(format!("assembling the container: {e}")))?;
+        let mut table = base_table.clone();
+        for site in sites {
+            let i = patchable
+                .iter()
+                .position(|c| *c == site.constant)
+                .ok_or_else(|| internal("patch site of an unknown constant"))?;
+            let rec = spec_records
+                .iter()
+                .filter(|r| r.constant.is_some())
+                .nth(i)
+                .ok_or_else(|| internal("patch site without a record"))?;
+            if let Some(t) = table
+                .constants
+                .iter_mut()
+                .find(|c| c.spec_id == rec.spec_id && c.folded.is_none())
+            {
+                t.bit_offsets.push(site.bit_offset);
             }
         }
-        extra_parts.push((dxil_assembler::FourCC::PRIV, placeholder.to_bytes()));
-        aopts.extra_parts = extra_parts;
-    }
-    let (mut container, sites) = dxil_assembler::build_container_with_sites(&module, &aopts)
-        .map_err(|e| internal(format!("assembling the container: {e}")))?;
-    for site in sites {
-        let i = patchable
-            .iter()
-            .position(|c| *c == site.constant)
-            .ok_or_else(|| internal("patch site of an unknown constant"))?;
-        let rec = spec_records
-            .iter()
-            .filter(|r| r.constant.is_some())
-            .nth(i)
-            .ok_or_else(|| internal("patch site without a record"))?;
-        if let Some(t) = table
+        let same_size = table
             .constants
-            .iter_mut()
-            .find(|c| c.spec_id == rec.spec_id && c.folded.is_none())
-        {
-            t.bit_offsets.push(site.bit_offset);
+            .iter()
+            .zip(&placeholder.constants)
+            .all(|(a, b)| a.bit_offsets.len() == b.bit_offsets.len());
+        if !embed || same_size {
+            break (container, table);
         }
-    }
+        if tries > 0 {
+            return Err(internal("patch sites changed between two writes"));
+        }
+        tries += 1;
+        for (p, t) in placeholder.constants.iter_mut().zip(&table.constants) {
+            p.bit_offsets = vec![0; t.bit_offsets.len()];
+        }
+    };
     if embed {
         crate::spec::rewrite_table(&mut container, &table)?;
     }
@@ -293,6 +310,10 @@ fn check_overlaps(infos: &[BindingInfo]) -> Result<()> {
 /// Completes a handle creation: class, range and register (`createHandle`), or binding and
 /// properties (`createHandleFromBinding` + `annotateHandle`).
 fn patch_create(b: &mut Builder, site: &CreateSite, r: &Resource) -> Result<()> {
+    b.with_body(site.func, |b| patch_create_in(b, site, r))
+}
+
+fn patch_create_in(b: &mut Builder, site: &CreateSite, r: &Resource) -> Result<()> {
     let args = b
         .call_args(site.call)
         .ok_or_else(|| internal("handle creation is not a call"))?;

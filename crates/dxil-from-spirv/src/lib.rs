@@ -11,7 +11,9 @@
 //!
 //! How it works:
 //! - [`spv`] reads the module in one pass (ids, types, decorations, functions, blocks).
-//! - `lower` inlines every function into `@main`, maps blocks onto DXIL blocks (SPIR-V's
+//! - `lower` inlines every function into `@main` (a tessellation control shader becomes a
+//!   hull shader's two functions: `@main` per control point and a patch-constant function
+//!   that runs the shader once per control point in a loop), maps blocks onto DXIL blocks (SPIR-V's
 //!   structured control flow is reducible, and `OpPhi` is `phi`), turns composites into runs
 //!   of scalars, and lowers memory by storage class: local arrays for `Function`, `Private`
 //!   and `Workgroup` variables; raw buffers addressed by byte offsets (from the `Offset`,
@@ -74,6 +76,8 @@ pub struct Options {
     /// Embed the specialization-constant table in a `PRIV` part (patchable mode only), so
     /// that `dxil spec` can patch the container without a side file.
     pub embed_spec_table: bool,
+    /// Tessellation state the module may leave to the other tessellation stage.
+    pub tessellation: Tessellation,
 }
 
 impl Default for Options {
@@ -85,6 +89,7 @@ impl Default for Options {
             bindings: BindingMap::Default,
             root_signature: true,
             embed_spec_table: true,
+            tessellation: Tessellation::default(),
         }
     }
 }
@@ -97,6 +102,89 @@ impl Options {
     ) -> Options {
         self.bindings = BindingMap::Callback(Arc::new(f));
         self
+    }
+}
+
+/// Tessellation state that one tessellation stage's SPIR-V may leave to the other (Vulkan
+/// lets either stage declare the domain, the spacing, the winding and point mode, while a
+/// DXIL hull shader and domain shader each carry them), and patch sizes SPIR-V does not fix.
+/// What the module declares wins; [`Tessellation::from_spirv`] reads the other stage's.
+///
+/// Without either, a hull shader gets triangles, equal spacing and counter-clockwise
+/// winding, and reads as many input control points as its input arrays hold (when they
+/// are sized `gl_MaxPatchVertices`, 32, as GLSL's unsized `gl_in[]` is: as many as it
+/// outputs); a domain shader reads as many control points as its input arrays hold (32:
+/// as many as [`Tessellation::output_patch_size`] says, when given).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tessellation {
+    pub domain: Option<TessDomain>,
+    pub spacing: Option<TessSpacing>,
+    /// Triangle winding: `true` for clockwise.
+    pub clockwise: Option<bool>,
+    pub point_mode: bool,
+    /// Control points of an input patch (hull shaders: the patch list the pipeline draws).
+    pub input_patch_size: Option<u32>,
+    /// Control points of the hull shader's output patch (what a domain shader reads).
+    pub output_patch_size: Option<u32>,
+}
+
+/// A tessellation domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TessDomain {
+    Triangles,
+    Quads,
+    Isolines,
+}
+
+/// A tessellation spacing (D3D12's partitioning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TessSpacing {
+    /// D3D12's `integer`.
+    Equal,
+    FractionalEven,
+    FractionalOdd,
+}
+
+impl Tessellation {
+    /// The state that a tessellation shader's execution modes declare (of its first
+    /// tessellation entry point): give it the other stage of the pipeline.
+    pub fn from_spirv(words: &[u32]) -> Result<Tessellation> {
+        use spirv::{ExecutionMode as M, ExecutionModel as EM};
+        let m = spv::Module::parse(words)?;
+        let entry = m
+            .entry_points
+            .iter()
+            .find(|e| {
+                matches!(
+                    e.model,
+                    EM::TessellationControl | EM::TessellationEvaluation
+                )
+            })
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorKind::EntryPoint,
+                    "no tessellation entry point in the module",
+                )
+            })?;
+        let mut t = Tessellation::default();
+        for e in m.exec_modes.iter().filter(|e| e.function == entry.function) {
+            match e.mode {
+                M::Triangles => t.domain = Some(TessDomain::Triangles),
+                M::Quads => t.domain = Some(TessDomain::Quads),
+                M::Isolines => t.domain = Some(TessDomain::Isolines),
+                M::SpacingEqual => t.spacing = Some(TessSpacing::Equal),
+                M::SpacingFractionalEven => t.spacing = Some(TessSpacing::FractionalEven),
+                M::SpacingFractionalOdd => t.spacing = Some(TessSpacing::FractionalOdd),
+                M::VertexOrderCw => t.clockwise = Some(true),
+                M::VertexOrderCcw => t.clockwise = Some(false),
+                M::PointMode => t.point_mode = true,
+                M::OutputVertices if entry.model == EM::TessellationControl => {
+                    t.output_patch_size = e.operands.first().copied();
+                }
+                _ => {}
+            }
+        }
+        Ok(t)
     }
 }
 

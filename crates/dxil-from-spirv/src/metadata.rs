@@ -233,11 +233,7 @@ pub fn shader_flags(
     let mut wave = false;
     let t = b.t;
     let is16 = |ty: TypeId| ty == t.f16 || ty == t.i16;
-    if let Some(body) = m
-        .functions
-        .get(b.main.index())
-        .and_then(|f| f.body.as_ref())
-    {
+    for body in m.functions.iter().filter_map(|f| f.body.as_ref()) {
         for inst in &body.insts {
             let mut check = |ty: TypeId| {
                 let ty = match m.types.data(ty) {

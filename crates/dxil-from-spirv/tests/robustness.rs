@@ -7,6 +7,8 @@ use dxil_from_spirv::fuzz::fuzz_translate;
 const SHADERS: &[&[u8]] = &[
     include_bytes!("data/spec_loop.spv"),
     include_bytes!("data/spec_big.spv"),
+    include_bytes!("data/spec_hull.spv"),
+    include_bytes!("data/tess_quad.spv"),
 ];
 
 struct XorShift(u64);

@@ -246,9 +246,9 @@ impl Tr<'_> {
             return Ok(());
         }
         if !group_stage {
-            if self.model == spirv::ExecutionModel::TessellationControl && exec.is_some() {
-                return Err(unsupported("barriers in tessellation control shaders"));
-            }
+            // A tessellation control shader's barrier orders its output writes before the
+            // reads of other invocations: the hull shader's patch-constant function runs after
+            // every control point is written, so only the memory part remains.
             mode &= 2;
             if mode == 0 {
                 return Ok(());

@@ -41,6 +41,8 @@ pub enum ResKind {
 /// array index by the base register (or the constant index).
 #[derive(Clone, Copy, Debug)]
 pub struct CreateSite {
+    /// The function the call is in.
+    pub func: dxil_module::FuncId,
     pub call: Value,
     pub annotate: Option<Value>,
     pub add: Option<Value>,
@@ -512,6 +514,7 @@ impl Tr<'_> {
                 .b
                 .dxop(OpCode::AnnotateHandle, None, h, &[call, props])?;
             self.resources[res as usize].creates.push(CreateSite {
+                func: self.b.building,
                 call,
                 annotate: Some(annotated),
                 add,
@@ -522,6 +525,7 @@ impl Tr<'_> {
             .b
             .dxop(OpCode::CreateHandle, None, h, &[class, range, idx, nu])?;
         self.resources[res as usize].creates.push(CreateSite {
+            func: self.b.building,
             call,
             annotate: None,
             add,

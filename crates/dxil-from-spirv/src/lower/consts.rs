@@ -210,10 +210,20 @@ impl Tr<'_> {
             folded: folded.map(str::to_string),
             constant: None,
         };
+        // A hull shader's second function uses the constant its first one made.
+        let earlier = self
+            .spec
+            .records
+            .iter()
+            .find(|r| r.result_id == id)
+            .and_then(|r| r.constant);
         let v = if folded.is_some() {
             self.b.const_bits(s, value)
         } else {
-            let c = self.b.unique_i32(value as u32 as i32);
+            let c = match earlier {
+                Some(c) => c,
+                None => self.b.unique_i32(value as u32 as i32),
+            };
             record.constant = Some(c);
             let raw = Value::constant(c);
             match s {
@@ -240,7 +250,7 @@ impl Tr<'_> {
                 _ => return Err(crate::error::internal("64-bit patchable constant")),
             }
         };
-        if spec_id.is_some() {
+        if spec_id.is_some() && !self.spec.records.iter().any(|r| r.result_id == id) {
             self.spec.records.push(record);
         }
         self.set_scalar(id, v)

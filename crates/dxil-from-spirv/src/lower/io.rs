@@ -8,6 +8,7 @@ use dxil_shader::ops::OpCode;
 use dxil_shader::{ComponentType, InterpolationMode, SemanticKind};
 use spirv::{BuiltIn, ExecutionModel as EM, StorageClass};
 
+use super::hull::HullPhase;
 use super::memory::{Base, Ptr};
 use super::sig::{Packing, SigElement, SigKind, Signature};
 use super::{Tr, types::type_name};
@@ -52,6 +53,8 @@ pub enum BuiltinOp {
     PrimitiveId,
     GsInstanceId,
     OutputControlPointId,
+    /// Control points per input patch (a constant).
+    PatchVertices,
     DomainLocation(u8),
 }
 
@@ -228,6 +231,11 @@ impl Tr<'_> {
                 Mapped::Op(BuiltinOp::OutputControlPointId)
             }
             (B::TessCoord, true) => Mapped::Op(BuiltinOp::DomainLocation(comp)),
+            (B::PatchVertices, true)
+                if matches!(m, EM::TessellationControl | EM::TessellationEvaluation) =>
+            {
+                Mapped::Op(BuiltinOp::PatchVertices)
+            }
             (B::TessLevelOuter, _) => Mapped::Elem {
                 name: "SV_TessFactor",
                 kind: SemanticKind::TessFactor,
@@ -887,7 +895,11 @@ impl Tr<'_> {
         let (Base::Input(i) | Base::Output(i)) = p.base else {
             return Err(crate::error::internal("not a stage variable"));
         };
-        if let (Base::Output(_), Some(shadow)) = (p.base, self.io.vars[i as usize].shadow) {
+        let other_control_point = matches!(self.hull, Some(HullPhase::PatchConstant { .. }))
+            && self.io.vars[i as usize].per_vertex;
+        if let (Base::Output(_), Some(shadow), false) =
+            (p.base, self.io.vars[i as usize].shadow, other_control_point)
+        {
             let sp = self.shadow_ptr(i, shadow, p)?;
             return self.load_local(&sp, ty);
         }
@@ -929,6 +941,22 @@ impl Tr<'_> {
                     Some(v) => v,
                     None => self.b.undef_scalar(Scalar::I32),
                 };
+                // A constant control point past the patch reads nothing (the arrays of GLSL
+                // are sized gl_MaxPatchVertices).
+                if let Some(k) = p.vertex.and_then(|v| self.b.as_const_int(v)) {
+                    let limit = match (self.model, sig) {
+                        (EM::TessellationControl, SigKind::Output) => {
+                            Some(self.output_control_points()?)
+                        }
+                        (EM::TessellationControl | EM::TessellationEvaluation, SigKind::Input) => {
+                            Some(self.input_control_points()?)
+                        }
+                        _ => None,
+                    };
+                    if limit.is_some_and(|n| k < 0 || k >= i64::from(n)) {
+                        return Ok(self.b.zero(kind));
+                    }
+                }
                 self.mark_usage(sig, elem, col);
                 if let (EM::Fragment, Some(v)) = (self.model, p.vertex) {
                     let v = match self.b.as_const_int(v) {
@@ -1085,9 +1113,15 @@ impl Tr<'_> {
             }
             BuiltinOp::PrimitiveId => self.b.dxop(OpCode::PrimitiveID, Some(i32t), i32t, &[])?,
             BuiltinOp::GsInstanceId => self.b.dxop(OpCode::GSInstanceID, Some(i32t), i32t, &[])?,
-            BuiltinOp::OutputControlPointId => {
-                self.b
-                    .dxop(OpCode::OutputControlPointID, Some(i32t), i32t, &[])?
+            BuiltinOp::OutputControlPointId => match self.hull {
+                Some(HullPhase::PatchConstant { invocation }) => invocation,
+                _ => self
+                    .b
+                    .dxop(OpCode::OutputControlPointID, Some(i32t), i32t, &[])?,
+            },
+            BuiltinOp::PatchVertices => {
+                let n = self.input_control_points()?;
+                self.b.i32c(i64::from(n))
             }
             BuiltinOp::DomainLocation(c) => {
                 let comps = if self.tess_domain() == dxil_shader::TessellatorDomain::Tri {
@@ -1145,6 +1179,11 @@ impl Tr<'_> {
         let v = &self.io.vars[var as usize];
         let mut sp = *p;
         sp.base = Base::Local(shadow);
+        if self.hull.is_some() {
+            // One control point's copy (see `hull`).
+            sp.vertex = None;
+            return Ok(sp);
+        }
         if let Some(vertex) = p.vertex {
             // The shadow of a per-vertex output holds every vertex.
             let per = self.leaf_count(v.elem_ty, 0)?;
@@ -1173,7 +1212,12 @@ impl Tr<'_> {
             if self.io.vars[i].class != StorageClass::Output {
                 continue;
             }
-            let ty = self.io.vars[i].ty;
+            // A hull shader function keeps one control point of a per-vertex output.
+            let ty = if self.hull.is_some() && self.io.vars[i].per_vertex {
+                self.io.vars[i].elem_ty
+            } else {
+                self.io.vars[i].ty
+            };
             let l = self.new_local(ty, 0)?;
             self.io.vars[i].shadow = Some(l);
             let kinds = self.leaf_kinds(ty)?;
@@ -1196,6 +1240,11 @@ impl Tr<'_> {
                 continue;
             }
             let Some(shadow) = shadow else { continue };
+            let ty = if self.hull.is_some() && self.io.vars[i].per_vertex {
+                self.io.vars[i].elem_ty
+            } else {
+                ty
+            };
             let p = Ptr::new(Base::Local(shadow), ty);
             let vals = self.load_local(&p, ty)?;
             let leaves = self.io.vars[i].leaves.clone();
@@ -1209,13 +1258,27 @@ impl Tr<'_> {
                 else {
                     continue;
                 };
+                // A hull shader's `@main` writes control points, its patch-constant
+                // function the patch.
+                match (self.hull, sig) {
+                    (Some(HullPhase::ControlPoint), SigKind::Patch) => continue,
+                    (Some(HullPhase::PatchConstant { .. }), SigKind::Output) => continue,
+                    _ => {}
+                }
                 self.write_leaf(sig, elem, row, col, v)?;
             }
         }
         Ok(())
     }
 
-    fn write_leaf(&mut self, sig: SigKind, elem: u32, row: u32, col: u8, v: Value) -> Result<()> {
+    pub(super) fn write_leaf(
+        &mut self,
+        sig: SigKind,
+        elem: u32,
+        row: u32,
+        col: u8,
+        v: Value,
+    ) -> Result<()> {
         let s = self.sig_scalar(sig, elem)?;
         let have = self.b.scalar_type_of(v)?;
         let v = if have == s {

@@ -9,6 +9,7 @@ mod buffer;
 pub mod consts;
 mod control;
 mod glsl;
+mod hull;
 mod image;
 mod io;
 mod memory;
@@ -137,6 +138,10 @@ pub struct Tr<'a> {
     pub gs_streams: u32,
     /// Nesting of constants being materialized (composites of composites).
     materializing: u32,
+    /// The hull shader function being written (tessellation control shaders).
+    pub hull: Option<hull::HullPhase>,
+    /// A hull shader's patch-constant function.
+    pub hull_pc: Option<dxil_module::FuncId>,
 }
 
 impl<'a> Tr<'a> {
@@ -175,16 +180,13 @@ impl<'a> Tr<'a> {
             handles66,
             gs_streams: 0,
             materializing: 0,
+            hull: None,
+            hull_pc: None,
         })
     }
 
     /// Translates the entry point's function into `@main`.
     pub fn run(&mut self) -> Result<()> {
-        if matches!(self.model, ExecutionModel::TessellationControl) {
-            return Err(unsupported(
-                "tessellation control shaders (a DXIL hull shader splits them into control-point and patch-constant functions, which this translator does not do yet)",
-            ));
-        }
         let mut spec = std::mem::take(&mut self.spec);
         spec.prepare(self)?;
         self.spec = spec;
@@ -196,6 +198,9 @@ impl<'a> Tr<'a> {
             .ok_or_else(|| malformed(format!("entry point function %{f} is not defined")))?;
         if func.blocks.is_empty() {
             return Err(malformed("the entry point function has no body"));
+        }
+        if self.model == ExecutionModel::TessellationControl {
+            return self.run_hull();
         }
         let mut ret = Ret::Main;
         self.emit_function(f, &[], &mut ret, 0)
@@ -346,7 +351,7 @@ impl<'a> Tr<'a> {
                 }
                 self.b.start_block(vb)?;
                 if matches!(ret, Ret::Main) {
-                    self.prologue(func)?;
+                    self.prologue()?;
                 }
             } else {
                 self.b.start_block(vb)?;
@@ -643,8 +648,7 @@ impl<'a> Tr<'a> {
     }
 
     /// The first block of `@main`: local storage, handles, specialization constants.
-    fn prologue(&mut self, func: &spv::Function) -> Result<()> {
-        let _ = func;
+    fn prologue(&mut self) -> Result<()> {
         self.create_function_locals()?;
         self.create_handles()?;
         consts::SpecState::emit(self)?;

@@ -42,6 +42,8 @@ pub struct StageProps {
     gs: Option<[u32; 5]>,
     /// Domain shader: domain, input control points.
     ds: Option<[u32; 2]>,
+    /// Hull shader: the patch-constant function and the state.
+    hs: Option<(dxil_module::FuncId, super::hull::HullState)>,
 }
 
 impl StageProps {
@@ -54,6 +56,31 @@ impl StageProps {
         if let Some(d) = self.ds {
             let ops: Vec<Option<MdId>> = d.iter().map(|&v| Some(md.i32(i64::from(v)))).collect();
             out.push((dxil_shader::entry::tag::DS_STATE, md.node(&ops)));
+        }
+        if let Some((f, h)) = self.hs {
+            let fn_ptr =
+                md.b.m
+                    .functions
+                    .get(f.index())
+                    .ok_or_else(|| crate::error::internal("no patch-constant function"))?
+                    .ptr_ty;
+            let mut ops = vec![Some(md.value(fn_ptr, Value::function(f)))];
+            for v in [
+                h.input_control_points,
+                h.output_control_points,
+                h.domain.raw(),
+                h.partitioning.raw(),
+                h.primitive.raw(),
+            ] {
+                ops.push(Some(md.i32(i64::from(v))));
+            }
+            let max = md.b.const_float_bits(
+                Scalar::F32,
+                u64::from(super::hull::MAX_TESS_FACTOR.to_bits()),
+            );
+            let f32t = md.b.t.f32;
+            ops.push(Some(md.value(f32t, max)));
+            out.push((dxil_shader::entry::tag::HS_STATE, md.node(&ops)));
         }
         Ok(out)
     }
@@ -81,6 +108,11 @@ impl Tr<'_> {
             TessellatorDomain::Quad
         } else if any(Mode::Isolines) {
             TessellatorDomain::IsoLine
+        } else if let Some(d) = self.option_domain() {
+            d
+        } else if self.model == EM::TessellationControl {
+            // Left to the evaluation shader and not given: triangles (see `Tessellation`).
+            TessellatorDomain::Tri
         } else {
             TessellatorDomain::Undefined
         }
@@ -187,17 +219,17 @@ impl Tr<'_> {
             EM::TessellationEvaluation => {
                 let domain = self.tess_domain();
                 if domain == TessellatorDomain::Undefined {
-                    return Err(malformed("tessellation evaluation shader without a domain"));
+                    return Err(malformed(
+                        "tessellation evaluation shader without a domain (give the control shader's)",
+                    ));
                 }
-                let mut cps = 0u32;
-                for v in &self.io.vars {
-                    if v.per_vertex
-                        && let Ok(crate::spv::Type::Array { len, .. }) = self.spv.ty(v.ty)
-                    {
-                        cps = cps.max(self.const_u64(len)? as u32);
-                    }
-                }
-                p.ds = Some([domain.raw(), cps.clamp(1, 32)]);
+                p.ds = Some([domain.raw(), self.input_control_points()?]);
+            }
+            EM::TessellationControl => {
+                let f = self
+                    .hull_pc
+                    .ok_or_else(|| crate::error::internal("hull shader without its function"))?;
+                p.hs = Some((f, self.hull_state()?));
             }
             _ => {}
         }
