@@ -233,7 +233,14 @@ pub fn shader_flags(
     let mut wave = false;
     let t = b.t;
     let is16 = |ty: TypeId| ty == t.f16 || ty == t.i16;
+    let mut advanced_texture_ops = false;
+    let mut cmp_grad_bias = false;
+    let mut extended_command_info = false;
+    let mut lod_clamp = false;
     for body in m.functions.iter().filter_map(|f| f.body.as_ref()) {
+        // The validator sets SampleCmpGradientOrBias from the last sampling operation of a
+        // function only (it assigns instead of accumulating): do as it does.
+        let mut last_sample_cmp_grad_bias = false;
         for inst in &body.insts {
             let mut check = |ty: TypeId| {
                 let ty = match m.types.data(ty) {
@@ -286,11 +293,42 @@ pub fn shader_flags(
                         if code == OpCode::Fma {
                             double_ext = true;
                         }
+                        let args: Vec<Value> = body.values(*args).collect();
+                        let computed = |range: std::ops::Range<usize>| {
+                            args.get(range).is_some_and(|a| {
+                                a.iter().any(|v| !matches!(v.get(), ValueRef::Const(_)))
+                            })
+                        };
+                        match code {
+                            OpCode::Sample
+                            | OpCode::SampleBias
+                            | OpCode::SampleCmp
+                            | OpCode::SampleCmpBias
+                            | OpCode::SampleGrad
+                            | OpCode::SampleCmpGrad => {
+                                advanced_texture_ops |= computed(7..10);
+                                lod_clamp |= args.last().is_some_and(|&v| clamps(m, v));
+                                last_sample_cmp_grad_bias =
+                                    matches!(code, OpCode::SampleCmpBias | OpCode::SampleCmpGrad);
+                            }
+                            OpCode::SampleLevel | OpCode::SampleCmpLevelZero => {
+                                advanced_texture_ops |= computed(7..10);
+                            }
+                            OpCode::TextureLoad => advanced_texture_ops |= computed(6..9),
+                            OpCode::SampleCmpLevel
+                            | OpCode::TextureGatherRaw
+                            | OpCode::TextureStoreSample => advanced_texture_ops = true,
+                            OpCode::StartVertexLocation | OpCode::StartInstanceLocation => {
+                                extended_command_info = true;
+                            }
+                            _ => {}
+                        }
                     }
                 }
                 _ => {}
             }
         }
+        cmp_grad_bias |= last_sample_cmp_grad_bias;
     }
     if has_double || features.doubles {
         set(&mut f, ShaderFlags::ENABLE_DOUBLE_PRECISION);
@@ -352,13 +390,38 @@ pub fn shader_flags(
     if features.inner_coverage {
         set(&mut f, ShaderFlags::INNER_COVERAGE);
     }
-    if features.tiled_resources {
+    if features.tiled_resources || lod_clamp {
         set(&mut f, ShaderFlags::TILED_RESOURCES);
+    }
+    if advanced_texture_ops {
+        set(&mut f, ShaderFlags::ADVANCED_TEXTURE_OPS);
+    }
+    if cmp_grad_bias {
+        set(&mut f, ShaderFlags::SAMPLE_CMP_GRADIENT_OR_BIAS);
+    }
+    if extended_command_info {
+        set(&mut f, ShaderFlags::EXTENDED_COMMAND_INFO);
     }
     if res.iter().any(|r| r.rov) {
         set(&mut f, ShaderFlags::ROVS);
     }
     ShaderFlags(f)
+}
+
+/// Whether a sampling operation's LOD clamp operand clamps (is neither undef nor ±0.0): the
+/// validator then wants the tiled-resources flag.
+fn clamps(m: &Module, v: Value) -> bool {
+    let Some(c) = v.as_const().and_then(|c| m.constants.get(c)) else {
+        return true;
+    };
+    match c.data {
+        dxil_module::ConstData::Null | dxil_module::ConstData::Undef => false,
+        // ±0.0 as a half, float or double.
+        dxil_module::ConstData::Float(bits) => {
+            !matches!(bits, 0 | 0x8000 | 0x8000_0000 | 0x8000_0000_0000_0000)
+        }
+        _ => true,
+    }
 }
 
 fn value_type(m: &Module, body: &dxil_module::Body, v: Value) -> Option<TypeId> {

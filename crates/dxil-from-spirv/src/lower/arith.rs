@@ -184,6 +184,10 @@ impl Tr<'_> {
                 let r = self.dot(&a, &b)?;
                 self.set_scalar(id, r)
             }
+            Op::SDot | Op::UDot => {
+                let r = self.int_dot(inst, op == Op::SDot)?;
+                self.set_scalar(id, r)
+            }
             Op::MatrixTimesVector
             | Op::VectorTimesMatrix
             | Op::MatrixTimesMatrix
@@ -678,6 +682,68 @@ impl Tr<'_> {
             return Err(malformed("matrix operation result of the wrong size"));
         }
         self.set_vals(id, &out)
+    }
+
+    /// `OpSDot` / `OpUDot`: on 4×8-bit packed words DXIL's `dot4add` (shader model 6.4) with
+    /// a zero accumulator; on vectors, multiplies and adds in the result's width (operands
+    /// extended by their signedness).
+    fn int_dot(&mut self, inst: &Inst<'_>, signed: bool) -> Result<Value> {
+        let a = self.values(inst.word(2)?)?;
+        let b = self.values(inst.word(3)?)?;
+        let ty = inst.word(0)?;
+        let want = *self
+            .leaf_kinds(ty)?
+            .first()
+            .ok_or_else(|| malformed("dot product without a result type"))?;
+        if inst.operand_count() > 4 {
+            // PackedVectorFormat4x8Bit is the only format.
+            let (&[x], &[y]) = (a.as_slice(), b.as_slice()) else {
+                return Err(malformed("packed dot product of vectors"));
+            };
+            if self.b.scalar_type_of(x)? != Scalar::I32
+                || self.b.scalar_type_of(y)? != Scalar::I32
+                || want != Scalar::I32
+            {
+                return Err(unsupported(
+                    "packed dot products other than 32-bit words into a 32-bit result",
+                ));
+            }
+            self.features.need_sm(6, 4);
+            let code = if signed {
+                OpCode::Dot4AddI8Packed
+            } else {
+                OpCode::Dot4AddU8Packed
+            };
+            let zero = self.b.i32c(0);
+            let i32t = self.b.t.i32;
+            return self.b.dxop(code, Some(i32t), i32t, &[zero, x, y]);
+        }
+        if a.len() != b.len() || a.is_empty() || want.is_float() || want == Scalar::I1 {
+            return Err(malformed("dot product of mismatched vectors"));
+        }
+        let wt = self.b.scalar(want);
+        let mut acc = None;
+        for (&x, &y) in a.iter().zip(&b) {
+            let ext = |tr: &mut Self, v: Value| -> Result<Value> {
+                let have = tr.b.scalar_type_of(v)?;
+                if have == want {
+                    return Ok(v);
+                }
+                if have.is_float() || have.bits() > want.bits() {
+                    return Err(malformed("dot product operand wider than its result"));
+                }
+                let op = if signed { CastOp::SExt } else { CastOp::ZExt };
+                tr.b.cast(op, v, wt)
+            };
+            let x = ext(self, x)?;
+            let y = ext(self, y)?;
+            let p = self.b.binary(BinOp::Mul, x, y)?;
+            acc = Some(match acc {
+                None => p,
+                Some(s) => self.b.binary(BinOp::Add, s, p)?,
+            });
+        }
+        acc.ok_or_else(|| malformed("empty dot product"))
     }
 
     /// A float dot product as multiplies and adds (matrix products, as DXC expands them).

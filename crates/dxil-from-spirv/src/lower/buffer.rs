@@ -74,7 +74,8 @@ pub struct Resource {
     pub combined: bool,
     /// Other variables bound to the same descriptor (aliases).
     pub aliases: Vec<u32>,
-    /// Samplers: bit 0 used for plain sampling, bit 1 for depth comparison.
+    /// Samplers: bit 0 used for plain sampling, bit 1 for depth comparison, bit 2 for LOD
+    /// queries.
     pub sampler_modes: u8,
     /// A 64-bit atomic operates on it (resource tag 3, PSV0 flag).
     pub atomic64: bool,

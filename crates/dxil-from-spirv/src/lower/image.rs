@@ -223,18 +223,17 @@ impl Tr<'_> {
         self.b.cast(op, v, t)
     }
 
-    /// Constant texel offsets (undef when absent).
-    fn offsets(&mut self, o: Option<u32>, n: usize) -> Result<Vec<Value>> {
+    /// Texel offsets (undef when absent). Offsets that are not constants need shader model
+    /// 6.7's programmable offsets, except in gathers (`Offsets::Gather`).
+    fn offsets(&mut self, o: Option<u32>, n: usize, use_: Offsets) -> Result<Vec<Value>> {
         let undef = self.b.undef_scalar(Scalar::I32);
         let mut out = vec![undef; 3];
         if let Some(id) = o {
             let v = self.values(id)?;
             for (i, &x) in v.iter().take(n).enumerate() {
                 let x = self.int_to_i32(x, true)?;
-                if self.b.as_const_int(x).is_none() {
-                    return Err(unsupported(
-                        "texel offsets that are not constants (DXIL before shader model 6.7)",
-                    ));
+                if use_ == Offsets::Computed && self.b.as_const_int(x).is_none() {
+                    self.features.need_sm(6, 7);
                 }
                 out[i] = x;
             }
@@ -257,7 +256,7 @@ impl Tr<'_> {
         match &mut r.kind {
             ResKind::Sampler { comparison: c } => {
                 r.sampler_modes |= if comparison { 2 } else { 1 };
-                if r.sampler_modes == 3 {
+                if r.sampler_modes & 3 == 3 {
                     return Err(unsupported(
                         "a sampler used both for depth comparison and for plain sampling (D3D12 samplers are one or the other)",
                     ));
@@ -424,9 +423,11 @@ impl Tr<'_> {
         );
         let (kind, comp, _) = self.typed_kind(res)?;
         if !matches!(comp, ComponentType::F32 | ComponentType::F16) {
-            return Err(unsupported(
-                "sampling an integer image (DXIL samples integer textures from shader model 6.7)",
-            ));
+            if dref {
+                return Err(unsupported("depth-compare sampling of an integer image"));
+            }
+            // Integer textures are sampled from shader model 6.7 on.
+            self.features.need_sm(6, 7);
         }
         let n = coord_count(kind);
         let dref_id = if dref { Some(inst.word(4)?) } else { None };
@@ -447,7 +448,7 @@ impl Tr<'_> {
                 cmp = self.b.binary(BinOp::FDiv, cmp, q)?;
             }
         }
-        let offs = self.offsets(o.offset, offset_count(kind))?;
+        let offs = self.offsets(o.offset, offset_count(kind), Offsets::Computed)?;
         let clamp = self.float_arg(o.min_lod)?;
         let s = self.comp_scalar(comp);
         let st = self.b.scalar(s);
@@ -484,17 +485,17 @@ impl Tr<'_> {
                     args.push(clamp);
                     OpCode::SampleCmp
                 }
-                (true, Some(_)) => {
-                    return Err(unsupported(
-                        "depth-compare sampling with a bias (shader model 6.8)",
-                    ));
+                (true, Some(b)) => {
+                    let b = self.float_arg(Some(b))?;
+                    args.extend_from_slice(&[cmp, b, clamp]);
+                    self.features.need_sm(6, 8);
+                    OpCode::SampleCmpBias
                 }
             }
         } else if let Some((dx, dy)) = o.grad {
             if dref {
-                return Err(unsupported(
-                    "depth-compare sampling with gradients (shader model 6.8)",
-                ));
+                args.push(cmp);
+                self.features.need_sm(6, 8);
             }
             let m = spatial_count(kind);
             let ddx = self.coords(Some(dx), m, 3, Scalar::F32)?;
@@ -502,18 +503,22 @@ impl Tr<'_> {
             args.extend_from_slice(&ddx);
             args.extend_from_slice(&ddy);
             args.push(clamp);
-            OpCode::SampleGrad
+            if dref {
+                OpCode::SampleCmpGrad
+            } else {
+                OpCode::SampleGrad
+            }
         } else {
             let lod = self.float_arg(o.lod)?;
             if dref {
-                let zero = self.b.as_const_float_zero(lod);
-                if !zero {
-                    return Err(unsupported(
-                        "depth-compare sampling at a level other than a constant 0 (shader model 6.7)",
-                    ));
-                }
                 args.push(cmp);
-                OpCode::SampleCmpLevelZero
+                if self.b.as_const_float_zero(lod) {
+                    OpCode::SampleCmpLevelZero
+                } else {
+                    args.push(lod);
+                    self.features.need_sm(6, 7);
+                    OpCode::SampleCmpLevel
+                }
             } else {
                 args.push(lod);
                 OpCode::SampleLevel
@@ -587,7 +592,7 @@ impl Tr<'_> {
                 let u = self.b.undef_scalar(Scalar::I32);
                 vec![u; 3]
             } else {
-                self.offsets(o.offset, offset_count(kind))?
+                self.offsets(o.offset, offset_count(kind), Offsets::Computed)?
             };
             let mut args = vec![handle, mip];
             args.extend_from_slice(&c);
@@ -674,7 +679,7 @@ impl Tr<'_> {
         }
         let (kind, comp, _) = self.typed_kind(res)?;
         let coords = self.coords(Some(coord_id), coord_count(kind), 4, Scalar::F32)?;
-        let offs = self.offsets(o.offset, offset_count(kind).min(2))?;
+        let offs = self.offsets(o.offset, offset_count(kind).min(2), Offsets::Gather)?;
         let s = self.comp_scalar(comp);
         let st = self.b.scalar(s);
         let ret = self.b.res_ret(s);
@@ -753,7 +758,12 @@ impl Tr<'_> {
         let (res, handle, sampler_res, sampler) = self.sampled_of(inst.word(2)?)?;
         let (kind, _, _) = self.typed_kind(res)?;
         let c = self.coords(Some(inst.word(3)?), spatial_count(kind), 3, Scalar::F32)?;
-        self.mark_sampler(sampler_res, false)?;
+        // A LOD query works with either kind of sampler (with a comparison sampler from
+        // shader model 6.8 on, see `lod_query_model`).
+        match self.resources[sampler_res as usize].kind {
+            ResKind::Sampler { .. } => self.resources[sampler_res as usize].sampler_modes |= 4,
+            _ => return Err(malformed("LOD query with something that is not a sampler")),
+        }
         if self.model != spirv::ExecutionModel::Fragment {
             self.features.need_sm(6, 6);
         }
@@ -769,6 +779,17 @@ impl Tr<'_> {
             )?);
         }
         self.set_vals(id, &out)
+    }
+
+    /// Shader model 6.8 for a LOD query through a comparison sampler (once every use of
+    /// the samplers is known).
+    pub(super) fn lod_query_model(&mut self) {
+        let cmp_lod = self.resources.iter().any(|r| {
+            r.sampler_modes & 4 != 0 && matches!(r.kind, ResKind::Sampler { comparison: true })
+        });
+        if cmp_lod {
+            self.features.need_sm(6, 8);
+        }
     }
 
     fn texel_pointer(&mut self, inst: &Inst<'_>) -> Result<()> {
@@ -817,3 +838,10 @@ impl crate::builder::Builder {
 
 #[allow(dead_code)]
 fn _t(_: TypeId) {}
+
+/// What texel offsets are for (which of them may be computed).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Offsets {
+    Computed,
+    Gather,
+}

@@ -55,6 +55,10 @@ pub enum BuiltinOp {
     OutputControlPointId,
     /// Control points per input patch (a constant).
     PatchVertices,
+    /// SV_StartVertexLocation (shader model 6.8).
+    StartVertex,
+    /// SV_StartInstanceLocation (shader model 6.8).
+    StartInstance,
     DomainLocation(u8),
 }
 
@@ -250,10 +254,14 @@ impl Tr<'_> {
                 packing: Packing::Packed,
                 op: None,
             },
-            (B::BaseVertex | B::BaseInstance | B::DrawIndex, _) => {
-                return Err(unsupported(format!(
-                    "built-in {b:?} (D3D12 shaders see it from shader model 6.8 on)"
-                )));
+            // SV_StartVertexLocation is the index draw's base vertex or the first vertex, as
+            // BaseVertex is.
+            (B::BaseVertex, true) if m == EM::Vertex => Mapped::Op(BuiltinOp::StartVertex),
+            (B::BaseInstance, true) if m == EM::Vertex => Mapped::Op(BuiltinOp::StartInstance),
+            (B::DrawIndex, _) => {
+                return Err(unsupported(
+                    "built-in DrawIndex (D3D12 shaders cannot see which draw of an indirect multi-draw runs)",
+                ));
             }
             _ => {
                 return Err(unsupported(format!(
@@ -1119,6 +1127,16 @@ impl Tr<'_> {
                     .b
                     .dxop(OpCode::OutputControlPointID, Some(i32t), i32t, &[])?,
             },
+            BuiltinOp::StartVertex => {
+                self.features.need_sm(6, 8);
+                self.b
+                    .dxop(OpCode::StartVertexLocation, Some(i32t), i32t, &[])?
+            }
+            BuiltinOp::StartInstance => {
+                self.features.need_sm(6, 8);
+                self.b
+                    .dxop(OpCode::StartInstanceLocation, Some(i32t), i32t, &[])?
+            }
             BuiltinOp::PatchVertices => {
                 let n = self.input_control_points()?;
                 self.b.i32c(i64::from(n))

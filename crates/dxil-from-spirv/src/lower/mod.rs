@@ -200,10 +200,13 @@ impl<'a> Tr<'a> {
             return Err(malformed("the entry point function has no body"));
         }
         if self.model == ExecutionModel::TessellationControl {
-            return self.run_hull();
+            self.run_hull()?;
+        } else {
+            let mut ret = Ret::Main;
+            self.emit_function(f, &[], &mut ret, 0)?;
         }
-        let mut ret = Ret::Main;
-        self.emit_function(f, &[], &mut ret, 0)
+        self.lod_query_model();
+        Ok(())
     }
 
     // ------------------------------------------------------------------ values
