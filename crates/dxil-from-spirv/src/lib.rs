@@ -13,12 +13,12 @@
 //! - [`spv`] reads the module in one pass (ids, types, decorations, functions, blocks).
 //! - `lower` inlines every function into `@main` (a tessellation control shader becomes a
 //!   hull shader's two functions: `@main` per control point and a patch-constant function
-//!   that runs the shader once per control point in a loop), maps blocks onto DXIL blocks (SPIR-V's
-//!   structured control flow is reducible, and `OpPhi` is `phi`), turns composites into runs
-//!   of scalars, and lowers memory by storage class: local arrays for `Function`, `Private`
-//!   and `Workgroup` variables; raw buffers addressed by byte offsets (from the `Offset`,
-//!   `ArrayStride` and `MatrixStride` decorations) for storage buffers; 16-byte rows of
-//!   constant buffers for uniform buffers and push constants.
+//!   that runs the shader once per control point in a loop), maps blocks onto DXIL blocks
+//!   (SPIR-V's structured control flow is reducible, and `OpPhi` is `phi`), turns composites
+//!   into runs of scalars, and lowers memory by storage class: local arrays for `Function`,
+//!   `Private` and `Workgroup` variables; raw buffers addressed by byte offsets (from the
+//!   `Offset`, `ArrayStride` and `MatrixStride` decorations) for storage buffers; 16-byte rows
+//!   of constant buffers for uniform buffers and push constants.
 //! - [`bindings`] places every descriptor in a register (Godot's arithmetic by default, or a
 //!   map), choosing SRV or UAV from the type, the decorations and whether the shader writes.
 //! - The module goes through `dxil-assembler` (signatures, `PSV0`, `SFI0`, `HASH`, digest)
@@ -26,6 +26,23 @@
 //! - [`spec`]: with [`SpecMode::Patchable`], every specialization constant stays a value the
 //!   bitcode writer encodes at a fixed width; [`spec::patch`] rewrites it in place and re-signs
 //!   the container without translating again or running a validator.
+//!
+//! What is refused, with an [`Error`] naming the instruction (`tests/corpus.expected` gives
+//! every corpus input's outcome):
+//! - not expressible in DXIL: pointers into memory (buffer device addresses, variable
+//!   pointers, `OpConvertUToPtr`), the dispatch size (`NumWorkgroups`), `DrawIndex`,
+//!   subgroup partitions (`OpGroupNonUniformPartitionNV`), vendor built-ins (NV viewport
+//!   masks, per-view and secondary positions, warp ids), subpass inputs, render targets past
+//!   7, more than 8 clip and cull distances, elements that would share a signature row with
+//!   different interpolation, loops without an exit;
+//! - not translated (yet): mesh and task shaders, ray queries, 8-bit integers (DXIL has no
+//!   8-bit type: they would need emulation in 32-bit words), clustered subgroup operations and
+//!   subgroup min/max scans (DXIL has only sum and product prefixes: they would need lane
+//!   loops), shading-rate and fragment-size built-ins, `SamplePosition`, writable multisampled
+//!   images, 64-bit stage inputs and outputs, structs inside arrays of stage variables.
+//!
+//! A tessellation control shader's memory side effects (storage writes, atomics) run once in
+//! each of the hull shader's two functions.
 //!
 //! Why hand-written: no crate translates SPIR-V to DXIL (Mesa's `spirv_to_dxil` is C inside
 //! Mesa, and naga's DXIL back end is a wish); the SPIR-V reader is our own because the

@@ -397,9 +397,19 @@ impl<'a> Tr<'a> {
         for inst in spv.insts(blk.start, blk.end) {
             let inst = inst?;
             let at = inst.location();
-            let op = inst.op().ok_or_else(|| {
-                Error::at(ErrorKind::Unsupported, at, "unknown opcode".to_string())
-            })?;
+            let Some(op) = inst.op() else {
+                // Opcodes newer than the `spirv` crate's grammar.
+                let r = match inst.opcode {
+                    wave::OP_QUAD_ALL_KHR | wave::OP_QUAD_ANY_KHR => self.quad_vote(&inst),
+                    _ => Err(Error::at(
+                        ErrorKind::Unsupported,
+                        at,
+                        "unknown opcode".to_string(),
+                    )),
+                };
+                r.map_err(|e| e.or_at(at))?;
+                continue;
+            };
             let r = match op {
                 Op::Phi => self.phi(&inst),
                 Op::FunctionCall => self.call(&inst, depth),
@@ -410,13 +420,7 @@ impl<'a> Tr<'a> {
                 | Op::ReturnValue
                 | Op::Kill
                 | Op::TerminateInvocation
-                | Op::Unreachable => {
-                    let r = self.terminator(&inst, op, ret);
-                    if let Some(cur) = self.b.current_block().or(Some(u32::MAX)) {
-                        let _ = cur;
-                    }
-                    r
-                }
+                | Op::Unreachable => self.terminator(&inst, op, ret),
                 _ => self.instruction(&inst, op),
             };
             r.map_err(|e| e.or_at(at))?;

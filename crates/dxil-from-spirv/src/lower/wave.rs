@@ -19,7 +19,40 @@ const BIT_AND: i64 = 0;
 const BIT_OR: i64 = 1;
 const BIT_XOR: i64 = 2;
 
+/// `OpGroupNonUniformQuadAllKHR` and `OpGroupNonUniformQuadAnyKHR` (SPV_KHR_quad_control),
+/// which the `spirv` crate does not know yet.
+pub const OP_QUAD_ALL_KHR: u16 = 5110;
+pub const OP_QUAD_ANY_KHR: u16 = 5111;
+/// `QuadVoteOpKind`.
+const QUAD_VOTE_ANY: i64 = 0;
+const QUAD_VOTE_ALL: i64 = 1;
+
 impl Tr<'_> {
+    /// A quad vote (`quadVote`, shader model 6.7).
+    pub(super) fn quad_vote(&mut self, inst: &Inst<'_>) -> Result<()> {
+        let id = inst.word(1)?;
+        if !self.quad_stage() {
+            return Err(unsupported(
+                "quad operations outside fragment and compute shaders",
+            ));
+        }
+        let cond = self.scalar(inst.word(2)?)?;
+        if self.b.scalar_type_of(cond)? != Scalar::I1 {
+            return Err(malformed("quad vote of something that is not a boolean"));
+        }
+        let kind = if inst.opcode == OP_QUAD_ALL_KHR {
+            QUAD_VOTE_ALL
+        } else {
+            QUAD_VOTE_ANY
+        };
+        let k = self.b.i8c(kind);
+        self.wave();
+        self.features.need_sm(6, 7);
+        let i1 = self.b.t.i1;
+        let r = self.b.dxop(OpCode::QuadVote, Some(i1), i1, &[cond, k])?;
+        self.set_scalar(id, r)
+    }
+
     fn wave(&mut self) {
         self.features.wave_ops = true;
     }
