@@ -375,6 +375,9 @@ pub fn shader_flags(
     if features.atomic64_groupshared {
         set(&mut f, ShaderFlags::ATOMIC_INT64_ON_GROUP_SHARED);
     }
+    if features.shading_rate {
+        set(&mut f, ShaderFlags::SHADING_RATE);
+    }
     if features.stencil_ref {
         set(&mut f, ShaderFlags::STENCIL_REF);
     }

@@ -208,6 +208,14 @@ impl Tr<'_> {
                 packing: Packing::NotPacked,
                 op: None,
             },
+            // Vulkan's shading-rate bits (log2 width in bits 2-3, log2 height in bits 0-1) are
+            // D3D12_SHADING_RATE's encoding.
+            (B::ShadingRateKHR, true) if m == EM::Fragment => {
+                elem("SV_ShadingRate", SemanticKind::ShadingRate, u32c)
+            }
+            (B::PrimitiveShadingRateKHR, false) if matches!(m, EM::Vertex | EM::Geometry) => {
+                elem("SV_ShadingRate", SemanticKind::ShadingRate, u32c)
+            }
             (B::HelperInvocation, true) => Mapped::Op(BuiltinOp::Helper),
             (B::FullyCoveredEXT, true) => Mapped::Op(BuiltinOp::InnerCoverage),
             (B::BaryCoordKHR | B::BaryCoordNoPerspKHR, true) if m == EM::Fragment => Mapped::Elem {
@@ -702,6 +710,10 @@ impl Tr<'_> {
                 }
                 match kind {
                     SemanticKind::StencilRef => self.features.stencil_ref = true,
+                    SemanticKind::ShadingRate => {
+                        self.features.shading_rate = true;
+                        self.features.need_sm(6, 4);
+                    }
                     SemanticKind::Barycentrics => {
                         self.features.barycentrics = true;
                         self.features.need_sm(6, 1);

@@ -72,6 +72,7 @@ pub struct Features {
     pub atomic64_groupshared: bool,
     pub tiled_resources: bool,
     pub rovs: bool,
+    pub shading_rate: bool,
 }
 
 impl Features {
