@@ -293,11 +293,12 @@ pub fn shader_flags(
                         if code == OpCode::Fma {
                             double_ext = true;
                         }
-                        let args: Vec<Value> = body.values(*args).collect();
+                        let args = *args;
                         let computed = |range: std::ops::Range<usize>| {
-                            args.get(range).is_some_and(|a| {
-                                a.iter().any(|v| !matches!(v.get(), ValueRef::Const(_)))
-                            })
+                            body.values(args)
+                                .skip(range.start)
+                                .take(range.len())
+                                .any(|v| !matches!(v.get(), ValueRef::Const(_)))
                         };
                         match code {
                             OpCode::Sample
@@ -307,7 +308,7 @@ pub fn shader_flags(
                             | OpCode::SampleGrad
                             | OpCode::SampleCmpGrad => {
                                 advanced_texture_ops |= computed(7..10);
-                                lod_clamp |= args.last().is_some_and(|&v| clamps(m, v));
+                                lod_clamp |= body.values(args).last().is_some_and(|v| clamps(m, v));
                                 last_sample_cmp_grad_bias =
                                     matches!(code, OpCode::SampleCmpBias | OpCode::SampleCmpGrad);
                             }
