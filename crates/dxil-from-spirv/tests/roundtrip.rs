@@ -2,7 +2,10 @@
 //! DXC's DXIL (`X.dxil`), run the SPIR-V as it is, and run `X.spv` → `from-spirv` →
 //! `to-spirv` on the same differential case (every resource DXC's DXIL declares, filled with
 //! the same data), then compare every resource afterwards. Each shader's outcome must equal
-//! the line in `tests/roundtrip.expected` (`BLESS=1` rewrites it).
+//! the line in `tests/roundtrip.expected` (`BLESS=1` rewrites it). Races show or not with the
+//! machine's load: a shader whose original SPIR-V disagrees with itself meets any expectation,
+//! one recorded as racy stays racy, and one whose SPIR-V once ran past the hang guard stays
+//! skipped as too slow.
 //!
 //! Bindings: DXC's SPIR-V uses set = space and binding = register + 0 (b), 100 (t), 200 (u),
 //! 300 (s) for explicit registers and 0, 1, ... for implicit ones; implicit bindings are first
@@ -286,10 +289,12 @@ fn compare(rt: &mut Runtime, base: &Path) -> String {
         return "agree".into();
     }
     // A shader that races (or reads memory nobody wrote) does not agree with itself.
-    let racy = (0..4).any(|_| {
-        run(rt, &case, &reference).is_ok_and(|again| !diff_reports(&a, &again).is_empty())
-    }) || run(rt, &case, &ours).is_ok_and(|again| !diff_reports(&b, &again).is_empty());
-    if racy {
+    if (0..4)
+        .any(|_| run(rt, &case, &reference).is_ok_and(|again| !diff_reports(&a, &again).is_empty()))
+    {
+        return REFERENCE_RACY.into();
+    }
+    if run(rt, &case, &ours).is_ok_and(|again| !diff_reports(&b, &again).is_empty()) {
         "racy: runs of one module differ".into()
     } else {
         format!("differ: {}", diffs.len())
@@ -452,10 +457,24 @@ fn roundtrip_matches_the_spirv() {
                 .filter(|r| r.contains("did not finish within"))
         })
     };
+    let bless = std::env::var_os("BLESS").is_some();
     let mut text = String::new();
     let (mut agree, mut compared) = (0, 0);
     for ((name, _), r) in list.iter().zip(&results) {
         let mut r = r.as_deref().unwrap_or("missing").to_string();
+        if r == REFERENCE_RACY {
+            // The original SPIR-V disagreeing with itself says nothing about the translation
+            // (whether a race shows depends on the machine's load): it meets any expectation,
+            // and is recorded as racy when blessed.
+            r = "racy: runs of one module differ".into();
+            let recorded = expected.lines().find_map(|l| {
+                l.strip_prefix(name.as_str())
+                    .and_then(|rest| rest.strip_prefix(": "))
+            });
+            if let (false, Some(rec)) = (bless, recorded) {
+                r = rec.to_string();
+            }
+        }
         let varies = r == "agree"
             || r.starts_with("differ")
             || r.starts_with("racy")
@@ -477,7 +496,7 @@ fn roundtrip_matches_the_spirv() {
         let _ = writeln!(text, "{name}: {r}");
     }
     eprintln!("{agree} of {compared} compared shaders agree");
-    if std::env::var_os("BLESS").is_some() {
+    if bless {
         std::fs::write(&path, &text).expect("write expectations");
         return;
     }
@@ -501,6 +520,9 @@ fn roundtrip_matches_the_spirv() {
         );
     }
 }
+
+/// A shader's outcome when the original SPIR-V's own runs differ (see `roundtrip_matches_the_spirv`).
+const REFERENCE_RACY: &str = "racy: the original SPIR-V's runs differ";
 
 /// Translates a SPIR-V module with the shifted bindings (and `options`), then back to SPIR-V.
 fn through_dxil(words: &[u32], options: Options) -> Result<(Vec<u8>, ShaderModule), String> {
