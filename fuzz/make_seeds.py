@@ -2,7 +2,8 @@
 """Seeds every fuzz target's corpus folder (fuzz/corpus/<target>/) from the shared DXIL corpus.
 
 container, shader: whole containers; bitstream, module: the DXIL part's bitcode; text, assemble,
-translate: DXC's listings; rootsig: RTS0 payloads (standalone blobs and shader parts). Usage:
+translate: DXC's listings; rootsig: RTS0 payloads (standalone blobs and shader parts); from_spirv: the
+SPIR-V modules of the corpus and of corpus-spirv beside it. Usage:
     python3 fuzz/make_seeds.py [CORPUS] [--every N]
 """
 import os
@@ -45,11 +46,14 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     corpus = args[0] if args else os.path.join(here, "..", "..", "shared", "corpus")
     out = os.path.join(here, "corpus")
-    for t in ["container", "shader", "bitstream", "module", "text", "assemble", "translate", "rootsig"]:
+    for t in ["container", "shader", "bitstream", "module", "text", "assemble", "translate", "rootsig", "from_spirv"]:
         os.makedirs(os.path.join(out, t), exist_ok=True)
     files = []
     for root, _, names in os.walk(corpus):
         files += [os.path.join(root, n) for n in names]
+    spirv = os.path.join(os.path.dirname(os.path.abspath(corpus)), "corpus-spirv")
+    for root, _, names in os.walk(spirv):
+        files += [os.path.join(root, n) for n in names if n.endswith(".spv")]
     files.sort()
     n = 0
     for path in files:
@@ -69,6 +73,9 @@ def main():
                             open(os.path.join(out, t, name + ".bc"), "wb").write(bc)
                 elif fourcc == b"RTS0":
                     open(os.path.join(out, "rootsig", name + ".rts0"), "wb").write(body)
+        elif path.endswith(".spv"):
+            name = os.path.relpath(path, os.path.dirname(os.path.abspath(corpus))).replace(os.sep, "_")
+            open(os.path.join(out, "from_spirv", name), "wb").write(open(path, "rb").read())
         elif path.endswith(".ll") and n % every == 0:
             listing = open(path, "rb").read()
             for t in ["text", "assemble", "translate"]:

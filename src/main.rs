@@ -11,7 +11,7 @@ mod cmd;
 #[command(
     name = "dxil",
     version,
-    about = "DXIL containers: inspect, disassemble, assemble, translate to SPIR-V, run"
+    about = "DXIL containers: inspect, disassemble, assemble, translate to and from SPIR-V, run"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -28,6 +28,10 @@ enum Command {
     As(cmd::assemble::Args),
     /// Translate a container's shader into SPIR-V for Vulkan.
     ToSpirv(cmd::translate::Args),
+    /// Translate a SPIR-V module (Vulkan) into a signed DXIL container.
+    FromSpirv(cmd::from_spirv::Args),
+    /// Change specialization constants of a patchable container in place and re-sign it.
+    Spec(cmd::spec::Args),
     /// Print the bitstream of a container's DXIL part (blocks and records), for debugging.
     Dump(cmd::dump::Args),
     /// Print a root signature and the Vulkan layout it maps to; optionally write it as a container.
@@ -45,6 +49,8 @@ fn main() -> ExitCode {
         Command::Dis(a) => cmd::dis::run(a),
         Command::As(a) => cmd::assemble::run(a),
         Command::ToSpirv(a) => cmd::translate::run(a),
+        Command::FromSpirv(a) => cmd::from_spirv::run(a),
+        Command::Spec(a) => cmd::spec::run(a),
         Command::Dump(a) => cmd::dump::run(a),
         Command::Rootsig(a) => cmd::rootsig::run(a),
         Command::Run(a) => return cmd::run::run(a),

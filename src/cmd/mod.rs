@@ -4,9 +4,11 @@ pub mod assemble;
 pub mod bench;
 pub mod dis;
 pub mod dump;
+pub mod from_spirv;
 pub mod info;
 pub mod rootsig;
 pub mod run;
+pub mod spec;
 pub mod translate;
 
 use std::io::{Read, Write};

@@ -72,7 +72,7 @@ use dxil_container::{
     Container, ContainerBuilder, FeatureInfo, ShaderKind as ContainerKind, ValidatorVersion,
     compute_hash_part, write_program_part,
 };
-use dxil_module::{Module, WriteOptions, write_module};
+use dxil_module::{Module, PatchSite, WriteOptions, write_module_with_sites};
 use dxil_shader::{DxilModule, ShaderFlags, ShaderKind, TessellatorDomain};
 
 pub use dxil_container::{DigestMode, FourCC};
@@ -93,6 +93,8 @@ pub struct AssembleOptions {
     /// Writes a library without the `RDAT` part DXC would add (the validator rejects such a
     /// container; the module itself is complete).
     pub allow_library_without_rdat: bool,
+    /// Options of the bitcode writer (constants to write patchable).
+    pub write: WriteOptions,
 }
 
 impl Default for AssembleOptions {
@@ -102,6 +104,7 @@ impl Default for AssembleOptions {
             extra_parts: Vec::new(),
             digest: DigestMode::Retail,
             allow_library_without_rdat: false,
+            write: WriteOptions::default(),
         }
     }
 }
@@ -115,13 +118,34 @@ pub fn assemble(text: &str, options: &AssembleOptions) -> Result<Vec<u8>> {
 
 /// Assembles a module into a container.
 pub fn build_container(module: &Module, options: &AssembleOptions) -> Result<Vec<u8>> {
+    build_container_with_sites(module, options).map(|(c, _)| c)
+}
+
+/// Like [`build_container`], also returning where the patchable constants of
+/// [`AssembleOptions::write`] were written, as bit offsets from the start of the container.
+pub fn build_container_with_sites(
+    module: &Module,
+    options: &AssembleOptions,
+) -> Result<(Vec<u8>, Vec<PatchSite>)> {
     let dxil = DxilModule::from_module(module)?;
-    let parts = parts_of(module, &dxil, options)?;
+    let mut sites = Vec::new();
+    let parts = parts_of(module, &dxil, options, &mut sites)?;
     let mut b = ContainerBuilder::for_validator(validator_version(&dxil));
     for (fourcc, payload) in parts {
         b.add_part(fourcc, payload);
     }
-    Ok(b.finish(options.digest)?)
+    let container = b.finish(options.digest)?;
+    if !sites.is_empty() {
+        let c = Container::parse(&container)?;
+        let base = match c.program() {
+            Some(Ok(p)) => p.bitcode_byte_offset_in_container as u64,
+            _ => return Err(Error::Unsupported("the container has no DXIL part".into())),
+        };
+        for s in &mut sites {
+            s.bit_offset += base * 8;
+        }
+    }
+    Ok((container, sites))
 }
 
 /// The validator version whose byte rules apply: 1.0 when `!dx.valver` is absent, and the
@@ -166,13 +190,19 @@ pub const EXTRA_PARTS: [FourCC; 6] = [
 
 /// The container's parts in DXC's order, each payload as DXC writes it.
 pub fn build_parts(module: &Module, options: &AssembleOptions) -> Result<Vec<(FourCC, Vec<u8>)>> {
-    parts_of(module, &DxilModule::from_module(module)?, options)
+    parts_of(
+        module,
+        &DxilModule::from_module(module)?,
+        options,
+        &mut Vec::new(),
+    )
 }
 
 fn parts_of(
     module: &Module,
     dxil: &DxilModule,
     options: &AssembleOptions,
+    sites: &mut Vec<PatchSite>,
 ) -> Result<Vec<(FourCC, Vec<u8>)>> {
     let validator = validator_version(dxil);
     let sm = dxil.shader_model;
@@ -269,7 +299,9 @@ fn parts_of(
         }
     }
 
-    let bitcode = write_module(module, &WriteOptions::default())?;
+    let written = write_module_with_sites(module, &options.write)?;
+    *sites = written.patch_sites;
+    let bitcode = written.bitcode;
     if validator.has_usage_masks_and_hash() {
         parts.push((FourCC::HASH, compute_hash_part(&bitcode).to_vec()));
     }

@@ -222,6 +222,7 @@ fn check(name: &str, bytes: &[u8], t: &mut Tally) {
             .collect(),
         digest,
         allow_library_without_rdat: false,
+        ..AssembleOptions::default()
     };
     match build_container(&module, &passed) {
         Ok(whole) if whole == bytes => t.whole_same_passed += 1,

@@ -96,6 +96,8 @@ pub struct Constants {
     pub words: Vec<u64>,
     pub bytes: Vec<u8>,
     index: Option<HashMap<(TypeId, ConstKey), ConstId>>,
+    /// Constants that [`Constants::intern`] never returns (see [`Constants::push_unique`]).
+    unique: Vec<ConstId>,
 }
 
 impl Constants {
@@ -149,6 +151,16 @@ impl Constants {
         id
     }
 
+    /// Appends a constant that interning never hands out, even for an equal value: a value
+    /// meant to be rewritten later (a patchable specialization constant) must not stand in
+    /// for an ordinary constant of the same value.
+    pub fn push_unique(&mut self, c: Constant) -> ConstId {
+        let id = ConstId(self.items.len() as u32);
+        self.items.push(c);
+        self.unique.push(id);
+        id
+    }
+
     /// Replaces a constant in place (readers patch forward references).
     pub fn set(&mut self, id: ConstId, c: Constant) {
         if let Some(slot) = self.items.get_mut(id.index()) {
@@ -187,6 +199,9 @@ impl Constants {
         if self.index.is_none() {
             let mut map = HashMap::with_capacity(self.items.len());
             for (i, c) in self.items.iter().enumerate() {
+                if self.unique.contains(&ConstId(i as u32)) {
+                    continue;
+                }
                 map.entry((c.ty, self.key_of(&c.data)))
                     .or_insert(ConstId(i as u32));
             }
@@ -271,5 +286,26 @@ mod tests {
         );
         assert_eq!(agg, agg2);
         assert_eq!(c.values.len(), pool_len);
+    }
+
+    #[test]
+    fn unique_constants_are_never_interned() {
+        let mut c = Constants::default();
+        let t = TypeId(0);
+        let u = c.push_unique(Constant {
+            ty: t,
+            data: ConstData::Int(7),
+        });
+        let i = c.int(t, 7);
+        assert_ne!(u, i);
+        // Also when the index is built after the unique constant.
+        let mut d = Constants::default();
+        let u = d.push_unique(Constant {
+            ty: t,
+            data: ConstData::Int(9),
+        });
+        let i = d.int(t, 9);
+        assert_ne!(u, i);
+        assert_eq!(d.int(t, 9), i);
     }
 }

@@ -1,0 +1,253 @@
+//! Patchable specialization constants: the table of where each value lies in a container,
+//! and patching in place.
+//!
+//! Each patchable constant is an `i32` in the module's constant block that the bitcode writer
+//! encodes as a 5-chunk VBR8 field whatever its value, so any 32-bit value fits without
+//! moving a bit. Patching rewrites those chunks, then the `HASH` part (MD5 of the bitcode)
+//! and the container digest; nothing else changes.
+//!
+//! The table can travel inside the container as a `PRIV` part (the validator and the runtime
+//! ignore private data): magic `DXRSSPC1`, a `u32` count, then per constant `spec_id: u32`,
+//! `type: u8` (0 bool, 1 signed int, 2 unsigned int, 3 float), `bits: u8`, `folded: u8`,
+//! `offsets: u8` (count), `value: u64`, then `offsets × u64` container bit offsets.
+
+use serde::Serialize;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::lower::consts::SpecType;
+
+const MAGIC: &[u8; 8] = b"DXRSSPC1";
+
+/// One specialization constant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SpecConstant {
+    pub spec_id: u32,
+    #[serde(rename = "type")]
+    pub ty: SpecType,
+    /// The value the container holds now, as bits of the constant's type.
+    pub value: u64,
+    /// Bit offsets (from the start of the container) of the value's VBR fields.
+    pub bit_offsets: Vec<u64>,
+    /// Why the value was folded into the code (then it cannot be patched).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folded: Option<String>,
+}
+
+/// Every specialization constant of a translated shader.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SpecTable {
+    pub constants: Vec<SpecConstant>,
+}
+
+fn err(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::SpecConstant, message)
+}
+
+impl SpecTable {
+    /// The `PRIV` payload.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(12 + self.constants.len() * 24);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(self.constants.len() as u32).to_le_bytes());
+        for c in &self.constants {
+            out.extend_from_slice(&c.spec_id.to_le_bytes());
+            let (t, bits) = match c.ty {
+                SpecType::Bool => (0u8, 1u8),
+                SpecType::Int { bits, signed: true } => (1, bits),
+                SpecType::Int {
+                    bits,
+                    signed: false,
+                } => (2, bits),
+                SpecType::Float { bits } => (3, bits),
+            };
+            let reason = c.folded.as_deref().map_or(&b""[..], |r| {
+                let b = r.as_bytes();
+                &b[..b.len().min(255)]
+            });
+            out.push(t);
+            out.push(bits);
+            out.push(reason.len() as u8);
+            out.push(c.bit_offsets.len().min(255) as u8);
+            out.extend_from_slice(&c.value.to_le_bytes());
+            for o in c.bit_offsets.iter().take(255) {
+                out.extend_from_slice(&o.to_le_bytes());
+            }
+            out.extend_from_slice(reason);
+        }
+        out
+    }
+
+    /// Reads a `PRIV` payload.
+    pub fn from_bytes(data: &[u8]) -> Result<SpecTable> {
+        let mut r = Reader { data, at: 0 };
+        if r.take(8)? != MAGIC {
+            return Err(err(
+                "the private data is not a specialization-constant table",
+            ));
+        }
+        let n = r.u32()?;
+        let mut constants = Vec::new();
+        for _ in 0..n {
+            let spec_id = r.u32()?;
+            let head = r.take(4)?;
+            let (t, bits, reason_len, count) = (head[0], head[1], head[2], head[3]);
+            let ty = match t {
+                0 => SpecType::Bool,
+                1 => SpecType::Int { bits, signed: true },
+                2 => SpecType::Int {
+                    bits,
+                    signed: false,
+                },
+                3 => SpecType::Float { bits },
+                _ => return Err(err(format!("unknown constant type {t} in the table"))),
+            };
+            let value = r.u64()?;
+            let mut bit_offsets = Vec::with_capacity(usize::from(count));
+            for _ in 0..count {
+                bit_offsets.push(r.u64()?);
+            }
+            let reason = r.take(usize::from(reason_len))?;
+            constants.push(SpecConstant {
+                spec_id,
+                ty,
+                value,
+                bit_offsets,
+                folded: (reason_len != 0).then(|| String::from_utf8_lossy(reason).into_owned()),
+            });
+        }
+        Ok(SpecTable { constants })
+    }
+
+    /// The table a container carries in its `PRIV` part, if any.
+    pub fn from_container(container: &[u8]) -> Result<Option<SpecTable>> {
+        let c = dxil_container::Container::parse(container)
+            .map_err(|e| err(format!("not a container: {e}")))?;
+        match c.part(dxil_container::FourCC::PRIV) {
+            Some(p) if p.data.starts_with(MAGIC) => Ok(Some(SpecTable::from_bytes(p.data)?)),
+            _ => Ok(None),
+        }
+    }
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        let s = self
+            .data
+            .get(self.at..self.at + n)
+            .ok_or_else(|| err("specialization-constant table truncated"))?;
+        self.at += n;
+        Ok(s)
+    }
+    fn u32(&mut self) -> Result<u32> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64(&mut self) -> Result<u64> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+}
+
+/// Replaces the `PRIV` table of a container by `table` (same size) and re-signs it.
+pub(crate) fn rewrite_table(container: &mut [u8], table: &SpecTable) -> Result<()> {
+    let (start, len) = {
+        let c = dxil_container::Container::parse(container)
+            .map_err(|e| err(format!("not a container: {e}")))?;
+        let p = c
+            .part(dxil_container::FourCC::PRIV)
+            .ok_or_else(|| err("the container has no PRIV part"))?;
+        (p.data_offset, p.data.len())
+    };
+    let bytes = table.to_bytes();
+    if bytes.len() != len {
+        return Err(crate::error::internal(
+            "the specialization table changed size",
+        ));
+    }
+    container[start..start + len].copy_from_slice(&bytes);
+    dxil_container::set_digest(container, dxil_container::DigestMode::Retail)
+        .map_err(|e| err(format!("signing: {e}")))
+}
+
+/// The bits a value of a constant's type is patched with (booleans 0/1, others their low
+/// 32 bits), or an error when the value does not fit the type.
+fn patch_bits(c: &SpecConstant, value: u64) -> Result<u32> {
+    let fits = match c.ty {
+        SpecType::Bool => value <= 1,
+        SpecType::Int { bits, .. } | SpecType::Float { bits } => bits >= 64 || value >> bits == 0,
+    };
+    if !fits {
+        return Err(err(format!(
+            "value {value:#x} does not fit specialization constant {} ({:?})",
+            c.spec_id, c.ty
+        )));
+    }
+    Ok(value as u32)
+}
+
+/// Where the hashes of a container live.
+struct Layout {
+    bitcode: std::ops::Range<usize>,
+    hash_digest: Option<usize>,
+}
+
+fn layout(container: &[u8]) -> Result<Layout> {
+    let c = dxil_container::Container::parse(container)
+        .map_err(|e| err(format!("not a container: {e}")))?;
+    let p = match c.program() {
+        Some(Ok(p)) => p,
+        _ => return Err(err("the container has no DXIL part")),
+    };
+    let start = p.bitcode_byte_offset_in_container;
+    let hash_digest = c
+        .part(dxil_container::FourCC::HASH)
+        .map(|h| h.data_offset + 4)
+        .filter(|&o| o + 16 <= container.len());
+    Ok(Layout {
+        bitcode: start..start + p.bitcode.len(),
+        hash_digest,
+    })
+}
+
+/// Patches specialization constants in place: `(spec id, value bits)` pairs. Rewrites the
+/// values' bits, the `HASH` part and the container digest.
+pub fn patch(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) -> Result<()> {
+    let l = layout(container)?;
+    for &(id, value) in values {
+        let c = table
+            .constants
+            .iter()
+            .find(|c| c.spec_id == id)
+            .ok_or_else(|| err(format!("the shader has no specialization constant {id}")))?;
+        if let Some(why) = &c.folded {
+            return Err(err(format!(
+                "specialization constant {id} was folded at translation ({why}); translate again to change it"
+            )));
+        }
+        let bits = patch_bits(c, value)?;
+        for &off in &c.bit_offsets {
+            dxil_module::patch_constant(
+                container,
+                &dxil_module::PatchSite {
+                    constant: dxil_module::ConstId(0),
+                    bit_offset: off,
+                },
+                i64::from(bits as i32),
+            )
+            .map_err(|e| err(format!("patching constant {id}: {e}")))?;
+        }
+    }
+    if let Some(h) = l.hash_digest {
+        let digest = dxil_container::hash::md5(&container[l.bitcode.clone()]);
+        container[h..h + 16].copy_from_slice(&digest);
+    }
+    dxil_container::set_digest(container, dxil_container::DigestMode::Retail)
+        .map_err(|e| err(format!("signing: {e}")))
+}
