@@ -19,13 +19,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use dxil_from_spirv::{BindingMap, Options};
-use dxil_runtime::case::{RegisterClass, ResourceKind as CaseKind};
-use dxil_runtime::differential::{DeclaredResource, diff_reports, differential_case};
-use dxil_runtime::format::Format;
+use dxil_runtime::differential::{diff_reports, differential_case};
 use dxil_runtime::{RunOptions, Runtime, ShaderModule};
 
-use dxil_to_spirv::dxil::{ComponentType, ResourceDecl};
-use dxil_to_spirv::{ResourceClass, ResourceKind};
+// The same case construction as the translator's differential test, so both compare like with like.
+#[path = "../../dxil-to-spirv/tests/support/differential_case.rs"]
+mod differential_case;
+use differential_case::{declared, known_race, rebind_to_listing};
 
 /// Every `X.spv` with `X.dxil` beside it, sorted, as (name, base path without extension).
 fn shaders(corpus: &Path) -> Vec<(String, PathBuf)> {
@@ -41,164 +41,6 @@ fn shaders(corpus: &Path) -> Vec<(String, PathBuf)> {
 
 fn file(base: &Path, ext: &str) -> PathBuf {
     PathBuf::from(format!("{}.{ext}", base.display()))
-}
-
-/// The case format of a typed buffer.
-fn typed_format(d: &ResourceDecl) -> Option<Format> {
-    let n = d.component_count.clamp(1, 4) as usize;
-    let names: [&str; 4] = match d.component? {
-        ComponentType::F32 => [
-            "r32_float",
-            "r32g32_float",
-            "r32g32b32_float",
-            "r32g32b32a32_float",
-        ],
-        ComponentType::U32 => [
-            "r32_uint",
-            "r32g32_uint",
-            "r32g32b32_uint",
-            "r32g32b32a32_uint",
-        ],
-        ComponentType::I32 => [
-            "r32_sint",
-            "r32g32_sint",
-            "r32g32b32_sint",
-            "r32g32b32a32_sint",
-        ],
-        _ => return None,
-    };
-    Format::from_name(names[n - 1])
-}
-
-/// DXC's resources as the differential case declares them, or why the shader is skipped.
-fn declared(resources: &[ResourceDecl]) -> Result<Vec<DeclaredResource>, String> {
-    let mut out = Vec::new();
-    for d in resources {
-        let kind = match d.kind {
-            ResourceKind::RawBuffer => CaseKind::Raw,
-            ResourceKind::StructuredBuffer => CaseKind::Structured { stride: d.stride },
-            ResourceKind::TypedBuffer => CaseKind::Typed {
-                format: typed_format(d)
-                    .ok_or_else(|| format!("typed buffer of {:?}", d.component))?,
-            },
-            ResourceKind::CBuffer => CaseKind::Constant,
-            k => return Err(format!("uses a {k:?}")),
-        };
-        if d.class == ResourceClass::Uav && d.has_counter {
-            return Err("uses a UAV counter".into());
-        }
-        out.push(DeclaredResource {
-            class: match d.class {
-                ResourceClass::Srv => RegisterClass::Srv,
-                ResourceClass::Uav => RegisterClass::Uav,
-                ResourceClass::Cbv => RegisterClass::Cbv,
-                ResourceClass::Sampler => RegisterClass::Sampler,
-            },
-            space: d.space,
-            register: d.lower,
-            count: d.count,
-            kind,
-        });
-    }
-    Ok(out)
-}
-
-/// `name → (space, shifted binding)` from the `; Resource Bindings:` table of DXC's listing.
-fn listing_bindings(ll: &str) -> Vec<(String, u32, u32)> {
-    let mut out = Vec::new();
-    let mut in_table = false;
-    for line in ll.lines() {
-        if line.starts_with("; Resource Bindings:") {
-            in_table = true;
-            continue;
-        }
-        if !in_table {
-            continue;
-        }
-        let Some(rest) = line.strip_prefix(';') else {
-            break;
-        };
-        let cols: Vec<&str> = rest.split_whitespace().collect();
-        if cols.is_empty() {
-            if !out.is_empty() {
-                break;
-            }
-            continue;
-        }
-        if cols.len() < 6 || cols[0] == "Name" || cols[0].starts_with("---") {
-            continue;
-        }
-        let bind = cols[cols.len() - 2];
-        let (reg, space) = match bind.split_once(",space") {
-            Some((r, sp)) => (
-                r,
-                sp.trim_end_matches(|c: char| !c.is_ascii_digit())
-                    .parse()
-                    .unwrap_or(0),
-            ),
-            None => (bind, 0),
-        };
-        let (shift, num) = if let Some(n) = reg.strip_prefix("cb") {
-            (0, n)
-        } else if let Some(n) = reg.strip_prefix('t') {
-            (100, n)
-        } else if let Some(n) = reg.strip_prefix('u') {
-            (200, n)
-        } else if let Some(n) = reg.strip_prefix('s') {
-            (300, n)
-        } else {
-            continue;
-        };
-        if let Ok(n) = num.parse::<u32>() {
-            out.push((cols[0].to_string(), space, shift + n));
-        }
-    }
-    out
-}
-
-/// Rewrites each named resource variable's set and binding to the register DXC's DXIL gave it.
-fn rebind(words: &mut [u32], ll: &str) {
-    let table = listing_bindings(ll);
-    let mut names: Vec<(u32, String)> = Vec::new();
-    let mut i = 5;
-    while i < words.len() {
-        let (n, op) = ((words[i] >> 16) as usize, words[i] & 0xFFFF);
-        if n == 0 {
-            break;
-        }
-        if op == spirv::Op::Name as u32 && i + 2 < words.len() {
-            let bytes: Vec<u8> = words[i + 2..(i + n).min(words.len())]
-                .iter()
-                .flat_map(|w| w.to_le_bytes())
-                .take_while(|&b| b != 0)
-                .collect();
-            names.push((words[i + 1], String::from_utf8_lossy(&bytes).into_owned()));
-        }
-        i += n;
-    }
-    let mut i = 5;
-    while i < words.len() {
-        let (n, op) = ((words[i] >> 16) as usize, words[i] & 0xFFFF);
-        if n == 0 {
-            break;
-        }
-        if op == spirv::Op::Decorate as u32 && n == 4 && i + 3 < words.len() {
-            let id = words[i + 1];
-            let entry = names.iter().position(|(x, _)| *x == id).and_then(|at| {
-                let nm = &names[at].1;
-                let k = names[..at].iter().filter(|(_, s)| s == nm).count();
-                table.iter().filter(|(t, _, _)| t == nm).nth(k)
-            });
-            if let Some((_, set, binding)) = entry {
-                if words[i + 2] == spirv::Decoration::DescriptorSet as u32 {
-                    words[i + 3] = *set;
-                } else if words[i + 2] == spirv::Decoration::Binding as u32 {
-                    words[i + 3] = *binding;
-                }
-            }
-        }
-        i += n;
-    }
 }
 
 fn words(bytes: &[u8]) -> Vec<u32> {
@@ -238,7 +80,7 @@ fn compare(rt: &mut Runtime, base: &Path) -> String {
     let spv = std::fs::read(file(base, "spv")).unwrap_or_default();
     let mut w = words(&spv);
     if let Ok(ll) = std::fs::read_to_string(file(base, "ll")) {
-        rebind(&mut w, &ll);
+        rebind_to_listing(&mut w, &ll);
     }
     let options = Options {
         bindings: BindingMap::Shifted,
@@ -443,10 +285,11 @@ fn roundtrip_matches_the_spirv() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/roundtrip.expected");
     let expected = std::fs::read_to_string(&path).unwrap_or_default();
     let known_racy = |name: &str| {
-        expected.lines().any(|l| {
-            l.strip_prefix(name)
-                .is_some_and(|r| r.starts_with(": racy"))
-        })
+        known_race(name).is_some()
+            || expected.lines().any(|l| {
+                l.strip_prefix(name)
+                    .is_some_and(|r| r.starts_with(": racy"))
+            })
     };
     // Likewise a shader whose SPIR-V once ran past the hang guard stays skipped as too slow
     // (whether it finishes in time depends on the machine's load).

@@ -1,6 +1,7 @@
 //! Shared helpers of the translator's integration tests: corpus discovery, manifests, `spirv-val`.
 #![allow(dead_code)]
 
+pub mod differential_case;
 pub mod inspect;
 
 use std::path::{Path, PathBuf};
