@@ -5,11 +5,11 @@ use std::ffi::{CStr, CString};
 use std::sync::Arc;
 
 use dxil_to_spirv::options::{
-    BranchControl, Instrumentation, LocalRootParameter, LocalTableRange, MetaDescriptor, Quirk,
-    SampleCount, ViewInstancing,
+    BranchControl, Instrumentation, MetaDescriptor, Quirk, SampleCount, ViewInstancing,
 };
 use dxil_to_spirv::{
-    Error, Features, HeapConventions, Options, Requests, ResolverBindings, RootBlock, Translator,
+    Error, Features, HeapConventions, LocalParameter, LocalRange, LocalRootSignature, Options,
+    Requests, ResolverBindings, RootBlock, Translator,
 };
 
 use crate::abi::{self, opt, option as o};
@@ -31,8 +31,14 @@ pub struct Converter {
     pub inline_ubo: Option<(u32, u32)>,
     /// Domain shaders: the hull shader's patch constant location ([`Options::patch_location_offset`]).
     pub patch_location_offset: Option<u32>,
+    /// The local root signature's parameters, in record order (ray-tracing stages).
+    pub local: Vec<LocalParameter>,
     /// Ranges of the local root descriptor table being built (between begin and end).
-    pub open_table: Option<Vec<LocalTableRange>>,
+    pub open_table: Option<Vec<LocalRange>>,
+    /// log2 of the descriptor handle increment (CBV/SRV/UAV heap, sampler heap): a table argument of a shader
+    /// record is a handle, whose low word shifted right by this is the heap slot
+    /// ([`LocalRootSignature::table_shift`]).
+    pub sbt_shift: [u32; 2],
     pub result: Option<RunResult>,
 }
 
@@ -81,13 +87,15 @@ impl Converter {
             conventions: default_conventions(),
             inline_ubo: None,
             patch_location_offset: None,
+            local: Vec::new(),
             open_table: None,
+            sbt_shift: [0, 0],
             result: None,
         }
     }
 
-    pub fn add_local(&mut self, p: LocalRootParameter) {
-        self.requests.local_root_signature.push(p);
+    pub fn add_local(&mut self, p: LocalParameter) {
+        self.local.push(p);
     }
 
     pub fn add_meta(&mut self, m: MetaDescriptor) {
@@ -159,9 +167,16 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         c.conventions,
         blob.ranges.iter().map(|r| r.info()).collect(),
     );
+    let local_root_signature = (!c.local.is_empty()).then(|| {
+        Arc::new(LocalRootSignature {
+            parameters: c.local.clone(),
+            table_shift: c.sbt_shift,
+        })
+    });
     let options = Options {
         entry_point: entry_name,
         binding: Arc::new(model),
+        local_root_signature,
         features: c.features,
         requests: Requests {
             stream_output,
@@ -291,7 +306,7 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
         o::PHYSICAL_STORAGE_BUFFER => c.conventions.device_addresses = flag(read!(opt::Flag).value),
         o::SBT_DESCRIPTOR_SIZE_LOG2 => {
             let w = read!(opt::Words2);
-            r.sbt_descriptor_size_log2 = Some((w.a, w.b));
+            c.sbt_shift = [w.a, w.b];
         }
         o::SSBO_ALIGNMENT => {
             let a = read!(opt::Word).value;

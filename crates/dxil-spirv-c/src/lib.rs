@@ -35,7 +35,8 @@ use abi::{Bool, DxilResult};
 use blob::ParsedBlob;
 use converter::Converter;
 use dxil_to_spirv::ResourceClass;
-use dxil_to_spirv::options::{LocalRootParameter, LocalTableRange, MetaDescriptor};
+use dxil_to_spirv::options::MetaDescriptor;
+use dxil_to_spirv::{LocalParameter, LocalRange};
 use resolver::Callback;
 
 pub type ParsedBlobHandle = *mut ParsedBlob;
@@ -791,7 +792,7 @@ pub unsafe extern "C" fn dxil_spv_converter_add_local_root_constants(
     num_words: c_uint,
 ) {
     with_conv(converter, (), |c| {
-        c.add_local(LocalRootParameter::Constants {
+        c.add_local(LocalParameter::Constants {
             space: register_space,
             register: register_index,
             words: num_words,
@@ -799,7 +800,7 @@ pub unsafe extern "C" fn dxil_spv_converter_add_local_root_constants(
     });
 }
 
-/// An unknown class is ignored (with a log message).
+/// An unknown class holds no resource (with a log message) but keeps its place in the record.
 ///
 /// # Safety
 /// `converter` is null or live.
@@ -811,15 +812,20 @@ pub unsafe extern "C" fn dxil_spv_converter_add_local_root_descriptor(
     register_index: c_uint,
 ) {
     with_conv(converter, (), |c| match class_of(resource_class) {
-        Some(class) => c.add_local(LocalRootParameter::Descriptor {
+        Some(class) => c.add_local(LocalParameter::Descriptor {
             class,
             space: register_space,
             register: register_index,
         }),
-        None => log(
-            abi::log_level::WARN,
-            "local root descriptor of an unknown class ignored",
-        ),
+        None => {
+            log(
+                abi::log_level::WARN,
+                "local root descriptor of an unknown class: it holds no resource",
+            );
+            // An empty table takes the 8 record bytes a root descriptor takes, so the parameters after it keep
+            // their offsets.
+            c.add_local(LocalParameter::Table(Vec::new()));
+        }
     });
 }
 
@@ -842,16 +848,16 @@ pub unsafe extern "C" fn dxil_spv_converter_add_local_root_descriptor_table(
             );
             return;
         };
-        let range = LocalTableRange {
+        let range = LocalRange {
             class,
             space: register_space,
             register: register_index,
             count: num_descriptors_in_range,
-            offset_in_heap,
+            offset: offset_in_heap,
         };
         match &mut c.open_table {
             Some(t) => t.push(range),
-            None => c.add_local(LocalRootParameter::Table(vec![range])),
+            None => c.add_local(LocalParameter::Table(vec![range])),
         }
     });
 }
@@ -880,7 +886,7 @@ pub unsafe extern "C" fn dxil_spv_converter_end_local_root_descriptor_table(
     with_conv(converter, abi::ERROR_INVALID_ARGUMENT, |c| {
         match c.open_table.take() {
             Some(t) if !t.is_empty() => {
-                c.add_local(LocalRootParameter::Table(t));
+                c.add_local(LocalParameter::Table(t));
                 abi::SUCCESS
             }
             _ => abi::ERROR_INVALID_ARGUMENT,

@@ -215,8 +215,8 @@ pub trait BindingModel: fmt::Debug + Send + Sync {
     }
 
     /// Placement of the counters of UAVs in a local root signature's descriptor table (as
-    /// [`BindingModel::local_heap`]).
-    fn local_heap_counter(&self) -> Result<Placement, String> {
+    /// [`BindingModel::local_heap`]), for the UAV `r`.
+    fn local_heap_counter(&self, _r: &D3dBinding) -> Result<Placement, String> {
         self.heap_counter()
     }
 

@@ -198,31 +198,6 @@ pub struct MetaDescriptor {
     pub binding_or_push_index: u32,
 }
 
-/// One parameter of a local root signature (ray tracing and work graphs), in parameter order.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum LocalRootParameter {
-    Constants {
-        space: u32,
-        register: u32,
-        words: u32,
-    },
-    Descriptor {
-        class: crate::ResourceClass,
-        space: u32,
-        register: u32,
-    },
-    Table(Vec<LocalTableRange>),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LocalTableRange {
-    pub class: crate::ResourceClass,
-    pub space: u32,
-    pub register: u32,
-    pub count: u32,
-    pub offset_in_heap: u32,
-}
-
 /// Requests that change the generated code. The default asks for nothing.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Requests {
@@ -286,12 +261,9 @@ pub struct Requests {
     pub non_semantic_debug_info: Vec<(String, Vec<u8>)>,
     /// The shader's source file name, for debug information.
     pub source_file: Option<String>,
-    /// Ray tracing: log2 of the descriptor sizes (CBV/SRV/UAV, sampler) to turn table addresses into indices.
-    pub sbt_descriptor_size_log2: Option<(u32, u32)>,
     /// Raw-address descriptor indexing (stride, offset in 8-byte units) for descriptor-buffer layouts.
     pub physical_address_descriptor_indexing: Option<(u32, u32)>,
     pub meta_descriptors: Vec<MetaDescriptor>,
-    pub local_root_signature: Vec<LocalRootParameter>,
 }
 
 /// `0b11_10_01_00`: every component from itself.
@@ -372,12 +344,6 @@ impl Requests {
             return refuse(
                 "physical address descriptor indexing",
                 "counter addresses come from the address table only",
-            );
-        }
-        if !self.local_root_signature.is_empty() {
-            return refuse(
-                "local root signature",
-                "ray tracing and work graph stages are not supported",
             );
         }
         Ok(())

@@ -383,6 +383,9 @@ impl ResolverBindings {
                 });
             }
         };
+        if let Some(p) = self.address_table(&who, r, heap, &b, ty)? {
+            return Ok(p);
+        }
         let declared = self.descriptor_type(&who, r, b.kind, ty)?;
         Ok(match b.location {
             Location::Fixed { set, binding } => {
@@ -454,6 +457,123 @@ impl ResolverBindings {
                 }
             }
         })
+    }
+
+    /// An acceleration structure that the resolver keeps as a storage buffer of 64-bit addresses in a heap (as
+    /// vkd3d-proton does without acceleration-structure descriptors in its heap): the address table at the view's
+    /// slot, which the lowering converts. `None` for every other answer.
+    fn address_table(
+        &self,
+        who: &str,
+        r: &D3dBinding,
+        heap: bool,
+        b: &VkBinding,
+        ty: DescriptorType,
+    ) -> Result<Option<Placement>, String> {
+        let Location::Heap {
+            set,
+            binding,
+            table,
+            offset,
+        } = b.location
+        else {
+            return Ok(None);
+        };
+        let addresses = matches!(
+            b.kind,
+            DescriptorKind::StorageBuffer | DescriptorKind::AddressTable
+        );
+        if ty != DescriptorType::AccelerationStructure
+            || r.kind != ResourceKind::RTAccelerationStructure
+            || !addresses
+        {
+            return Ok(None);
+        }
+        if heap && (table.is_some() || offset != 0) {
+            return Err(format!(
+                "{who}: a descriptor heap view is indexed by the shader alone (no table word, no offset)"
+            ));
+        }
+        Ok(Some(Placement::AddressTable {
+            set,
+            binding,
+            table_word: match table {
+                Some(t) => Some(self.constant_word(who, t)?),
+                None => None,
+            },
+            offset,
+        }))
+    }
+
+    /// Placement of the heap array a local root signature's table indexes: the resolver's answer for the range's
+    /// own registers (a runtime answers them from its local root signature), whose set and binding alone count:
+    /// the table's slot and offset come from the shader record.
+    fn local_placement(&self, r: &D3dBinding, ty: DescriptorType) -> Result<Placement, String> {
+        let who = format!("{r} (local root signature table)");
+        let (b, offsets, q) = match self.view(r, false)? {
+            Answer::Binding(b, offsets, q, _) => (b, offsets, q),
+            Answer::RootConstants(_) => {
+                return Err(format!(
+                    "{who}: the binding resolver gives root constants, not a heap array"
+                ));
+            }
+        };
+        let Location::Heap { set, binding, .. } = b.location else {
+            return Err(format!(
+                "{who}: a table of a shader record indexes a heap array; the binding resolver gives {:?}",
+                b.location
+            ));
+        };
+        let local = VkBinding {
+            location: Location::Heap {
+                set,
+                binding,
+                table: None,
+                offset: 0,
+            },
+            kind: b.kind,
+        };
+        if let Some(p) = self.address_table(&who, r, false, &local, ty)? {
+            return Ok(p);
+        }
+        let declared = self.descriptor_type(&who, r, b.kind, ty)?;
+        Ok(Placement::Heap {
+            set,
+            binding,
+            table_word: None,
+            offset: 0,
+            descriptor_type: declared,
+            offsets: self.offsets(&who, &q, declared, offsets)?,
+        })
+    }
+
+    /// Placement of the counter of a UAV in a local root signature's table: the address table the resolver gives
+    /// for the UAV's registers, indexed like the UAV.
+    fn local_counter_placement(&self, r: &D3dBinding) -> Result<Placement, String> {
+        let who = format!("counter of {r} (local root signature table)");
+        let mut q = self.query(r, false);
+        q.has_counter = true;
+        let (m, _) = self
+            .ask(q, |x, q| x.uav(q))
+            .ok_or_else(|| format!("{who}: the binding resolver has no binding for it"))?;
+        let c = m
+            .counter
+            .ok_or_else(|| format!("{who}: the binding resolver gives no counter"))?;
+        match (c.kind, c.location) {
+            (
+                DescriptorKind::AddressTable | DescriptorKind::Default,
+                Location::Heap { set, binding, .. },
+            ) if self.conventions.device_addresses => Ok(Placement::AddressTable {
+                set,
+                binding,
+                table_word: None,
+                offset: 0,
+            }),
+            (kind, location) => Err(format!(
+                "{who}: a {kind:?} counter at {location:?} is not supported (counters of shader-record tables are \
+                 address tables in heaps)"
+            )),
+        }
     }
 
     fn constant_word(&self, who: &str, word: u32) -> Result<u32, String> {
@@ -615,6 +735,14 @@ impl BindingModel for ResolverBindings {
 
     fn heap(&self, r: &D3dBinding, ty: DescriptorType) -> Result<Placement, String> {
         self.placement(r, true, ty)
+    }
+
+    fn local_heap(&self, r: &D3dBinding, ty: DescriptorType) -> Result<Placement, String> {
+        self.local_placement(r, ty)
+    }
+
+    fn local_heap_counter(&self, r: &D3dBinding) -> Result<Placement, String> {
+        self.local_counter_placement(r)
     }
 
     fn heap_counter(&self) -> Result<Placement, String> {

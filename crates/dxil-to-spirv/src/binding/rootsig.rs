@@ -386,7 +386,7 @@ impl BindingModel for RootSignatureBindings {
         )
     }
 
-    fn local_heap_counter(&self) -> Result<Placement, String> {
+    fn local_heap_counter(&self, _: &D3dBinding) -> Result<Placement, String> {
         let table = self.contract.uav_counters.ok_or(
             "local root signature table: UAV counters need the address table (buffer device addresses)",
         )?;

@@ -51,7 +51,7 @@ impl<'a> Ctx<'a> {
             LocalLocation::Table { offset, slot } => {
                 let model = self.opts.binding.clone();
                 let heap = if view == View::Counter {
-                    model.local_heap_counter()
+                    model.local_heap_counter(&d)
                 } else {
                     model.local_heap(&d, dty)
                 }
