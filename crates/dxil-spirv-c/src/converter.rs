@@ -145,6 +145,11 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         None => None,
     };
     let entry_name = entry.map(|i| blob.entries[i].mangled.to_string_lossy().into_owned());
+    // What `get_compiled_entry_point` reports: the DXIL entry point's (mangled) name, as dxil-spirv does; the
+    // SPIR-V entry point itself is `main` for every stage, which is what vkd3d-proton's pipelines ask for.
+    let dxil_name = entry
+        .or_else(|| (!blob.entries.is_empty()).then_some(0))
+        .map(|i| blob.entries[i].mangled.clone());
     let stream_output = crate::io::check_interface(c, blob, entry)?;
     let resolver = CResolver {
         remappers: c.remappers,
@@ -175,6 +180,7 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
     });
     let options = Options {
         entry_point: entry_name,
+        entry_point_name: Some("main".into()),
         binding: Arc::new(model),
         local_root_signature,
         features: c.features,
@@ -208,7 +214,8 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         .iter()
         .any(|&c| matches!(c, spirv::Capability::Float16 | spirv::Capability::Int16));
     Ok(RunResult {
-        entry_point: CString::new(t.entry_point.as_str()).unwrap_or_default(),
+        entry_point: dxil_name
+            .unwrap_or_else(|| CString::new(t.entry_point.as_str()).unwrap_or_default()),
         workgroup_size: t.workgroup_size,
         wave_size: t
             .wave_size

@@ -263,6 +263,9 @@ pub struct Options {
     /// Entry point to translate; `None` = the first of `dx.entryPoints` with a function. In a library, a
     /// function's `dx.entryPoints` name or its export name ([`entry_points`]).
     pub entry_point: Option<String>,
+    /// Name of the SPIR-V entry point; `None`: the DXIL entry point's name (in a library, the export name). Runtimes
+    /// that name every stage alike (vkd3d-proton's pipelines ask for `main`) set it.
+    pub entry_point_name: Option<String>,
     /// How resources become descriptors.
     pub binding: Arc<dyn BindingModel>,
     /// Ray-tracing stages: the local root signature of the shader's records. Resources it holds are read from the
@@ -296,6 +299,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             entry_point: None,
+            entry_point_name: None,
             binding: Arc::new(RegisterBindings::default()),
             local_root_signature: None,
             bounds_checks: true,
@@ -417,7 +421,7 @@ pub struct MeshInfo {
 #[derive(Clone, Debug)]
 pub struct Translation {
     pub words: Vec<u32>,
-    /// Name of the SPIR-V entry point (the DXIL entry name).
+    /// Name of the SPIR-V entry point ([`Options::entry_point_name`], else the DXIL entry name).
     pub entry_point: String,
     pub stage: Stage,
     /// `numthreads` of a compute, mesh or amplification shader.

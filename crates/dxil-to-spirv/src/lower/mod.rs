@@ -286,6 +286,9 @@ impl<'a> Ctx<'a> {
         };
         let interface_words: Vec<u32> = interface.iter().map(|v| v.word()).collect();
         // Taken and put back rather than cloned: both are read while the builder is written.
+        if let Some(n) = &self.opts.entry_point_name {
+            self.entry.name.clone_from(n);
+        }
         let name = std::mem::take(&mut self.entry.name);
         let mut ep = std::mem::take(&mut self.b.entry_points);
         spv::emit_with_string(
