@@ -2,7 +2,8 @@ use super::*;
 
 /// A resolver laid out like a D3D12 layer's: SRV/UAV tables in heaps (typed set 1 binding 2, raw set 2 binding 0),
 /// table word 3, slot = register + 10; `b0` root constants at word 1; `u9` a root descriptor; counters through the
-/// address table at set 1 binding 0; the offset buffer at set 1 binding 1; `t7` only as a single register.
+/// address table at set 1 binding 0; the offset buffer at set 1 binding 1; `t7` only as a single register;
+/// acceleration structures as addresses in the storage buffer at set 3 binding 0.
 #[derive(Debug, Default)]
 struct Layer;
 
@@ -35,6 +36,16 @@ impl BindingResolver for Layer {
     fn srv(&self, q: &ResourceQuery) -> Option<SrvMap> {
         if let Some((7, None)) = register(q) {
             return None;
+        }
+        if q.kind == ResourceKind::RTAccelerationStructure {
+            // Acceleration structures as a storage buffer of addresses per heap slot.
+            return Some(SrvMap {
+                buffer: VkBinding {
+                    kind: DescriptorKind::StorageBuffer,
+                    ..heap(q, 3, 0)
+                },
+                offsets: None,
+            });
         }
         let mut buffer = if q.kind.is_raw_like() {
             heap(q, 2, 0)
@@ -411,5 +422,84 @@ fn what_the_translator_cannot_read_is_an_error() {
             binding: 0,
             bytes: 16
         }
+    );
+}
+
+#[test]
+fn acceleration_structures_in_address_buffers_are_address_tables() {
+    let m = model(lavapipe());
+    let accel = d3d(
+        ResourceClass::Srv,
+        ResourceKind::RTAccelerationStructure,
+        2,
+        1,
+    );
+    assert_eq!(
+        m.place(&accel, DescriptorType::AccelerationStructure),
+        Ok(Placement::AddressTable {
+            set: 3,
+            binding: 0,
+            table_word: Some(4 + 3),
+            offset: 12,
+        })
+    );
+}
+
+#[test]
+fn shader_record_tables_take_only_the_heap_array() {
+    let m = model(lavapipe());
+    // The record gives the table's slot: the answer's table word and offset do not count.
+    assert_eq!(
+        m.local_heap(
+            &d3d(ResourceClass::Srv, ResourceKind::Texture2D, 4, 1),
+            DescriptorType::SampledImage
+        ),
+        Ok(Placement::Heap {
+            set: 1,
+            binding: 2,
+            table_word: None,
+            offset: 0,
+            descriptor_type: DescriptorType::SampledImage,
+            offsets: None,
+        })
+    );
+    assert_eq!(
+        m.local_heap(
+            &d3d(
+                ResourceClass::Srv,
+                ResourceKind::RTAccelerationStructure,
+                1,
+                1
+            ),
+            DescriptorType::AccelerationStructure
+        ),
+        Ok(Placement::AddressTable {
+            set: 3,
+            binding: 0,
+            table_word: None,
+            offset: 0,
+        })
+    );
+    assert_eq!(
+        m.local_heap_counter(&d3d(
+            ResourceClass::Uav,
+            ResourceKind::StructuredBuffer,
+            1,
+            1
+        )),
+        Ok(Placement::AddressTable {
+            set: 1,
+            binding: 0,
+            table_word: None,
+            offset: 0,
+        })
+    );
+    // Root constants cannot be a table's heap array.
+    assert!(
+        m.local_heap(
+            &d3d(ResourceClass::Cbv, ResourceKind::CBuffer, 0, 1),
+            DescriptorType::UniformBuffer
+        )
+        .is_err()
     );
 }
