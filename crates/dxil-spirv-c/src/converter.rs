@@ -268,6 +268,79 @@ fn flag(b: abi::Bool) -> bool {
     b != abi::FALSE
 }
 
+/// Sets the converter field an option of one flag (`opt::Flag`) names.
+type FlagSetter = fn(&mut Converter, bool);
+
+/// The options whose structure is a single flag, and where each flag goes.
+const FLAG_OPTIONS: &[(u32, FlagSetter)] = &[
+    (o::SHADER_DEMOTE_TO_HELPER, |c, v| {
+        c.features.demote_to_helper = v
+    }),
+    (o::DUAL_SOURCE_BLENDING, |c, v| {
+        c.requests.dual_source_blending = v
+    }),
+    (o::BINDLESS_CBV_SSBO_EMULATION, |c, v| {
+        c.conventions.cbv_as_ssbo = v
+    }),
+    (o::PHYSICAL_STORAGE_BUFFER, |c, v| {
+        c.conventions.device_addresses = v
+    }),
+    (o::TYPED_UAV_READ_WITHOUT_FORMAT, |c, v| {
+        c.features.typed_uav_read_without_format = v
+    }),
+    (o::BINDLESS_TYPED_BUFFER_OFFSETS, |c, v| {
+        c.conventions.typed_offsets = v
+    }),
+    (o::STORAGE_INPUT_OUTPUT_16BIT, |c, v| {
+        c.features.storage_input_output_16bit = v
+    }),
+    (o::MIN_PRECISION_NATIVE_16BIT, |c, v| {
+        c.requests.min_precision_32bit = !v
+    }),
+    (o::SHADER_I8_DOT, |c, v| c.features.int8_dot_product = v),
+    (o::SHADER_RAY_TRACING_PRIMITIVE_CULLING, |c, v| {
+        c.features.ray_tracing_primitive_culling = v
+    }),
+    (o::INVARIANT_POSITION, |c, v| {
+        c.requests.invariant_position = v
+    }),
+    (o::BARYCENTRIC_KHR, |c, v| c.features.barycentrics = v),
+    (o::ROBUST_PHYSICAL_CBV_LOAD, |c, v| {
+        c.requests.robust_physical_cbv_load = v
+    }),
+    (o::ARITHMETIC_RELAXED_PRECISION, |c, v| {
+        c.requests.relaxed_precision = v
+    }),
+    (o::STRICT_HELPER_LANE_WAVE_OPS, |c, v| {
+        c.requests.strict_helper_lane_wave_ops = v
+    }),
+    (o::SUBGROUP_PARTITIONED_NV, |c, v| {
+        c.features.subgroup_partitioned = v
+    }),
+    (o::DEAD_CODE_ELIMINATE, |c, v| {
+        c.requests.dead_code_eliminate = v
+    }),
+    (o::OPACITY_MICROMAP, |c, v| c.features.opacity_micromap = v),
+    (o::DESCRIPTOR_HEAP_ROBUSTNESS, |c, v| {
+        c.requests.descriptor_heap_robustness = v
+    }),
+    (o::COMPUTE_SHADER_DERIVATIVES_NV, |c, v| {
+        c.features.compute_derivatives_nv = v
+    }),
+    (o::RAW_ACCESS_CHAINS_NV, |c, v| {
+        c.features.raw_access_chains = v
+    }),
+    (o::VULKAN_MEMORY_MODEL, |c, v| {
+        c.requests.vulkan_memory_model = v
+    }),
+    (o::EXTENDED_NON_SEMANTIC, |c, v| {
+        c.requests.extended_non_semantic = v
+    }),
+    (o::COMPUTE_SHADER_DERIVATIVES_QUAD, |c, v| {
+        c.features.compute_derivatives_quad = v
+    }),
+];
+
 /// Records an option.
 ///
 /// # Safety
@@ -281,11 +354,13 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
             unsafe { *(base as *const $t) }
         };
     }
+    if let Some((_, set)) = FLAG_OPTIONS.iter().find(|(k, _)| *k == kind) {
+        set(c, flag(read!(opt::Flag).value));
+        return abi::SUCCESS;
+    }
     let f = &mut c.features;
     let r = &mut c.requests;
     match kind {
-        o::SHADER_DEMOTE_TO_HELPER => f.demote_to_helper = flag(read!(opt::Flag).value),
-        o::DUAL_SOURCE_BLENDING => r.dual_source_blending = flag(read!(opt::Flag).value),
         o::OUTPUT_SWIZZLE => {
             let s = read!(opt::OutputSwizzle);
             r.output_swizzles = if s.swizzle_count == 0 {
@@ -309,8 +384,6 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
             let u = read!(opt::InlineUniformBlock);
             c.inline_ubo = flag(u.enable).then_some((u.desc_set, u.binding));
         }
-        o::BINDLESS_CBV_SSBO_EMULATION => c.conventions.cbv_as_ssbo = flag(read!(opt::Flag).value),
-        o::PHYSICAL_STORAGE_BUFFER => c.conventions.device_addresses = flag(read!(opt::Flag).value),
         o::SBT_DESCRIPTOR_SIZE_LOG2 => {
             let w = read!(opt::Words2);
             c.sbt_shift = [w.a, w.b];
@@ -321,9 +394,6 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
                 return abi::ERROR_INVALID_ARGUMENT;
             }
             c.conventions.ssbo_alignment = a.max(1);
-        }
-        o::TYPED_UAV_READ_WITHOUT_FORMAT => {
-            f.typed_uav_read_without_format = flag(read!(opt::Flag).value)
         }
         o::SHADER_SOURCE_FILE => {
             let s = read!(opt::SourceFile);
@@ -338,15 +408,9 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
                 )
             };
         }
-        o::BINDLESS_TYPED_BUFFER_OFFSETS => {
-            c.conventions.typed_offsets = flag(read!(opt::Flag).value)
-        }
         o::BINDLESS_OFFSET_BUFFER_LAYOUT => {
             let w = read!(opt::Words3);
             c.conventions.offset_layout = (w.a, w.b, w.c);
-        }
-        o::STORAGE_INPUT_OUTPUT_16BIT => {
-            f.storage_input_output_16bit = flag(read!(opt::Flag).value)
         }
         o::DESCRIPTOR_QA => {
             let q = read!(opt::DescriptorQa);
@@ -358,20 +422,11 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
                 kind: None,
             });
         }
-        o::MIN_PRECISION_NATIVE_16BIT => r.min_precision_32bit = !flag(read!(opt::Flag).value),
-        o::SHADER_I8_DOT => f.int8_dot_product = flag(read!(opt::Flag).value),
-        o::SHADER_RAY_TRACING_PRIMITIVE_CULLING => {
-            f.ray_tracing_primitive_culling = flag(read!(opt::Flag).value)
-        }
-        o::INVARIANT_POSITION => r.invariant_position = flag(read!(opt::Flag).value),
         o::SCALAR_BLOCK_LAYOUT => {
             let s = read!(opt::Flags2);
             f.scalar_block_layout = flag(s.a);
             f.per_component_robustness = flag(s.b);
         }
-        o::BARYCENTRIC_KHR => f.barycentrics = flag(read!(opt::Flag).value),
-        o::ROBUST_PHYSICAL_CBV_LOAD => r.robust_physical_cbv_load = flag(read!(opt::Flag).value),
-        o::ARITHMETIC_RELAXED_PRECISION => r.relaxed_precision = flag(read!(opt::Flag).value),
         o::PHYSICAL_ADDRESS_DESCRIPTOR_INDEXING => {
             let w = read!(opt::Words2);
             // Stride 1, offset 0 is the plain address table.
@@ -386,11 +441,6 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
             f.denorm_preserve_f16 = flag(s.a);
             f.denorm_preserve_f64 = flag(s.b);
         }
-        o::STRICT_HELPER_LANE_WAVE_OPS => {
-            r.strict_helper_lane_wave_ops = flag(read!(opt::Flag).value)
-        }
-        o::SUBGROUP_PARTITIONED_NV => f.subgroup_partitioned = flag(read!(opt::Flag).value),
-        o::DEAD_CODE_ELIMINATE => r.dead_code_eliminate = flag(read!(opt::Flag).value),
         o::PRECISE_CONTROL => {
             let s = read!(opt::Flags2);
             r.force_precise = flag(s.a);
@@ -400,7 +450,6 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
             let s = read!(opt::Flags2);
             r.grad_to_bias = flag(s.a).then_some(flag(s.b));
         }
-        o::OPACITY_MICROMAP => f.opacity_micromap = flag(read!(opt::Flag).value),
         o::BRANCH_CONTROL => {
             let s = read!(opt::Flags5);
             r.branch_control = BranchControl {
@@ -415,17 +464,12 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
             let w = read!(opt::Words2);
             f.subgroup_sizes = Some((w.a, w.b));
         }
-        o::DESCRIPTOR_HEAP_ROBUSTNESS => {
-            r.descriptor_heap_robustness = flag(read!(opt::Flag).value)
-        }
-        o::COMPUTE_SHADER_DERIVATIVES_NV => f.compute_derivatives_nv = flag(read!(opt::Flag).value),
         o::QUAD_CONTROL_RECONVERGENCE => {
             let s = read!(opt::Flags3);
             c.features.quad_control = flag(s.a);
             c.features.maximal_reconvergence = flag(s.b);
             r.force_maximal_reconvergence = flag(s.c);
         }
-        o::RAW_ACCESS_CHAINS_NV => f.raw_access_chains = flag(read!(opt::Flag).value),
         o::DRIVER_VERSION => {
             let w = read!(opt::Words2);
             f.driver = Some((w.a, w.b));
@@ -458,7 +502,6 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
             r.robust_constant_lut = flag(s.c);
         }
         o::MAX_TESS_FACTOR => r.max_tess_factor = Some(read!(opt::Word).value),
-        o::VULKAN_MEMORY_MODEL => r.vulkan_memory_model = flag(read!(opt::Flag).value),
         o::FLOAT8_SUPPORT => {
             let s = read!(opt::Flags2);
             f.float8_wmma = flag(s.a);
@@ -468,7 +511,6 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
             let n = read!(opt::Nvapi);
             r.nvapi = flag(n.enabled).then_some((n.register_index, n.register_space));
         }
-        o::EXTENDED_NON_SEMANTIC => r.extended_non_semantic = flag(read!(opt::Flag).value),
         o::VIEW_INSTANCING => {
             let v = read!(opt::ViewInstancing);
             r.view_instancing = flag(v.enabled).then_some(ViewInstancing {
@@ -478,9 +520,6 @@ pub unsafe fn add_option(c: &mut Converter, base: *const u32) -> abi::DxilResult
             });
         }
         o::MIXED_FLOAT_DOT_PRODUCT => f.mixed_float_dot_product = flag(read!(opt::Flags5).v[0]),
-        o::COMPUTE_SHADER_DERIVATIVES_QUAD => {
-            f.compute_derivatives_quad = flag(read!(opt::Flag).value)
-        }
         _ => return abi::ERROR_UNSUPPORTED_FEATURE,
     }
     abi::SUCCESS
