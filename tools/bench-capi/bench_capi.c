@@ -15,49 +15,13 @@
 #include <string.h>
 #include <time.h>
 #include "dxil_spirv_c.h"
+#include "support.h"
 
 static long long now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
-static void *read_file(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	void *data;
-	long n;
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	data = malloc(n > 0 ? (size_t)n : 1);
-	if (data && fread(data, 1, (size_t)n, f) != (size_t)n)
-	{
-		free(data);
-		data = NULL;
-	}
-	fclose(f);
-	*size = (size_t)n;
-	return data;
-}
-
-static int is_raw(dxil_spv_resource_kind kind)
-{
-	return kind == DXIL_SPV_RESOURCE_KIND_RAW_BUFFER || kind == DXIL_SPV_RESOURCE_KIND_STRUCTURED_BUFFER;
-}
-
-static void heap_binding(const dxil_spv_d3d_binding *b, unsigned set, unsigned binding, dxil_spv_vulkan_binding *vk)
-{
-	int heap = b->register_space == ~0u;
-	vk->set = set;
-	vk->binding = binding;
-	vk->root_constant_index = heap ? ~0u : 1;
-	vk->bindless.use_heap = DXIL_SPV_TRUE;
-	vk->bindless.heap_root_offset = heap ? 0 : b->register_index;
-	vk->descriptor_type = DXIL_SPV_VULKAN_DESCRIPTOR_TYPE_IDENTITY;
 }
 
 static dxil_spv_bool srv_cb(void *ud, const dxil_spv_d3d_binding *b, dxil_spv_srv_vulkan_binding *vk)

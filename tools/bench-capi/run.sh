@@ -15,7 +15,8 @@ OUT=${3:-$(mktemp -d)}
 mkdir -p "$OUT"
 CORPUS=${DXIL_CORPUS:-$REPO/../shared/corpus}
 
-gcc -std=c11 -O2 -Wall -Wextra -I "$REPO/crates/dxil-spirv-c/include" "$REPO/tools/bench-capi/bench_capi.c" \
+gcc -std=c11 -O2 -Wall -Wextra -I "$REPO/crates/dxil-spirv-c/include" -I "$REPO/crates/dxil-spirv-c/tests/c" \
+    "$REPO/tools/bench-capi/bench_capi.c" \
     -o "$OUT/bench_capi" -L "$OURS" -l:libdxil-spirv-c-shared.so.2
 if [ -n "${LIST:-}" ]; then
     cp "$LIST" "$OUT/list"
