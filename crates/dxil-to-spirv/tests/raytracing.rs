@@ -15,8 +15,6 @@ use rspirv::dr::{Module, Operand};
 use spirv::{Op, StorageClass};
 use support::*;
 
-static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
 fn module_of(name: &str) -> Option<dxil_module::Module> {
     let corpus = corpus_dir()?;
     let bytes = std::fs::read(corpus.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -29,15 +27,7 @@ fn translate(m: &dxil_module::Module, entry: &str, options: Options) -> (Transla
         entry_point: Some(entry.into()),
         ..options
     };
-    let t = dxil_to_spirv::translate(m, &options).unwrap_or_else(|e| panic!("{entry}: {e}"));
-    if have_spirv_val() {
-        // Tests run in parallel: one file per translation.
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        spirv_val(&t.words, t.vulkan_version, &format!("rt-{n}"))
-            .unwrap_or_else(|e| panic!("{entry}: {e}"));
-    } else {
-        skip_or_fail("spirv-val is not installed");
-    }
+    let t = translate_valid(m, &options, entry);
     let mut loader = rspirv::dr::Loader::new();
     rspirv::binary::parse_words(&t.words, &mut loader).unwrap();
     (t, loader.module())

@@ -125,9 +125,7 @@ fn run_case(rt: &Runtime, case: &Case, overrides: LayoutOverrides) -> Result<(),
         let bytes: Vec<u8> = t.words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let _ = std::fs::write(PathBuf::from(dir).join("case.spv"), bytes);
     }
-    if have_spirv_val() {
-        spirv_val(&t.words, t.vulkan_version, "vkd3d").map_err(|e| format!("spirv-val: {e}"))?;
-    }
+    validate(&t).map_err(|e| format!("spirv-val: {e}"))?;
     let module = ShaderModule {
         words: t.words,
         entry: t.entry_point,
@@ -295,12 +293,7 @@ fn pipelines_d3d12_rejects_fail_to_translate_and_accepted_ones_translate() {
                 e.to_string().contains(expected),
                 "{test}: `{e}` does not say `{expected}`"
             ),
-            (Ok(t), None) => {
-                if have_spirv_val() {
-                    spirv_val(&t.words, t.vulkan_version, "pso")
-                        .unwrap_or_else(|e| panic!("{test}: spirv-val: {e}"));
-                }
-            }
+            (Ok(t), None) => validate(&t).unwrap_or_else(|e| panic!("{test}: spirv-val: {e}")),
             (Err(e), None) => {
                 panic!("{test}: D3D12 accepts this pipeline, the translation failed: {e}")
             }

@@ -120,3 +120,26 @@ pub fn spirv_val(words: &[u32], vulkan: (u8, u8), tag: &str) -> Result<(), Strin
 pub fn have_spirv_val() -> bool {
     Command::new("spirv-val").arg("--version").output().is_ok()
 }
+
+/// Validates a translation with `spirv-val` for its Vulkan version. Without `spirv-val` it skips (with a message), or
+/// fails under `CI`. Tests run in parallel: each call validates its own file.
+pub fn validate(t: &dxil_to_spirv::Translation) -> Result<(), String> {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    if !have_spirv_val() {
+        skip_or_fail("spirv-val is not installed");
+        return Ok(());
+    }
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    spirv_val(&t.words, t.vulkan_version, &format!("valid-{n}"))
+}
+
+/// Translates `m` and validates the result; panics naming `what` when either fails.
+pub fn translate_valid(
+    m: &dxil_module::Module,
+    options: &dxil_to_spirv::Options,
+    what: &str,
+) -> dxil_to_spirv::Translation {
+    let t = dxil_to_spirv::translate(m, options).unwrap_or_else(|e| panic!("{what}: {e}"));
+    validate(&t).unwrap_or_else(|e| panic!("{what}: spirv-val: {e}"));
+    t
+}
