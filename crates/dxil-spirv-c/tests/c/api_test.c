@@ -368,6 +368,52 @@ static int translate(const char *path, dxil_spv_parsed_blob blob, int heap)
 	return r == DXIL_SPV_SUCCESS;
 }
 
+/* Libraries: every export by its demangled name, under the heap remappers and a local root signature laid out as a
+ * D3D12 layer passes one (constants b5, root UAVs u1 and u2, a table holding u3; handles step by 32 bytes). Prints
+ * one line per export: its name, the compiled entry point (the DXIL name), the result and the SPIR-V words. */
+static void library_exports(const char *path, dxil_spv_parsed_blob blob)
+{
+	const dxil_spv_option_sbt_descriptor_size_log2 sbt = { { DXIL_SPV_OPTION_SBT_DESCRIPTOR_SIZE_LOG2 }, 5, 5 };
+	unsigned i, count = 0;
+	CHECK(dxil_spv_parsed_blob_get_num_entry_points(blob, &count) == DXIL_SPV_SUCCESS);
+	for (i = 0; i < count; i++)
+	{
+		dxil_spv_converter c = NULL;
+		dxil_spv_compiled_spirv spirv = { NULL, 0 };
+		const char *name = NULL, *compiled = "-";
+		struct counts n;
+		dxil_spv_result r;
+
+		memset(&n, 0, sizeof(n));
+		CHECK(dxil_spv_parsed_blob_get_entry_point_demangled_name(blob, i, &name) == DXIL_SPV_SUCCESS);
+		CHECK(dxil_spv_create_converter(blob, &c) == DXIL_SPV_SUCCESS);
+		add_layer_options(c);
+		CHECK(dxil_spv_converter_add_option(c, &sbt.base) == DXIL_SPV_SUCCESS);
+		dxil_spv_converter_set_srv_remapper(c, srv_cb, &n);
+		dxil_spv_converter_set_sampler_remapper(c, sampler_cb, &n);
+		dxil_spv_converter_set_uav_remapper(c, uav_cb, &n);
+		dxil_spv_converter_set_cbv_remapper(c, cbv_cb, &n);
+		dxil_spv_converter_set_root_constant_word_count(c, 8);
+		dxil_spv_converter_set_root_descriptor_count(c, 1);
+		dxil_spv_converter_add_local_root_constants(c, 0, 5, 4);
+		dxil_spv_converter_add_local_root_descriptor(c, DXIL_SPV_RESOURCE_CLASS_UAV, 0, 1);
+		dxil_spv_converter_add_local_root_descriptor(c, DXIL_SPV_RESOURCE_CLASS_UAV, 0, 2);
+		CHECK(dxil_spv_converter_begin_local_root_descriptor_table(c) == DXIL_SPV_SUCCESS);
+		dxil_spv_converter_add_local_root_descriptor_table(c, DXIL_SPV_RESOURCE_CLASS_UAV, 0, 3, 1, 0);
+		CHECK(dxil_spv_converter_end_local_root_descriptor_table(c) == DXIL_SPV_SUCCESS);
+		dxil_spv_converter_set_entry_point(c, name);
+		r = dxil_spv_converter_run(c);
+		if (r == DXIL_SPV_SUCCESS)
+		{
+			CHECK(dxil_spv_converter_get_compiled_spirv(c, &spirv) == DXIL_SPV_SUCCESS);
+			CHECK(dxil_spv_converter_get_compiled_entry_point(c, &compiled) == DXIL_SPV_SUCCESS);
+		}
+		printf("%s export=%s %s %d %u srv=%u uav=%u cbv=%u\n", path, name, compiled, (int)r,
+		       (unsigned)(spirv.size / 4), n.srv, n.uav, n.cbv);
+		dxil_spv_converter_free(c);
+	}
+}
+
 /* Reflection and the remaining converter calls on one translation. */
 static void reflection_calls(dxil_spv_parsed_blob blob)
 {
@@ -512,6 +558,8 @@ int main(int argc, char **argv)
 		scan(blob);
 		print_subobjects(argv[i], blob);
 		translate(argv[i], blob, 0);
+		if (strstr(argv[i], ".lib_"))
+			library_exports(argv[i], blob);
 		if (translate(argv[i], blob, 1) && i == 1)
 		{
 			const char *text = NULL;
