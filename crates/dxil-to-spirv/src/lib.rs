@@ -194,7 +194,7 @@
 //! | `min`/`max` return the non-NaN operand | D3D11.3 §3.1.2.4; DXIL `FMin`/`FMax` | GLSL.std.450 `NMin`/`NMax` |
 //! | `saturate(NaN)` = 0 | D3D11.3 §3.1.2.4 | `NClamp(x, 0, 1)` |
 //! | 16-bit stores to byte-address and structured buffers leave the other half of the word intact | D3D12 (16-bit types in buffers are byte-addressed) | a 16-bit view of the buffer (`StorageBuffer16BitAccess`), not a read-modify-write (`observed-behaviour.md` §2) |
-//! | Min-precision 16-bit values (modules without native 16-bit types) occupy 32 bits in buffers and cbuffers | DXIL.rst (min precision; the data layout `i16:32`/`f16:32`) | converted to and from 32-bit words |
+//! | Min-precision 16-bit values (modules without native 16-bit types) occupy 32 bits in buffers and cbuffers | DXIL.rst (min precision; the data layout `i16:32`/`f16:32`) | converted to and from 32-bit words; with [`Requests::min_precision_32bit`] they are 32-bit values throughout |
 //! | `FirstbitHi`/`FirstbitSHi` count from the most significant bit, -1 when no bit | DXIL.rst (FirstbitHi); DXBC `firstbit_hi`/`firstbit_shi` | `width − 1 − FindUMsb/FindSMsb` |
 //! | Bitfield extract/insert mask width and offset to 5 bits; a field past bit 31 is cut there; width 0 extracts 0 | D3D11.3 §22.10 (`ibfe`, `ubfe`, `bfi`) | masking and selects around `OpBitField*` |
 //! | `msad4` skips reference bytes equal to 0 | D3D11.3 §22.10 (`msad`) | per-byte expansion |
@@ -547,7 +547,8 @@ fn min_precision_check(flags: dxil_shader::ShaderFlags, t: &Translation) -> Resu
     {
         return Err(Error::Option {
             option: "32-bit min precision",
-            why: "min-precision arithmetic is translated to 16-bit operations, and the device has none"
+            why: "the translation of this min-precision module still needs 16-bit operations, and the device has \
+                  none"
                 .into(),
         });
     }

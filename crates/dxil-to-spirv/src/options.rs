@@ -214,9 +214,10 @@ pub struct Requests {
     pub stream_output: Vec<StreamOutput>,
     /// The vertex position output is decorated `Invariant`.
     pub invariant_position: bool,
-    /// Min-precision arithmetic (`min16float` and friends in modules without native 16-bit types) must be
-    /// 32-bit: for devices without 16-bit arithmetic. The translator computes it in 16 bits, so a module that has
-    /// such arithmetic then fails.
+    /// Min-precision arithmetic (`min16float` and friends in modules without native 16-bit types) is 32-bit: for
+    /// devices without 16-bit arithmetic. `half` and `i16` of such a module are lowered as `f32` and `u32` (D3D lets
+    /// min precision compute at higher precision); conversions to and from them keep floats as they are and
+    /// integers' low 16 bits. Without the request they are 16-bit types.
     pub min_precision_32bit: bool,
     /// `RelaxedPrecision` hints on min-precision arithmetic.
     pub relaxed_precision: bool,

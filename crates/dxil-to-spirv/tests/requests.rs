@@ -162,3 +162,69 @@ fn unhonoured_requests_fail_by_name() {
         other => panic!("expected an option error, got {other:?}"),
     }
 }
+
+fn sixteen_bit(t: &Translation) -> bool {
+    t.capabilities
+        .iter()
+        .any(|&c| matches!(c, spirv::Capability::Float16 | spirv::Capability::Int16))
+}
+
+/// Every corpus container of a module without native 16-bit types whose translation uses 16-bit types (its
+/// min-precision `half`/`i16`) translates with `min_precision_32bit` to valid SPIR-V without them.
+#[test]
+fn min_precision_modules_translate_at_32_bits() {
+    let Some(corpus) = support::corpus_dir() else {
+        support::skip_or_fail("corpus not found (set DXIL_CORPUS)");
+        return;
+    };
+    let mut checked = Vec::new();
+    let mut failures = Vec::new();
+    for s in support::shaders_of(&corpus, &[""]) {
+        let Ok(bytes) = std::fs::read(s.file("dxil")) else {
+            continue;
+        };
+        let Ok(module) = dxil_to_spirv::read_container(&bytes) else {
+            continue;
+        };
+        if module.datalayout.contains("i16:16") || module.datalayout.contains("f16:16") {
+            continue;
+        }
+        let options = Options {
+            entry_point: s.entry.clone(),
+            ..Options::default()
+        };
+        match dxil_to_spirv::translate(&module, &options) {
+            Ok(t) if sixteen_bit(&t) => {}
+            _ => continue,
+        }
+        let options = Options {
+            requests: Requests {
+                min_precision_32bit: true,
+                ..Requests::default()
+            },
+            ..options
+        };
+        checked.push(s.name.clone());
+        match dxil_to_spirv::translate(&module, &options) {
+            Ok(t) if sixteen_bit(&t) => failures.push(format!("{}: 16-bit types remain", s.name)),
+            Ok(t) => {
+                if let Err(e) = support::validate(&t) {
+                    failures.push(format!("{}: spirv-val: {e}", s.name));
+                }
+            }
+            Err(e) => failures.push(format!("{}: {e}", s.name)),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // The vkd3d-proton shaders written for min precision are among them.
+    for name in [
+        "vkd3d-proton/sm_advanced/ps_fp16_nonnative.ps_6_2",
+        "vkd3d-proton/sm_advanced/vs_fp16_nonnative.vs_6_2",
+    ] {
+        assert!(
+            checked.iter().any(|c| c == name),
+            "{name} not checked: {checked:?}"
+        );
+    }
+    eprintln!("{} min-precision modules checked", checked.len());
+}

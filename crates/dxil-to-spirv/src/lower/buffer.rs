@@ -453,7 +453,7 @@ impl<'a> Ctx<'a> {
     /// Raw bits (u16/u32/u64) of a value of LLVM type `t`, and back. Min-precision 16-bit values (modules
     /// without native 16-bit types) are stored as 32-bit values.
     pub(super) fn bits_of(&mut self, v: Id, t: TypeId) -> Result<Id, Error> {
-        let w = self.m.types.scalar_bits(t) as u8;
+        let w = self.bits(t) as u8;
         let s = self
             .scalar_of(t)
             .ok_or_else(|| self.invalid(Invalid::ty("buffer access of a non-numeric value")))?;
@@ -484,7 +484,7 @@ impl<'a> Ctx<'a> {
     }
 
     pub(super) fn value_of_bits(&mut self, bits: Id, t: TypeId) -> Result<Id, Error> {
-        let w = self.m.types.scalar_bits(t);
+        let w = self.bits(t);
         self.value_in_slot(bits, if w == 16 && !self.native16 { 32 } else { w }, t)
     }
 
@@ -493,7 +493,7 @@ impl<'a> Ctx<'a> {
         let s = self
             .scalar_of(t)
             .ok_or_else(|| self.invalid(Invalid::ty("buffer access of a non-numeric value")))?;
-        if slot == 32 && self.m.types.scalar_bits(t) == 16 {
+        if slot == 32 && self.bits(t) == 16 {
             let t16 = self.ty(t)?;
             return Ok(match s {
                 Scalar::Float(_) => {
@@ -519,7 +519,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn esize(&self, t: TypeId) -> u32 {
-        match self.m.types.scalar_bits(t) {
+        match self.bits(t) {
             16 if self.native16 => 2,
             64 => 8,
             _ => 4,
@@ -754,7 +754,7 @@ impl<'a> Ctx<'a> {
 
     fn elem_ty_of_atomic(&self, body: &Body, i: u32) -> Result<u8, Error> {
         let t = body.insts[i as usize].ty;
-        Ok(self.m.types.scalar_bits(t).max(32) as u8)
+        Ok(self.bits(t).max(32) as u8)
     }
 
     /// The guarded action `k` of instruction `i`.
@@ -1163,7 +1163,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn atomic_unit(&mut self, ad: &RawAddr, t: TypeId) -> (Unit, u32) {
-        let w = self.m.types.scalar_bits(t);
+        let w = self.bits(t);
         if w == 64 {
             let u = self.b.u32();
             let s = self.b.const_u32(3);
@@ -1194,7 +1194,7 @@ impl<'a> Ctx<'a> {
         let decl = self.decl(h).clone();
         let off = if op == OpCode::AtomicBinOp { 3 } else { 2 };
         let vt = self.atomic_value_ty(op, a)?;
-        let w = self.m.types.scalar_bits(vt);
+        let w = self.bits(vt);
         if self.m.types.int_width(vt).is_none() || !matches!(w, 32 | 64) {
             return Err(self.invalid(Invalid::ty(
                 "atomic on a value that is not a 32- or 64-bit integer",
@@ -1426,7 +1426,7 @@ impl<'a> Ctx<'a> {
         let h = self.handle_of_arg(a, 1)?;
         let u = self.b.u32();
         let (off, oc) = self.value_u32(self.arg(a, 2)?)?;
-        let w = match self.m.types.scalar_bits(ty) {
+        let w = match self.bits(ty) {
             16 if !self.native16 => 32,
             w => w,
         };

@@ -118,7 +118,7 @@ impl<'a> Ctx<'a> {
                 if !kind.is_raw_like() {
                     self.note_typed_use(&h, false, true);
                     let vt = self.arg_ty(a, if op == OpCode::AtomicBinOp { 6 } else { 5 })?;
-                    if self.m.types.scalar_bits(vt) == 64 {
+                    if self.bits(vt) == 64 {
                         self.note_atomic64(&h);
                     }
                 }
@@ -333,9 +333,7 @@ impl<'a> Ctx<'a> {
             | OpCode::BitcastF64toI64 => {
                 let t = self.ty(ty)?;
                 let at = self.arg_ty(a, 1)?;
-                if self.m.types.scalar_bits(at) != self.m.types.scalar_bits(ty)
-                    || self.lanes(at) != self.lanes(ty)
-                {
+                if self.bits(at) != self.bits(ty) || self.lanes(at) != self.lanes(ty) {
                     return Err(
                         self.invalid(Invalid::ty("bitcast between types of different widths"))
                     );
@@ -636,7 +634,7 @@ impl<'a> Ctx<'a> {
         let signed = self.arg_const(a, 1)? != 0;
         let x = self.arg_id(a, 2)?;
         let et = self.elem0(ty);
-        let w = self.m.types.scalar_bits(et) as u8;
+        let w = self.bits(et) as u8;
         let t = self.scalar_ty(Scalar::Int(w), 1);
         let u = self.b.u32();
         let eight = self.b.const_u32(8);
@@ -661,7 +659,7 @@ impl<'a> Ctx<'a> {
     fn pack4x8(&mut self, a: Args<'_>) -> Result<Id, Error> {
         let mode = self.arg_const(a, 1)?;
         let src_ty = self.arg_ty(a, 2)?;
-        let w = self.m.types.scalar_bits(src_ty) as u8;
+        let w = self.bits(src_ty) as u8;
         let u = self.b.u32();
         let mut acc = self.b.const_u32(0);
         for k in 0..4u32 {

@@ -557,7 +557,7 @@ impl<'a> Ctx<'a> {
                             let width = self
                                 .m
                                 .value_type(self.func_of(self.entry.function), *cond)
-                                .map_or(32, |t| self.m.types.scalar_bits(t));
+                                .map_or(32, |t| self.bits(t));
                             let mask = if width >= 64 {
                                 u64::MAX
                             } else {
@@ -825,7 +825,7 @@ impl<'a> Ctx<'a> {
                                 Some(InstKind::Switch { cond, .. }) => self
                                     .m
                                     .value_type(self.func_of(self.entry.function), *cond)
-                                    .map_or(32, |t| self.m.types.scalar_bits(t)),
+                                    .map_or(32, |t| self.bits(t)),
                                 _ => 32,
                             };
                             let sel = self.f.vb_cond[x.index()].ok_or_else(|| {

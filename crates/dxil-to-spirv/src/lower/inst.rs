@@ -501,6 +501,23 @@ impl<'a> Ctx<'a> {
         };
         let x = self.value(value)?;
         use CastOp::*;
+        if fs == ts && matches!(op, Trunc | ZExt | SExt | FPTrunc | FPExt) {
+            // A min-precision 16-bit side lowered as 32-bit (`Ctx::min32`): floats stay as they are; integers keep
+            // the 16 low bits, extended as the operation says (the same value a 16-bit register would hold).
+            let id = if let Scalar::Float(_) = fs {
+                x
+            } else {
+                let zero = self.b.const_u32(0);
+                let sixteen = self.b.const_u32(16);
+                let o = if op == SExt {
+                    Op::BitFieldSExtract
+                } else {
+                    Op::BitFieldUExtract
+                };
+                self.op3(o, t, x, zero, sixteen)
+            };
+            return Ok(Val::Id(id));
+        }
         let id = match op {
             Trunc => match ts {
                 Scalar::Bool => {
@@ -657,7 +674,7 @@ impl<'a> Ctx<'a> {
                     }
                     _ => {
                         let t = self.ty(et)?;
-                        let w = self.m.types.scalar_bits(et);
+                        let w = self.bits(et);
                         Ok(if matches!(self.m.types.data(et), TypeData::Int(1)) {
                             self.b.const_bool(false)
                         } else if w > 0 {
@@ -871,7 +888,7 @@ impl<'a> Ctx<'a> {
                     let xt = self
                         .m
                         .value_type(self.func_of(self.entry.function), v)
-                        .map_or(32, |t| self.m.types.scalar_bits(t));
+                        .map_or(32, |t| self.bits(t));
                     let u = self.b.u32();
                     // An index proven inside the array needs no clamp; one narrower than 32 bits is
                     // sign-extended, so its bound must also stay below its sign bit.
@@ -925,10 +942,7 @@ impl<'a> Ctx<'a> {
         if want == have {
             return Ok(v);
         }
-        let (a, b) = (
-            self.m.types.scalar_bits(want_ty),
-            self.m.types.scalar_bits(have_ty),
-        );
+        let (a, b) = (self.bits(want_ty), self.bits(have_ty));
         let scalars = self.scalar_of(want_ty).is_some() && self.scalar_of(have_ty).is_some();
         if !scalars || a != b || a == 1 || self.lanes(want_ty) != self.lanes(have_ty) {
             return Err(self.unsupported(Unsupported::Pointer(
@@ -1018,7 +1032,7 @@ impl<'a> Ctx<'a> {
                 "atomicrmw through a pointer of another type, or on a non-integer",
             )));
         }
-        if self.m.types.scalar_bits(ty) == 64 {
+        if self.bits(ty) == 64 {
             self.b.capability(spirv::Capability::Int64Atomics);
         }
         let v = self.value(value)?;
@@ -1059,7 +1073,7 @@ impl<'a> Ctx<'a> {
                 "cmpxchg through a pointer of another type, or on a non-integer",
             )));
         }
-        if self.m.types.scalar_bits(pointee) == 64 {
+        if self.bits(pointee) == 64 {
             self.b.capability(spirv::Capability::Int64Atomics);
         }
         let c = self.value(cmp)?;

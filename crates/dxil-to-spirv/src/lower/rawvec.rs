@@ -80,7 +80,7 @@ impl Ctx<'_> {
 
     /// Bytes of a buffer component of LLVM type `t` (min-precision 16-bit values take 4).
     fn elem_size(&self, t: TypeId) -> u32 {
-        match self.m.types.scalar_bits(t) {
+        match self.bits(t) {
             16 if self.native16 => 2,
             64 => 8,
             _ => 4,

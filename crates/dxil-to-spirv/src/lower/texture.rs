@@ -609,7 +609,7 @@ impl<'a> Ctx<'a> {
             // Raw gather: the texel bits of the red channel, reinterpreted as the overload type.
             let et = self.elem0(ty);
             let t = self.ty(et)?;
-            let w = self.m.types.scalar_bits(et);
+            let w = self.bits(et);
             let u = self.b.u32();
             let used = self.f.used.get(i as usize).copied().unwrap_or(0xFF);
             let mut parts = [None; 5];

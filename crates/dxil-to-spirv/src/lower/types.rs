@@ -36,6 +36,8 @@ impl<'a> Ctx<'a> {
         let id = match self.m.types.data(t) {
             TypeData::Void => self.b.void(),
             TypeData::Int(1) => self.b.bool(),
+            TypeData::Int(16) if self.min32() => self.b.uint(32),
+            TypeData::Half if self.min32() => self.b.f32(),
             TypeData::Int(w @ (8 | 16 | 32 | 64)) => {
                 let w = *w as u8;
                 self.int_caps(w);
@@ -96,11 +98,28 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Min-precision 16-bit types (`half`/`i16` of a module without native 16-bit types) are lowered as 32-bit
+    /// types ([`crate::Requests::min_precision_32bit`]), as D3D lets min precision compute at higher precision.
+    pub fn min32(&self) -> bool {
+        !self.native16 && self.opts.requests.min_precision_32bit
+    }
+
+    /// Bits of the scalar of an LLVM scalar or vector type as lowered: 32 for min-precision 16-bit types lowered
+    /// as 32-bit ([`Ctx::min32`]).
+    pub fn bits(&self, t: TypeId) -> u32 {
+        match self.m.types.scalar_bits(t) {
+            16 if self.min32() => 32,
+            w => w,
+        }
+    }
+
     /// Scalar class of an LLVM scalar or vector type.
     pub fn scalar_of(&self, t: TypeId) -> Option<Scalar> {
         let s = self.m.types.scalar_of(t);
         match self.m.types.data(s) {
             TypeData::Int(1) => Some(Scalar::Bool),
+            TypeData::Int(16) if self.min32() => Some(Scalar::Int(32)),
+            TypeData::Half if self.min32() => Some(Scalar::Float(32)),
             TypeData::Int(w) => Some(Scalar::Int(*w as u8)),
             TypeData::Half => Some(Scalar::Float(16)),
             TypeData::Float => Some(Scalar::Float(32)),
@@ -154,6 +173,16 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The bits of a constant of scalar type `t` as lowered: a min-precision `half` lowered as 32-bit becomes the
+    /// `f32` of the same value (exact); integers keep their (sign-extended) bits, cut to the lowered width.
+    fn lowered_bits(&self, t: TypeId, bits: u64) -> u64 {
+        if self.min32() && matches!(self.m.types.data(self.m.types.scalar_of(t)), TypeData::Half) {
+            f16_bits_to_f32(bits as u16).to_bits() as u64
+        } else {
+            bits
+        }
+    }
+
     /// Float constant of width `w` from an f64 value.
     pub fn const_float(&mut self, w: u8, lanes: u32, v: f64) -> Id {
         let bits = match w {
@@ -194,7 +223,7 @@ impl<'a> Ctx<'a> {
                 TypeData::Int(1) => self.b.const_bool(false),
                 TypeData::Int(_) | TypeData::Half | TypeData::Float | TypeData::Double => {
                     let t = self.ty(ty)?;
-                    let w = self.m.types.scalar_bits(ty);
+                    let w = self.bits(ty);
                     self.b.const_bits(t, w, 0)
                 }
                 _ => {
@@ -204,8 +233,8 @@ impl<'a> Ctx<'a> {
             },
             &ConstData::Int(v) => match self.m.types.data(ty) {
                 TypeData::Int(1) => self.b.const_bool(v & 1 != 0),
-                TypeData::Int(w) => {
-                    let w = *w;
+                TypeData::Int(_) => {
+                    let w = self.bits(ty);
                     let t = self.ty(ty)?;
                     self.b.const_bits(t, w, v as u64)
                 }
@@ -215,8 +244,8 @@ impl<'a> Ctx<'a> {
             },
             &ConstData::Float(bits) => {
                 let t = self.ty(ty)?;
-                let w = self.m.types.scalar_bits(ty);
-                self.b.const_bits(t, w, bits)
+                let w = self.bits(ty);
+                self.b.const_bits(t, w, self.lowered_bits(ty, bits))
             }
             ConstData::Aggregate(r) => {
                 let vals: Vec<Value> = m.constants.values_of(*r).to_vec();
@@ -247,7 +276,7 @@ impl<'a> Ctx<'a> {
                     }
                 };
                 let et = self.ty(elem)?;
-                let w = self.m.types.scalar_bits(elem);
+                let w = self.bits(elem);
                 let is_bool = matches!(self.m.types.data(elem), TypeData::Int(1));
                 if words.len() > 65_000 {
                     return Err(Limit::ConstantElements(words.len()).into());
@@ -257,6 +286,7 @@ impl<'a> Ctx<'a> {
                     parts.push(if is_bool {
                         self.b.const_bool(bits & 1 != 0)
                     } else {
+                        let bits = self.lowered_bits(elem, bits);
                         self.b.const_bits(et, w, bits)
                     });
                 }
@@ -331,6 +361,19 @@ impl<'a> Ctx<'a> {
 }
 
 /// IEEE half bits of an f32 (round to nearest even), for float constants made by the translator.
+/// The `f32` of the same value as IEEE half bits `h` (every half is exact in `f32`).
+pub(crate) fn f16_bits_to_f32(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0f32 } else { 1.0 };
+    let exp = u32::from((h >> 10) & 0x1F);
+    let man = u32::from(h & 0x3FF);
+    match exp {
+        // Zero and subnormals: man · 2^-24.
+        0 => sign * man as f32 * (1.0 / 16_777_216.0),
+        0x1F => f32::from_bits(u32::from(h & 0x8000) << 16 | 0x7F80_0000 | man << 13),
+        _ => f32::from_bits(u32::from(h & 0x8000) << 16 | (exp + 112) << 23 | man << 13),
+    }
+}
+
 pub(crate) fn f32_to_f16_bits(f: f32) -> u16 {
     let x = f.to_bits();
     let sign = ((x >> 16) & 0x8000) as u16;

@@ -900,6 +900,10 @@ impl<'a> Ctx<'a> {
         let t = self.ty(ty)?;
         Ok(match (class, self.m.types.data(ty)) {
             (Class::Float, TypeData::Float) => x,
+            // Min-precision values lowered as 32-bit (`Ctx::min32`) are the interface's own type.
+            (Class::Float, TypeData::Half) if self.min32() => x,
+            (Class::UInt, TypeData::Int(16)) if self.min32() => x,
+            (Class::SInt, TypeData::Int(16)) if self.min32() => self.op1(Op::Bitcast, t, x),
             (Class::Float, TypeData::Half) => self.op1(Op::FConvert, t, x),
             (Class::UInt, TypeData::Int(32)) => x,
             (Class::SInt, TypeData::Int(32)) => self.op1(Op::Bitcast, t, x),
@@ -949,6 +953,9 @@ impl<'a> Ctx<'a> {
         let s = self.b.ty(TypeKey::SInt(32));
         Ok(match (self.m.types.data(ty), class) {
             (TypeData::Float, Class::Float) => x,
+            (TypeData::Half, Class::Float) if self.min32() => x,
+            (TypeData::Int(16), Class::UInt) if self.min32() => x,
+            (TypeData::Int(16), Class::SInt) if self.min32() => self.op1(Op::Bitcast, s, x),
             (TypeData::Half, Class::Float) => self.op1(Op::FConvert, f, x),
             (TypeData::Int(32), Class::UInt) => x,
             (TypeData::Int(32), Class::SInt) => self.op1(Op::Bitcast, s, x),
