@@ -8,7 +8,16 @@
 //! * A converter records what its caller sets: the four resource remappers become a
 //!   [`dxil_to_spirv::BindingResolver`] ([`resolver::CResolver`]) behind [`dxil_to_spirv::ResolverBindings`]; the
 //!   root block shape, options ([`converter::add_option`]: device features, requests, heap conventions), meta
-//!   descriptors and local root parameters go into [`dxil_to_spirv::Options`].
+//!   descriptors and local root parameters go into [`dxil_to_spirv::Options`]. The local root parameters, in call
+//!   order, are [`dxil_to_spirv::Options::local_root_signature`]; `SBT_DESCRIPTOR_SIZE_LOG2` its `table_shift` (a
+//!   record's table argument is a descriptor handle, whose low word shifted right is the heap slot). The resolver is
+//!   asked about a table range of a shader record with the range's own registers: only the set and binding of its
+//!   heap answer count. An acceleration structure answered as a storage buffer (dxil-spirv's convention for a heap
+//!   of 64-bit addresses) is read from it and converted.
+//! * `dxil_spv_converter_set_entry_point` picks a library export by its mangled or demangled name. The SPIR-V entry
+//!   point is `main` for every stage, as dxil-spirv names it; `get_compiled_entry_point` reports the DXIL name.
+//! * dxil-spirv's default of 32-bit min precision (`MIN_PRECISION_NATIVE_16BIT` off) is
+//!   [`dxil_to_spirv::Requests::min_precision_32bit`].
 //! * `dxil_spv_converter_run` translates through [`dxil_to_spirv::Translator::compile`], the library's single path,
 //!   on a translator kept per thread. Options the translator cannot honour make the run fail with
 //!   `DXIL_SPV_ERROR_UNSUPPORTED_FEATURE`; a remapper's refusal with `DXIL_SPV_ERROR_INVALID_ARGUMENT`. The reason is

@@ -154,7 +154,7 @@
 //! # Libraries and ray tracing
 //! A library (`lib_6_x`) holds several entry points: [`entry_points`] lists them (name as `dx.entryPoints` spells
 //! it, export name, stage, payload and attribute sizes) and [`Options::entry_point`] picks one by either name; the
-//! SPIR-V entry point is named by the export name. Resources are the module's `dx.resources`, reached through
+//! SPIR-V entry point is named by the export name (or [`Options::entry_point_name`]). Resources are the module's `dx.resources`, reached through
 //! their global variables (`createHandleForLib` of a load of the variable or of one element of its array;
 //! `!dx.nonuniform` on the element's `getelementptr` marks a non-uniform index); only those the entry point uses
 //! are declared. Ray generation, intersection, any-hit, closest-hit, miss and callable shaders translate through
