@@ -20,6 +20,11 @@
 //!   ([`DescriptorKind::AddressTable`]), or a storage buffer holding one `u32` per UAV at a fixed binding
 //!   ([`DescriptorKind::StorageBuffer`]).
 //!
+//! * An acceleration structure answered as a [`DescriptorKind::StorageBuffer`] (or [`DescriptorKind::AddressTable`])
+//!   in a heap is a table of 64-bit addresses indexed like the view's heap slot; the shader converts the address.
+//! * A range that a local root signature's table holds ([`crate::LocalRootSignature`]) is asked about with its own
+//!   registers; only the set and binding of the heap array in the answer count (the shader record gives the slot).
+//!
 //! What the translator cannot read (raw and structured views stored as texel buffers, counters as texel buffers,
 //! input attachments, counters of root descriptors) fails the translation with [`crate::Error::Binding`] naming the
 //! resource, as does a refused query.
