@@ -248,6 +248,9 @@ fn classify(class: &str, suffix: &str, types: &mut TypeIndex<'_>) -> DxOpFunctio
 struct ClassTable {
     /// Sorted class names.
     names: Vec<&'static str>,
+    /// Index of each name in `names`: every module classifies each of its `dx.op` functions by
+    /// name, and a hash lookup beats a binary search's string comparisons there.
+    index: HashMap<&'static str, u16>,
     /// One operation of each class (for its overload dimensions), parallel to `names`.
     info: Vec<&'static OpInfo>,
     core: Vec<u16>,
@@ -256,10 +259,7 @@ struct ClassTable {
 
 impl ClassTable {
     fn index(&self, class: &str) -> Option<u16> {
-        self.names
-            .binary_search(&class)
-            .ok()
-            .and_then(|i| u16::try_from(i).ok())
+        self.index.get(class).copied()
     }
 }
 
@@ -292,8 +292,14 @@ fn class_table() -> &'static ClassTable {
             .iter()
             .map(|o| lookup(o.info().class))
             .collect();
+        let index = names
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| Some((*n, u16::try_from(i).ok()?)))
+            .collect();
         ClassTable {
             names,
+            index,
             info,
             core,
             experimental,

@@ -794,6 +794,17 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| self.malformed(format!("type id {v} out of range")))
     }
 
+    /// The type ids from operand `from` on. Sized up front: collecting through `Result` would
+    /// grow the vector step by step, and struct and function types are most of a DXIL table.
+    fn forward_types(&self, from: usize) -> Result<Vec<TypeId>> {
+        let ops = self.ops.get(from..).unwrap_or(&[]);
+        let mut out = Vec::with_capacity(ops.len());
+        for &p in ops {
+            out.push(self.forward_type(p)?);
+        }
+        Ok(out)
+    }
+
     fn type_record(&mut self, code: u32, declared: &mut Option<u64>) -> Result<()> {
         let data = match code {
             1 => {
@@ -846,10 +857,7 @@ impl<'a> Reader<'a> {
                 // FUNCTION_OLD: [vararg, attrid, retty, params...]
                 let vararg = self.op(0)? != 0;
                 let ret = self.forward_type(self.op(2)?)?;
-                let params = self.ops[3..]
-                    .iter()
-                    .map(|&p| self.forward_type(p))
-                    .collect::<Result<Vec<_>>>()?;
+                let params = self.forward_types(3)?;
                 TypeData::Function {
                     vararg,
                     ret,
@@ -884,10 +892,7 @@ impl<'a> Reader<'a> {
             17 => TypeData::OtherFloat(OtherFloatKind::X86Mmx),
             18 | 20 => {
                 let packed = self.op(0)? != 0;
-                let elems = self.ops[1..]
-                    .iter()
-                    .map(|&p| self.forward_type(p))
-                    .collect::<Result<Vec<_>>>()?;
+                let elems = self.forward_types(1)?;
                 let name = if code == 20 {
                     Some(
                         self.struct_name
@@ -911,10 +916,7 @@ impl<'a> Reader<'a> {
             21 => {
                 let vararg = self.op(0)? != 0;
                 let ret = self.forward_type(self.op(1)?)?;
-                let params = self.ops[2..]
-                    .iter()
-                    .map(|&p| self.forward_type(p))
-                    .collect::<Result<Vec<_>>>()?;
+                let params = self.forward_types(2)?;
                 TypeData::Function {
                     vararg,
                     ret,

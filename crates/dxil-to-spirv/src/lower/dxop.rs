@@ -170,6 +170,20 @@ impl<'a> Ctx<'a> {
     /// (`OpDemoteToHelperInvocation` outside fragment shaders, derivatives of doubles). Library entries are left to
     /// the stage of each export.
     pub(in crate::lower) fn check_dx_op(&self, callee: Value, op: OpCode) -> Result<(), Error> {
+        let memo = callee
+            .as_function()
+            .and_then(|f| self.dx_checked.get(f.index()));
+        if memo.is_some_and(|m| m.get() == op.as_u32() + 1) {
+            return Ok(());
+        }
+        self.check_dx_op_names(callee, op)?;
+        if let Some(m) = memo {
+            m.set(op.as_u32() + 1);
+        }
+        Ok(())
+    }
+
+    fn check_dx_op_names(&self, callee: Value, op: OpCode) -> Result<(), Error> {
         let info = op.info();
         let name = self.callee_name(callee);
         let (class, suffix) = dxil_shader::ops::split_function_name(name).unwrap_or(("", ""));

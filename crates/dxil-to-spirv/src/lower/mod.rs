@@ -27,6 +27,8 @@ mod types;
 mod verify;
 mod wave;
 
+use std::cell::Cell;
+
 use dxil_module::{FuncId, InstId, Module, Value, ValueRef};
 use dxil_shader::ops::OpCode;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass};
@@ -165,6 +167,7 @@ impl Translator {
             uses_quads: false,
             native16: module.datalayout.contains("i16:16") || module.datalayout.contains("f16:16"),
             depth: 0,
+            dx_checked: vec![Cell::new(0); module.functions.len()],
         };
         let result = cx.run();
         // Hand the buffers back whatever happened.
@@ -239,6 +242,10 @@ pub(crate) struct Ctx<'a> {
     pub native16: bool,
     /// Recursion depth of type and constant lowering.
     pub depth: u32,
+    /// Per function, 1 + the opcode it last passed `check_dx_op` with (0: none yet): each
+    /// call is decoded at several places, and a `dx.op` function is nearly always called
+    /// with a single opcode, so the name checks run about once per function.
+    pub dx_checked: Vec<Cell<u32>>,
 }
 
 impl<'a> Ctx<'a> {
