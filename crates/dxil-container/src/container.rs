@@ -17,6 +17,11 @@ use crate::{Error, ErrorKind, FourCC, Result};
 
 /// Size of the fixed container header (before the part offset table).
 pub const HEADER_SIZE: usize = 32;
+
+/// Up to this many parts, duplicates are found by scanning the earlier parts (DXC writes about
+/// ten); past it, through a map, so that hostile part counts stay linear.
+const SCANNED_PARTS: usize = 32;
+
 /// Size of a part header (`FourCC`, `PartSize`).
 pub const PART_HEADER_SIZE: usize = 8;
 /// Largest container DXC accepts (`DxilContainerMaxSize`).
@@ -407,18 +412,31 @@ impl<'a> Container<'a> {
                 size: size_in_bytes,
             });
         }
-        // A map, not a pairwise scan: the part count is input-controlled.
+        // The part count is input-controlled, so many parts are checked through a map; the few
+        // parts of real containers by a scan, which costs less than hashing each FourCC.
         let mut first_of: HashMap<FourCC, u32> = HashMap::new();
+        let scan = parts.len() <= SCANNED_PARTS;
         for (i, part) in parts.iter().enumerate() {
-            match first_of.entry(part.fourcc) {
-                Entry::Occupied(first) => problems.push(Problem::DuplicatePart {
-                    fourcc: part.fourcc,
-                    first: *first.get(),
-                    index: part.index,
-                }),
-                Entry::Vacant(slot) => {
-                    slot.insert(part.index);
+            let first = if scan {
+                parts
+                    .get(..i)
+                    .and_then(|earlier| earlier.iter().find(|p| p.fourcc == part.fourcc))
+                    .map(|p| p.index)
+            } else {
+                match first_of.entry(part.fourcc) {
+                    Entry::Occupied(first) => Some(*first.get()),
+                    Entry::Vacant(slot) => {
+                        slot.insert(part.index);
+                        None
+                    }
                 }
+            };
+            if let Some(first) = first {
+                problems.push(Problem::DuplicatePart {
+                    fourcc: part.fourcc,
+                    first,
+                    index: part.index,
+                });
             }
             let final_priv = i + 1 == parts.len() && part.fourcc == FourCC::PRIV;
             if !(part.declared_size.is_multiple_of(4) || final_priv) {
