@@ -253,6 +253,9 @@ fn is_constant_operand(v: Value) -> bool {
     )
 }
 
+/// Room made for function declarations at the first one (a fixed number, not a length field).
+const FUNCTIONS_RESERVED: usize = 16;
+
 fn chars_to_string(ops: &[u64]) -> String {
     let bytes: Vec<u8> = ops.iter().map(|&c| c as u8).collect();
     match String::from_utf8(bytes) {
@@ -644,6 +647,11 @@ impl<'a> Reader<'a> {
         };
         if f.prologue_data != 0 || f.prefix_data != 0 || f.personality != 0 {
             return Err(self.unsupported("prologue, prefix data or personality functions"));
+        }
+        if self.m.functions.capacity() == 0 {
+            // DXC modules declare one function per dx.op overload used, typically 5 to 30;
+            // growing from 4 would copy these large records several times.
+            self.m.functions.reserve(FUNCTIONS_RESERVED);
         }
         let id = FuncId(self.m.functions.len() as u32);
         self.m.functions.push(f);

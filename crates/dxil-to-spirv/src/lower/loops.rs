@@ -28,7 +28,9 @@ struct Inst {
 }
 
 fn decode(body: &[u32]) -> Option<Vec<Inst>> {
-    let mut out = Vec::new();
+    // Instructions take two words or more but for a few (OpReturn, OpKill): sized once
+    // instead of grown step by step.
+    let mut out = Vec::with_capacity(body.len() / 2 + 1);
     let mut at = 0;
     while let Some(&w) = body.get(at) {
         let len = (w >> 16) as usize;
