@@ -62,17 +62,19 @@ const ULESS_EQ: u32 = Op::ULessThanEqual as u32;
 const UGREATER: u32 = Op::UGreaterThan as u32;
 const UGREATER_EQ: u32 = Op::UGreaterThanEqual as u32;
 
-/// The word positions where instruction `x` names a block.
-fn label_operands(x: Inst) -> Vec<usize> {
-    match x.op {
-        BRANCH | SELECTION_MERGE => vec![x.at + 1],
-        LOOP_MERGE => vec![x.at + 1, x.at + 2],
-        BRANCH_COND => vec![x.at + 2, x.at + 3],
+/// The word positions where instruction `x` names a block (a stepped range, so that scanning
+/// every instruction of a body allocates nothing).
+fn label_operands(x: Inst) -> std::iter::StepBy<std::ops::Range<usize>> {
+    let (words, step) = match x.op {
+        BRANCH | SELECTION_MERGE => (x.at + 1..x.at + 2, 1),
+        LOOP_MERGE => (x.at + 1..x.at + 3, 1),
+        BRANCH_COND => (x.at + 2..x.at + 4, 1),
         // Case literals may look like labels: count every word, which can only over-count.
-        SWITCH => (x.at + 2..x.at + x.len).collect(),
-        PHI => (x.at + 4..x.at + x.len).step_by(2).collect(),
-        _ => Vec::new(),
-    }
+        SWITCH => (x.at + 2..x.at + x.len, 1),
+        PHI => (x.at + 4..x.at + x.len, 2),
+        _ => (0..0, 1),
+    };
+    words.step_by(step)
 }
 
 /// Rewrites the one-block loops of a function body (the words after its entry label and
@@ -97,7 +99,7 @@ pub(super) fn one_block_loops(body: &mut Vec<u32>) {
     // (instruction index, word position) of every mention of a block.
     let mut mentions: Vec<(usize, usize)> = Vec::new();
     for (k, &x) in insts.iter().enumerate() {
-        mentions.extend(label_operands(x).into_iter().map(|p| (k, p)));
+        mentions.extend(label_operands(x).map(|p| (k, p)));
     }
     let mut drop = vec![false; insts.len()];
     let mut edits: Vec<(usize, u32)> = Vec::new();
