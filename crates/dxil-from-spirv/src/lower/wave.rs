@@ -53,6 +53,40 @@ impl Tr<'_> {
         self.set_scalar(id, r)
     }
 
+    /// `OpGroupNonUniformPartitionNV` as `WaveMatch` (shader model 6.5): the ballot of the
+    /// lanes whose value equals this lane's. `WaveMatch` takes scalars, so a vector's lanes are
+    /// those that match on every component; booleans are compared as 0/1 integers (no `i1`
+    /// overload).
+    fn partition(&mut self, v: &[Value]) -> Result<Vec<Value>> {
+        self.features.need_sm(6, 5);
+        let i32t = self.b.t.i32;
+        let four = self
+            .b
+            .named_struct("dx.types.fouri32", &[i32t, i32t, i32t, i32t]);
+        let mut acc: Option<Vec<Value>> = None;
+        for &x in v {
+            let x = if self.b.scalar_type_of(x)? == Scalar::I1 {
+                self.b.cast(CastOp::ZExt, x, i32t)?
+            } else {
+                x
+            };
+            let s = self.b.scalar_type_of(x)?;
+            self.check_overload(OpCode::WaveMatch, s)?;
+            let t = self.b.scalar(s);
+            let r = self.b.dxop(OpCode::WaveMatch, Some(t), four, &[x])?;
+            let mut words = Vec::with_capacity(4);
+            for i in 0..4 {
+                let w = self.b.extract_value(r, i, i32t)?;
+                words.push(match &acc {
+                    Some(p) => self.b.binary(BinOp::And, p[i as usize], w)?,
+                    None => w,
+                });
+            }
+            acc = Some(words);
+        }
+        acc.ok_or_else(|| malformed("partition of an empty value"))
+    }
+
     fn wave(&mut self) {
         self.features.wave_ops = true;
     }
@@ -83,6 +117,8 @@ impl Tr<'_> {
                 | Op::SubgroupAnyKHR
                 | Op::SubgroupAllEqualKHR
                 | Op::SubgroupReadInvocationKHR
+                // SPV_NV_shader_subgroup_partitioned's partition has no scope either.
+                | Op::GroupNonUniformPartitionNV
         );
         let a = if khr { 2 } else { 3 };
         if !khr {
@@ -126,6 +162,10 @@ impl Tr<'_> {
                     });
                 }
                 vec![acc.ok_or_else(|| malformed("empty value"))?]
+            }
+            Op::GroupNonUniformPartitionNV => {
+                let v = self.values(inst.word(a)?)?;
+                self.partition(&v)?
             }
             Op::GroupNonUniformBroadcast
             | Op::SubgroupReadInvocationKHR
@@ -335,7 +375,17 @@ impl Tr<'_> {
         let group = inst.word(a)?;
         let v = self.values(inst.word(a + 1)?)?;
         if inst.operand_count() > a + 2 {
-            return Err(unsupported("clustered subgroup operations"));
+            // The extra operand is a cluster size, or for the Partitioned*NV operations the
+            // partition's ballot: DXIL has neither (WaveMultiPrefix* covers exclusive
+            // partitioned scans only).
+            let partitioned = (GroupOperation::PartitionedReduceNV as u32
+                ..=GroupOperation::PartitionedExclusiveScanNV as u32)
+                .contains(&group);
+            return Err(unsupported(if partitioned {
+                "partitioned subgroup operations"
+            } else {
+                "clustered subgroup operations"
+            }));
         }
         enum Kind {
             Active(i64, i64),
