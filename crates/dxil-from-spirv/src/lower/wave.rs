@@ -87,6 +87,41 @@ impl Tr<'_> {
         acc.ok_or_else(|| malformed("partition of an empty value"))
     }
 
+    /// A partitioned exclusive scan (`PartitionedExclusiveScanNV`) as `WaveMultiPrefixOp`
+    /// (shader model 6.5), whose four mask words are the partition's ballot. DXIL has it for
+    /// sums, products and bitwise operations only.
+    fn multi_prefix(&mut self, op: Op, v: &[Value], mask: &[Value]) -> Result<Vec<Value>> {
+        // `WaveMultiPrefixOpKind`.
+        let kind = match op {
+            Op::GroupNonUniformIAdd | Op::GroupNonUniformFAdd => 0,
+            Op::GroupNonUniformBitwiseAnd => 1,
+            Op::GroupNonUniformBitwiseOr => 2,
+            Op::GroupNonUniformBitwiseXor => 3,
+            Op::GroupNonUniformIMul | Op::GroupNonUniformFMul => 4,
+            _ => return Err(unsupported("partitioned subgroup operations")),
+        };
+        let [m0, m1, m2, m3] = mask else {
+            return Err(malformed("a partition ballot that is not four words"));
+        };
+        self.features.need_sm(6, 5);
+        let mut out = Vec::with_capacity(v.len());
+        for &x in v {
+            let s = self.b.scalar_type_of(x)?;
+            self.check_overload(OpCode::WaveMultiPrefixOp, s)?;
+            let t = self.b.scalar(s);
+            let k = self.b.i8c(kind);
+            // `SignedOpKind`: sums, products and bit operations do not depend on it.
+            let sign = self.b.i8c(0);
+            out.push(self.b.dxop(
+                OpCode::WaveMultiPrefixOp,
+                Some(t),
+                t,
+                &[x, *m0, *m1, *m2, *m3, k, sign],
+            )?);
+        }
+        Ok(out)
+    }
+
     fn wave(&mut self) {
         self.features.wave_ops = true;
     }
@@ -374,6 +409,13 @@ impl Tr<'_> {
     fn group_arith(&mut self, inst: &Inst<'_>, op: Op, a: usize, id: u32) -> Result<()> {
         let group = inst.word(a)?;
         let v = self.values(inst.word(a + 1)?)?;
+        if group == GroupOperation::PartitionedExclusiveScanNV as u32
+            && inst.operand_count() == a + 3
+        {
+            let mask = self.values(inst.word(a + 2)?)?;
+            let out = self.multi_prefix(op, &v, &mask)?;
+            return self.set_vals(id, &out);
+        }
         if inst.operand_count() > a + 2 {
             // The extra operand is a cluster size, or for the Partitioned*NV operations the
             // partition's ballot: DXIL has neither (WaveMultiPrefix* covers exclusive
