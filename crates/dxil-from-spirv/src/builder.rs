@@ -487,19 +487,22 @@ impl Builder {
         op: OpCode,
         overload: Option<TypeId>,
         ret: TypeId,
-        params: &[TypeId],
-    ) -> (FuncId, TypeId) {
+        args: &[Value],
+    ) -> Result<(FuncId, TypeId)> {
         let info = op.info();
         let key = (
             info.class.as_ptr() as usize,
             if info.is_overloaded() { overload } else { None },
         );
         if let Some(&d) = self.dxops.get(&key) {
-            return d;
+            return Ok(d);
         }
-        let mut all = Vec::with_capacity(params.len() + 1);
+        // The declaration's parameter types are the first call's argument types.
+        let mut all = Vec::with_capacity(args.len() + 1);
         all.push(self.t.i32);
-        all.extend_from_slice(params);
+        for &a in args {
+            all.push(self.type_of(a)?);
+        }
         let fn_ty = self.m.types.intern(TypeData::Function {
             vararg: false,
             ret,
@@ -516,7 +519,7 @@ impl Builder {
             .functions
             .push(function(&name, fn_ty, ptr_ty, Some(attrs), false));
         self.dxops.insert(key, (f, fn_ty));
-        (f, fn_ty)
+        Ok((f, fn_ty))
     }
 
     fn overload_name(&self, t: TypeId) -> String {
@@ -539,16 +542,26 @@ impl Builder {
         ret: TypeId,
         args: &[Value],
     ) -> Result<Value> {
-        let mut params = Vec::with_capacity(args.len());
-        for &a in args {
-            params.push(self.type_of(a)?);
-        }
-        let (f, fn_ty) = self.dxop_decl(op, overload, ret, &params);
+        let (f, fn_ty) = self.dxop_decl(op, overload, ret, args)?;
         let code = self.i32c(i64::from(op.as_u32()));
-        let mut all = Vec::with_capacity(args.len() + 1);
-        all.push(code.0);
-        all.extend(args.iter().map(|v| v.0));
-        let args = PoolRange::push(&mut self.body.pool, &all);
+        // Calls are the most frequent instruction: their operands go through a stack buffer
+        // (no dx.op has 16 arguments) rather than a heap vector each.
+        let mut buf = [0u32; 16];
+        let args = match buf.get_mut(..=args.len()) {
+            Some(all) => {
+                all[0] = code.0;
+                for (d, v) in all[1..].iter_mut().zip(args) {
+                    *d = v.0;
+                }
+                PoolRange::push(&mut self.body.pool, all)
+            }
+            None => {
+                let all: Vec<u32> = std::iter::once(code.0)
+                    .chain(args.iter().map(|v| v.0))
+                    .collect();
+                PoolRange::push(&mut self.body.pool, &all)
+            }
+        };
         self.push(
             InstKind::Call {
                 callee: Value::function(f),

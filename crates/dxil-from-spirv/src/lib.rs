@@ -31,7 +31,9 @@
 //! every corpus input's outcome):
 //! - not expressible in DXIL: pointers into memory (buffer device addresses, variable
 //!   pointers, `OpConvertUToPtr`), the dispatch size (`NumWorkgroups`), `DrawIndex`,
-//!   subgroup partitions (`OpGroupNonUniformPartitionNV`), vendor built-ins (NV viewport
+//!   partitioned reductions, inclusive scans and min/max or logical scans (the partition,
+//!   `OpGroupNonUniformPartitionNV`, is `WaveMatch`, and exclusive sums, products and bitwise
+//!   scans over it are `WaveMultiPrefixOp`), vendor built-ins (NV viewport
 //!   masks, per-view and secondary positions, warp ids), subpass inputs, render targets past
 //!   7, more than 8 clip and cull distances, elements that would share a signature row with
 //!   different interpolation, loops without an exit;

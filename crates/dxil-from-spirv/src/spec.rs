@@ -14,7 +14,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::lower::consts::SpecType;
+pub use crate::lower::consts::SpecType;
 
 const MAGIC: &[u8; 8] = b"DXRSSPC1";
 
@@ -216,10 +216,8 @@ fn layout(container: &[u8]) -> Result<Layout> {
     })
 }
 
-/// Patches specialization constants in place: `(spec id, value bits)` pairs. Rewrites the
-/// values' bits, the `HASH` part and the container digest.
-pub fn patch(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) -> Result<()> {
-    let l = layout(container)?;
+/// Rewrites the value bits of the constants in `values`, leaving the hashes stale.
+fn patch_values(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) -> Result<()> {
     for &(id, value) in values {
         let c = table
             .constants
@@ -244,10 +242,160 @@ pub fn patch(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) -> 
             .map_err(|e| err(format!("patching constant {id}: {e}")))?;
         }
     }
+    Ok(())
+}
+
+/// Patches specialization constants in place: `(spec id, value bits)` pairs. Rewrites the
+/// values' bits, the `HASH` part and the container digest. To patch the same container
+/// repeatedly, [`Patcher`] keeps what does not change and rehashes only the bytes from the
+/// first patch site on.
+pub fn patch(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) -> Result<()> {
+    let l = layout(container)?;
+    patch_values(container, table, values)?;
     if let Some(h) = l.hash_digest {
         let digest = dxil_container::hash::md5(&container[l.bitcode.clone()]);
         container[h..h + 16].copy_from_slice(&digest);
     }
     dxil_container::set_digest(container, dxil_container::DigestMode::Retail)
         .map_err(|e| err(format!("signing: {e}")))
+}
+
+/// A container kept ready for repeated patching (a renderer specializing one shader many
+/// times): the layout is parsed once, and the hash states of the bytes before the first patch
+/// site are kept, so that each [`Patcher::set`] rewrites the value bits and hashes only the
+/// bytes from the first site to the end. The result is byte for byte what [`patch`] writes.
+///
+/// The sites lie in the module's constant block, so the saving is the bytes before it (about
+/// the header parts, the type table and the global constants); the function bodies after the
+/// sites are hashed again each time.
+pub struct Patcher {
+    container: Vec<u8>,
+    table: SpecTable,
+    bitcode: std::ops::Range<usize>,
+    hash_digest: Option<usize>,
+    /// Plain MD5 of the bitcode's bytes before `bitcode_prefix_end` (for the `HASH` part).
+    bitcode_prefix: md5::Md5,
+    bitcode_prefix_end: usize,
+    /// The container digest's state after the whole 64-byte blocks before
+    /// `digest_prefix_end` (a container offset, `20 + 64·k`).
+    digest_state: [u32; 4],
+    digest_prefix_end: usize,
+    digest_end: usize,
+}
+
+impl Patcher {
+    /// Prepares `container` with its table (as [`crate::Output::spec_constants`] gives it).
+    pub fn new(container: Vec<u8>, table: SpecTable) -> Result<Patcher> {
+        let l = layout(&container)?;
+        let first_site = table
+            .constants
+            .iter()
+            .filter(|c| c.folded.is_none())
+            .flat_map(|c| c.bit_offsets.iter())
+            .map(|&o| usize::try_from(o / 8).unwrap_or(usize::MAX))
+            .min()
+            .unwrap_or(l.bitcode.end);
+        // The table may come from the container itself: sites outside the bitcode are refused
+        // before any state is kept for them.
+        if !(l.bitcode.start..l.bitcode.end).contains(&first_site) && first_site != l.bitcode.end {
+            return Err(err(format!(
+                "a patch site (byte {first_site}) lies outside the bitcode ({:?})",
+                l.bitcode
+            )));
+        }
+        use md5::Digest as _;
+        let mut bitcode_prefix = md5::Md5::new();
+        bitcode_prefix.update(&container[l.bitcode.start..first_site]);
+        let hashed = dxil_container::hash::hashed_range(&container);
+        let digest_end = HASHED_START + hashed.len();
+        // The HASH part changes too, and it lies before the bitcode.
+        let first_change = l.hash_digest.map_or(first_site, |h| h.min(first_site));
+        let whole = first_change.saturating_sub(HASHED_START).min(hashed.len()) / 64;
+        let mut digest_state = MD5_INIT;
+        let (blocks, _) = hashed[..whole * 64].as_chunks::<64>();
+        md5::block_api::compress(&mut digest_state, blocks);
+        Ok(Patcher {
+            bitcode: l.bitcode,
+            hash_digest: l.hash_digest,
+            bitcode_prefix,
+            bitcode_prefix_end: first_site,
+            digest_state,
+            digest_prefix_end: HASHED_START + whole * 64,
+            digest_end,
+            container,
+            table,
+        })
+    }
+
+    /// Prepares a container that carries its table in a `PRIV` part.
+    pub fn from_container(container: Vec<u8>) -> Result<Patcher> {
+        let table = SpecTable::from_container(&container)?
+            .ok_or_else(|| err("the container carries no specialization-constant table"))?;
+        Patcher::new(container, table)
+    }
+
+    /// Sets specialization constants (`(spec id, value bits)` pairs) and re-signs.
+    pub fn set(&mut self, values: &[(u32, u64)]) -> Result<()> {
+        use md5::Digest as _;
+        patch_values(&mut self.container, &self.table, values)?;
+        if let Some(h) = self.hash_digest {
+            let mut m = self.bitcode_prefix.clone();
+            m.update(&self.container[self.bitcode_prefix_end..self.bitcode.end]);
+            let digest: [u8; 16] = m.finalize().into();
+            self.container[h..h + 16].copy_from_slice(&digest);
+        }
+        let digest = retail_finish(
+            self.digest_state,
+            &self.container[self.digest_prefix_end..self.digest_end],
+            (self.digest_end - HASHED_START) as u32,
+        );
+        self.container[dxil_container::hash::DIGEST_OFFSET..][..16].copy_from_slice(&digest);
+        Ok(())
+    }
+
+    /// The container as patched so far.
+    pub fn container(&self) -> &[u8] {
+        &self.container
+    }
+
+    /// The table of the constants.
+    pub fn table(&self) -> &SpecTable {
+        &self.table
+    }
+
+    /// Gives the container back.
+    pub fn into_container(self) -> Vec<u8> {
+        self.container
+    }
+}
+
+const HASHED_START: usize = dxil_container::hash::HASHED_RANGE_START;
+const MD5_INIT: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+
+/// Finishes the container digest (DXC's retail variant of MD5, see `dxil_container::hash`)
+/// from the state after the whole blocks before `rest`, where `total` bytes are hashed in all.
+/// `dxil_container::hash` has no resumable form; this follows its finalization exactly, and a
+/// test compares the two on every patch.
+fn retail_finish(mut state: [u32; 4], rest: &[u8], total: u32) -> [u8; 16] {
+    let (blocks, tail) = rest.as_chunks::<64>();
+    md5::block_api::compress(&mut state, blocks);
+    let (first, last) = (total << 3, (total << 1) | 1);
+    let mut block = [0u8; 64];
+    if tail.len() >= 56 {
+        block[..tail.len()].copy_from_slice(tail);
+        block[tail.len()] = 0x80;
+        md5::block_api::compress(&mut state, &[block]);
+        block = [0u8; 64];
+    } else {
+        block[4..4 + tail.len()].copy_from_slice(tail);
+        block[4 + tail.len()] = 0x80;
+    }
+    block[..4].copy_from_slice(&first.to_le_bytes());
+    block[60..].copy_from_slice(&last.to_le_bytes());
+    md5::block_api::compress(&mut state, &[block]);
+    let mut out = [0u8; 16];
+    for (chunk, word) in out.chunks_exact_mut(4).zip(state) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    out
 }

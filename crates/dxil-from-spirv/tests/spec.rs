@@ -224,3 +224,46 @@ fn dxv_accepts_patched_containers() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The prepared patcher, which hashes only the bytes from the first site on, writes exactly
+/// what `patch` writes, patch after patch, on a small and a larger container.
+#[test]
+fn patcher_matches_patch_byte_for_byte() {
+    const SPEC_BIG: &[u8] = include_bytes!("data/spec_big.spv");
+    for spv in [SPEC_LOOP, SPEC_BIG] {
+        let out = dxil_from_spirv::translate_bytes(spv, &patchable()).unwrap();
+        let table = out.spec_constants.clone();
+        let ids: Vec<u32> = table
+            .constants
+            .iter()
+            .filter(|c| c.folded.is_none())
+            .map(|c| c.spec_id)
+            .collect();
+        assert!(!ids.is_empty());
+        let mut p = dxil_from_spirv::spec::Patcher::from_container(out.container.clone()).unwrap();
+        let mut reference = out.container.clone();
+        for (i, value) in [1u64, 7, 0, 0x7fff_ffff, 3].into_iter().enumerate() {
+            let id = ids[i % ids.len()];
+            let value = if table
+                .constants
+                .iter()
+                .any(|c| c.spec_id == id && c.ty == dxil_from_spirv::spec::SpecType::Bool)
+            {
+                value & 1
+            } else {
+                value
+            };
+            patch(&mut reference, &table, &[(id, value)]).unwrap();
+            p.set(&[(id, value)]).unwrap();
+            assert_eq!(
+                p.container(),
+                &reference[..],
+                "after setting {id} to {value}"
+            );
+            assert_eq!(
+                dxil_container::hash::container_digest(p.container()),
+                p.container()[4..20]
+            );
+        }
+    }
+}

@@ -4,7 +4,9 @@
 //! or function) a constant is numbered. Readers therefore put every constant, module- or
 //! function-level, into this one pool; writers decide where each goes.
 
-use std::collections::HashMap;
+// FxHash: the keys are small ids and type/constant contents built by this crate; SipHash's DoS
+// resistance buys nothing here and showed in translation profiles.
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::entity::{BlockId, ConstId, FuncId, PoolRange, TypeId};
 use crate::inst::{BinOp, CastOp, Predicate};
@@ -197,7 +199,7 @@ impl Constants {
 
     fn ensure_index(&mut self) {
         if self.index.is_none() {
-            let mut map = HashMap::with_capacity(self.items.len());
+            let mut map = HashMap::with_capacity_and_hasher(self.items.len(), Default::default());
             for (i, c) in self.items.iter().enumerate() {
                 if self.unique.contains(&ConstId(i as u32)) {
                     continue;

@@ -1,6 +1,8 @@
 //! The type table: LLVM 3.7 types with typed pointers.
 
-use std::collections::HashMap;
+// FxHash: the keys are small ids and type/constant contents built by this crate; SipHash's DoS
+// resistance buys nothing here and showed in translation profiles.
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::entity::TypeId;
 
@@ -118,7 +120,7 @@ impl Types {
     /// Returns the id of an equal type, adding it if needed.
     pub fn intern(&mut self, data: TypeData) -> TypeId {
         if self.index.is_none() {
-            let mut map = HashMap::with_capacity(self.data.len());
+            let mut map = HashMap::with_capacity_and_hasher(self.data.len(), Default::default());
             for (i, d) in self.data.iter().enumerate() {
                 map.entry(d.clone()).or_insert(TypeId(i as u32));
             }

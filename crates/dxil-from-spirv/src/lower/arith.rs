@@ -1099,5 +1099,6 @@ pub fn is_group_op(op: Op) -> bool {
                 | Op::SubgroupAllEqualKHR
                 | Op::SubgroupReadInvocationKHR
                 | Op::GroupNonUniformRotateKHR
+                | Op::GroupNonUniformPartitionNV
         )
 }

@@ -53,6 +53,75 @@ impl Tr<'_> {
         self.set_scalar(id, r)
     }
 
+    /// `OpGroupNonUniformPartitionNV` as `WaveMatch` (shader model 6.5): the ballot of the
+    /// lanes whose value equals this lane's. `WaveMatch` takes scalars, so a vector's lanes are
+    /// those that match on every component; booleans are compared as 0/1 integers (no `i1`
+    /// overload).
+    fn partition(&mut self, v: &[Value]) -> Result<Vec<Value>> {
+        self.features.need_sm(6, 5);
+        let i32t = self.b.t.i32;
+        let four = self
+            .b
+            .named_struct("dx.types.fouri32", &[i32t, i32t, i32t, i32t]);
+        let mut acc: Option<Vec<Value>> = None;
+        for &x in v {
+            let x = if self.b.scalar_type_of(x)? == Scalar::I1 {
+                self.b.cast(CastOp::ZExt, x, i32t)?
+            } else {
+                x
+            };
+            let s = self.b.scalar_type_of(x)?;
+            self.check_overload(OpCode::WaveMatch, s)?;
+            let t = self.b.scalar(s);
+            let r = self.b.dxop(OpCode::WaveMatch, Some(t), four, &[x])?;
+            let mut words = Vec::with_capacity(4);
+            for i in 0..4 {
+                let w = self.b.extract_value(r, i, i32t)?;
+                words.push(match &acc {
+                    Some(p) => self.b.binary(BinOp::And, p[i as usize], w)?,
+                    None => w,
+                });
+            }
+            acc = Some(words);
+        }
+        acc.ok_or_else(|| malformed("partition of an empty value"))
+    }
+
+    /// A partitioned exclusive scan (`PartitionedExclusiveScanNV`) as `WaveMultiPrefixOp`
+    /// (shader model 6.5), whose four mask words are the partition's ballot. DXIL has it for
+    /// sums, products and bitwise operations only.
+    fn multi_prefix(&mut self, op: Op, v: &[Value], mask: &[Value]) -> Result<Vec<Value>> {
+        // `WaveMultiPrefixOpKind`.
+        let kind = match op {
+            Op::GroupNonUniformIAdd | Op::GroupNonUniformFAdd => 0,
+            Op::GroupNonUniformBitwiseAnd => 1,
+            Op::GroupNonUniformBitwiseOr => 2,
+            Op::GroupNonUniformBitwiseXor => 3,
+            Op::GroupNonUniformIMul | Op::GroupNonUniformFMul => 4,
+            _ => return Err(unsupported("partitioned subgroup operations")),
+        };
+        let [m0, m1, m2, m3] = mask else {
+            return Err(malformed("a partition ballot that is not four words"));
+        };
+        self.features.need_sm(6, 5);
+        let mut out = Vec::with_capacity(v.len());
+        for &x in v {
+            let s = self.b.scalar_type_of(x)?;
+            self.check_overload(OpCode::WaveMultiPrefixOp, s)?;
+            let t = self.b.scalar(s);
+            let k = self.b.i8c(kind);
+            // `SignedOpKind`: sums, products and bit operations do not depend on it.
+            let sign = self.b.i8c(0);
+            out.push(self.b.dxop(
+                OpCode::WaveMultiPrefixOp,
+                Some(t),
+                t,
+                &[x, *m0, *m1, *m2, *m3, k, sign],
+            )?);
+        }
+        Ok(out)
+    }
+
     fn wave(&mut self) {
         self.features.wave_ops = true;
     }
@@ -83,6 +152,8 @@ impl Tr<'_> {
                 | Op::SubgroupAnyKHR
                 | Op::SubgroupAllEqualKHR
                 | Op::SubgroupReadInvocationKHR
+                // SPV_NV_shader_subgroup_partitioned's partition has no scope either.
+                | Op::GroupNonUniformPartitionNV
         );
         let a = if khr { 2 } else { 3 };
         if !khr {
@@ -126,6 +197,10 @@ impl Tr<'_> {
                     });
                 }
                 vec![acc.ok_or_else(|| malformed("empty value"))?]
+            }
+            Op::GroupNonUniformPartitionNV => {
+                let v = self.values(inst.word(a)?)?;
+                self.partition(&v)?
             }
             Op::GroupNonUniformBroadcast
             | Op::SubgroupReadInvocationKHR
@@ -334,8 +409,25 @@ impl Tr<'_> {
     fn group_arith(&mut self, inst: &Inst<'_>, op: Op, a: usize, id: u32) -> Result<()> {
         let group = inst.word(a)?;
         let v = self.values(inst.word(a + 1)?)?;
+        if group == GroupOperation::PartitionedExclusiveScanNV as u32
+            && inst.operand_count() == a + 3
+        {
+            let mask = self.values(inst.word(a + 2)?)?;
+            let out = self.multi_prefix(op, &v, &mask)?;
+            return self.set_vals(id, &out);
+        }
         if inst.operand_count() > a + 2 {
-            return Err(unsupported("clustered subgroup operations"));
+            // The extra operand is a cluster size, or for the Partitioned*NV operations the
+            // partition's ballot: DXIL has neither (WaveMultiPrefix* covers exclusive
+            // partitioned scans only).
+            let partitioned = (GroupOperation::PartitionedReduceNV as u32
+                ..=GroupOperation::PartitionedExclusiveScanNV as u32)
+                .contains(&group);
+            return Err(unsupported(if partitioned {
+                "partitioned subgroup operations"
+            } else {
+                "clustered subgroup operations"
+            }));
         }
         enum Kind {
             Active(i64, i64),

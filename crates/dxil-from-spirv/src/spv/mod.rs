@@ -32,7 +32,7 @@ pub struct Inst<'a> {
 
 impl<'a> Inst<'a> {
     pub fn op(&self) -> Option<Op> {
-        Op::from_u32(u32::from(self.opcode))
+        decode_op(self.opcode)
     }
 
     /// Operand `i` (0 = the first word after the opcode word).
@@ -91,10 +91,25 @@ impl<'a> Inst<'a> {
 /// Whether an opcode has a result type and a result id (SPIR-V grammar's `IdResultType` and
 /// `IdResult` operands), for the opcodes a shader module uses.
 pub fn result_shape(opcode: u16) -> (bool, bool) {
-    let Some(op) = Op::from_u32(u32::from(opcode)) else {
+    let Some(op) = decode_op(opcode) else {
         return (false, false);
     };
     spirv_result_shape(op).unwrap_or_default()
+}
+
+/// Core opcodes below this are decoded from a table; extension opcodes (4000 on) are rare.
+const OP_TABLE_LEN: usize = 1024;
+
+/// `Op::from_u32`, which compiles to a long search over the grammar's sparse opcode values and
+/// showed in translation profiles (every pass decodes every instruction): the core range comes
+/// from a table built once per process.
+fn decode_op(opcode: u16) -> Option<Op> {
+    static TABLE: std::sync::OnceLock<[Option<Op>; OP_TABLE_LEN]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| std::array::from_fn(|i| Op::from_u32(i as u32)));
+    match table.get(usize::from(opcode)) {
+        Some(op) => *op,
+        None => Op::from_u32(u32::from(opcode)),
+    }
 }
 
 fn spirv_result_shape(op: Op) -> Option<(bool, bool)> {
