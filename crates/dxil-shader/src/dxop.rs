@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
 use dxil_module::{ConstData, FuncId, Function, InstId, InstKind, Module, TypeData, TypeId, Value};
@@ -245,35 +244,13 @@ fn classify(class: &str, suffix: &str, types: &mut TypeIndex<'_>) -> DxOpFunctio
     }
 }
 
-/// FNV-1a for the class-name index: the keys are fixed short ASCII names, so hash flooding is
-/// no concern, and SipHash would cost several times the lookup it serves.
-struct NameHasher(u64);
-
-impl Default for NameHasher {
-    fn default() -> Self {
-        NameHasher(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
 /// Distinct class names of the operation tables, and each opcode's class index.
 struct ClassTable {
     /// Sorted class names.
     names: Vec<&'static str>,
     /// Index of each name in `names`: every module classifies each of its `dx.op` functions by
     /// name, and a hash lookup beats a binary search's string comparisons there.
-    index: HashMap<&'static str, u16, BuildHasherDefault<NameHasher>>,
+    index: rustc_hash::FxHashMap<&'static str, u16>,
     /// One operation of each class (for its overload dimensions), parallel to `names`.
     info: Vec<&'static OpInfo>,
     core: Vec<u16>,
