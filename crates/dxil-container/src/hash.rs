@@ -40,11 +40,16 @@ impl Variant {
 }
 
 fn modified_md5(data: &[u8], variant: Variant) -> [u8; 16] {
-    let mut state = MD5_INIT;
-    let (blocks, tail) = data.as_chunks::<64>();
+    finish(MD5_INIT, data, data.len(), variant)
+}
+
+/// Compresses the whole blocks of `rest` into `state` and finishes the digest of `total` bytes
+/// (the bytes `state` already covers and `rest`).
+fn finish(mut state: [u32; 4], rest: &[u8], total: usize, variant: Variant) -> [u8; 16] {
+    let (blocks, tail) = rest.as_chunks::<64>();
     compress(&mut state, blocks);
     // The format's length field is 32 bits; DXC truncates the count the same way.
-    let (first, last) = variant.length_words(data.len() as u32);
+    let (first, last) = variant.length_words(total as u32);
     let mut block = [0u8; 64];
     if tail.len() >= 56 {
         block[..tail.len()].copy_from_slice(tail);
@@ -63,6 +68,42 @@ fn modified_md5(data: &[u8], variant: Variant) -> [u8; 16] {
         chunk.copy_from_slice(&word.to_le_bytes());
     }
     out
+}
+
+/// The retail digest resumable after a prefix: the compression state over the first whole
+/// 64-byte blocks of the hashed bytes. A caller that rewrites only later bytes (patching
+/// specialization constants in place) rehashes from there instead of from the start.
+#[derive(Clone, Copy, Debug)]
+pub struct RetailPrefix {
+    state: [u32; 4],
+    len: usize,
+}
+
+impl RetailPrefix {
+    /// The state after the whole 64-byte blocks among the first `prefix` bytes of `data`.
+    pub fn new(data: &[u8], prefix: usize) -> RetailPrefix {
+        let len = prefix.min(data.len()) / 64 * 64;
+        let mut state = MD5_INIT;
+        compress(&mut state, data[..len].as_chunks::<64>().0);
+        RetailPrefix { state, len }
+    }
+
+    /// Bytes at the start of the hashed data that the state covers (a multiple of 64).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the state covers nothing yet.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// [`retail_hash`] of `data`, whose first [`RetailPrefix::len`] bytes must be the ones the
+    /// state was made from (only the bytes after them are read).
+    pub fn finish(&self, data: &[u8]) -> [u8; 16] {
+        let rest = data.get(self.len..).unwrap_or(&[]);
+        finish(self.state, rest, data.len(), Variant::Retail)
+    }
 }
 
 /// DXC's `ComputeHashRetail` over `data`: what the validator stores in a signed container.
@@ -152,6 +193,20 @@ pub fn hex(digest: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resumed_digest_equals_the_whole() {
+        let data: Vec<u8> = (0..700u32).map(|i| (i * 7 + 3) as u8).collect();
+        for len in [0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 300, 700] {
+            let d = &data[..len];
+            for prefix in [0, 10, 64, 100, 128, 320, 1000] {
+                let p = RetailPrefix::new(d, prefix);
+                assert_eq!(p.len() % 64, 0);
+                assert!(p.len() <= prefix.min(len));
+                assert_eq!(p.finish(d), retail_hash(d), "len {len}, prefix {prefix}");
+            }
+        }
+    }
 
     /// A direct transcription of the format's final-block rule, built byte by byte, to check the
     /// block-slicing version above on every tail length.

@@ -11,6 +11,7 @@
 //! `type: u8` (0 bool, 1 signed int, 2 unsigned int, 3 float), `bits: u8`, `folded: u8`,
 //! `offsets: u8` (count), `value: u64`, then `offsets × u64` container bit offsets.
 
+use dxil_container::hash::RetailPrefix;
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -276,10 +277,8 @@ pub struct Patcher {
     /// Plain MD5 of the bitcode's bytes before `bitcode_prefix_end` (for the `HASH` part).
     bitcode_prefix: md5::Md5,
     bitcode_prefix_end: usize,
-    /// The container digest's state after the whole 64-byte blocks before
-    /// `digest_prefix_end` (a container offset, `20 + 64·k`).
-    digest_state: [u32; 4],
-    digest_prefix_end: usize,
+    /// The container digest's state over the hashed bytes before the first one a patch changes.
+    digest_prefix: RetailPrefix,
     digest_end: usize,
 }
 
@@ -310,17 +309,13 @@ impl Patcher {
         let digest_end = HASHED_START + hashed.len();
         // The HASH part changes too, and it lies before the bitcode.
         let first_change = l.hash_digest.map_or(first_site, |h| h.min(first_site));
-        let whole = first_change.saturating_sub(HASHED_START).min(hashed.len()) / 64;
-        let mut digest_state = MD5_INIT;
-        let (blocks, _) = hashed[..whole * 64].as_chunks::<64>();
-        md5::block_api::compress(&mut digest_state, blocks);
+        let digest_prefix = RetailPrefix::new(hashed, first_change.saturating_sub(HASHED_START));
         Ok(Patcher {
             bitcode: l.bitcode,
             hash_digest: l.hash_digest,
             bitcode_prefix,
             bitcode_prefix_end: first_site,
-            digest_state,
-            digest_prefix_end: HASHED_START + whole * 64,
+            digest_prefix,
             digest_end,
             container,
             table,
@@ -344,11 +339,9 @@ impl Patcher {
             let digest: [u8; 16] = m.finalize().into();
             self.container[h..h + 16].copy_from_slice(&digest);
         }
-        let digest = retail_finish(
-            self.digest_state,
-            &self.container[self.digest_prefix_end..self.digest_end],
-            (self.digest_end - HASHED_START) as u32,
-        );
+        let digest = self
+            .digest_prefix
+            .finish(&self.container[HASHED_START..self.digest_end]);
         self.container[dxil_container::hash::DIGEST_OFFSET..][..16].copy_from_slice(&digest);
         Ok(())
     }
@@ -370,32 +363,3 @@ impl Patcher {
 }
 
 const HASHED_START: usize = dxil_container::hash::HASHED_RANGE_START;
-const MD5_INIT: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
-
-/// Finishes the container digest (DXC's retail variant of MD5, see `dxil_container::hash`)
-/// from the state after the whole blocks before `rest`, where `total` bytes are hashed in all.
-/// `dxil_container::hash` has no resumable form; this follows its finalization exactly, and a
-/// test compares the two on every patch.
-fn retail_finish(mut state: [u32; 4], rest: &[u8], total: u32) -> [u8; 16] {
-    let (blocks, tail) = rest.as_chunks::<64>();
-    md5::block_api::compress(&mut state, blocks);
-    let (first, last) = (total << 3, (total << 1) | 1);
-    let mut block = [0u8; 64];
-    if tail.len() >= 56 {
-        block[..tail.len()].copy_from_slice(tail);
-        block[tail.len()] = 0x80;
-        md5::block_api::compress(&mut state, &[block]);
-        block = [0u8; 64];
-    } else {
-        block[4..4 + tail.len()].copy_from_slice(tail);
-        block[4 + tail.len()] = 0x80;
-    }
-    block[..4].copy_from_slice(&first.to_le_bytes());
-    block[60..].copy_from_slice(&last.to_le_bytes());
-    md5::block_api::compress(&mut state, &[block]);
-    let mut out = [0u8; 16];
-    for (chunk, word) in out.chunks_exact_mut(4).zip(state) {
-        chunk.copy_from_slice(&word.to_le_bytes());
-    }
-    out
-}
