@@ -8,6 +8,7 @@
 //! differs per shader stage (execution model and modes, the interface, stage operations), one file per stage.
 
 mod buffer;
+mod dce;
 mod dxop;
 mod func;
 mod inst;
@@ -401,41 +402,75 @@ impl<'a> Ctx<'a> {
         spv::emit(&mut self.f.body, op, args);
     }
 
+    /// An instruction with a result: reuses the same pure instruction of the current block (value numbering within
+    /// a block: the access helpers recompute word offsets, guards and casts per access, and each copy costs module
+    /// size and driver compile time, see the module docs), else emits it.
+    fn value_op(&mut self, op: Op, ty: Id, args: &[u32]) -> Id {
+        self.value_op_if(op, ty, args, pure(op))
+    }
+
+    /// [`Ctx::value_op`] with the caller's word on whether the instruction is pure.
+    fn value_op_if(&mut self, op: Op, ty: Id, args: &[u32], pure: bool) -> Id {
+        let head = ((args.len() as u32 + 3) << 16) | op as u32;
+        let key = (args.len() <= 4 && pure).then(|| {
+            let mut k = [0u32; 4];
+            k[..args.len()].copy_from_slice(args);
+            (head, ty.word(), k)
+        });
+        if let Some(k) = key
+            && let Some(&id) = self.f.cse.get(&k)
+        {
+            return id;
+        }
+        let id = self.b.id();
+        let body = &mut self.f.body;
+        body.push(head);
+        body.push(ty.word());
+        body.push(id.word());
+        body.extend_from_slice(args);
+        if let Some(k) = key {
+            self.f.cse.insert(k, id);
+        }
+        id
+    }
+
+    /// Starts a new block for [`Ctx::value_op`]: values of the previous block need not dominate this one.
+    pub fn new_block(&mut self) {
+        if !self.f.cse.is_empty() {
+            self.f.cse.clear();
+        }
+    }
+
     #[inline]
     pub fn op1(&mut self, op: Op, ty: Id, a: Id) -> Id {
-        let id = self.b.id();
-        spv::emit(&mut self.f.body, op, &words![ty, id, a]);
-        id
+        self.value_op(op, ty, &words![a])
     }
 
     #[inline]
     pub fn op2(&mut self, op: Op, ty: Id, a: Id, b: Id) -> Id {
-        let id = self.b.id();
-        spv::emit(&mut self.f.body, op, &words![ty, id, a, b]);
-        id
+        self.value_op(op, ty, &words![a, b])
     }
 
     #[inline]
     pub fn op3(&mut self, op: Op, ty: Id, a: Id, b: Id, c: Id) -> Id {
-        let id = self.b.id();
-        spv::emit(&mut self.f.body, op, &words![ty, id, a, b, c]);
-        id
+        self.value_op(op, ty, &words![a, b, c])
     }
 
     /// An instruction with a result and any operand words (ids and literals: [`words!`]).
     #[inline]
     pub fn opn(&mut self, op: Op, ty: Id, args: &[u32]) -> Id {
-        let id = self.b.id();
-        let body = &mut self.f.body;
-        body.push(((args.len() as u32 + 3) << 16) | op as u32);
-        body.push(ty.word());
-        body.push(id.word());
-        body.extend_from_slice(args);
-        id
+        self.value_op(op, ty, args)
     }
 
     /// An instruction with a result and id operands.
     pub fn op_ids(&mut self, op: Op, ty: Id, args: &[Id]) -> Id {
+        if args.len() <= 4 {
+            let mut w = [0u32; 4];
+            for (w, a) in w.iter_mut().zip(args) {
+                *w = a.word();
+            }
+            return self.value_op(op, ty, &w[..args.len()]);
+        }
         let id = self.b.id();
         let body = &mut self.f.body;
         body.push(((args.len() as u32 + 3) << 16) | op as u32);
@@ -448,6 +483,14 @@ impl<'a> Ctx<'a> {
     /// A GLSL.std.450 instruction.
     pub fn glsl(&mut self, ty: Id, inst: spirv::GLOp, args: &[Id]) -> Id {
         let set = self.b.glsl();
+        // Every GLSL.std.450 instruction but the two with an output pointer is a pure function of its operands.
+        if args.len() <= 2 && !matches!(inst, spirv::GLOp::Modf | spirv::GLOp::Frexp) {
+            let mut w = [set.word(), inst as u32, 0, 0];
+            for (w, a) in w[2..].iter_mut().zip(args) {
+                *w = a.word();
+            }
+            return self.value_op_if(Op::ExtInst, ty, &w[..2 + args.len()], true);
+        }
         let id = self.b.id();
         let body = &mut self.f.body;
         body.push(((args.len() as u32 + 5) << 16) | Op::ExtInst as u32);
@@ -469,6 +512,13 @@ impl<'a> Ctx<'a> {
 
     /// `OpAccessChain` with any number of indices.
     pub fn chain(&mut self, ptr_ty: Id, base: Id, indices: &[Id]) -> Id {
+        if indices.len() <= 3 {
+            let mut w = [base.word(), 0, 0, 0];
+            for (w, a) in w[1..].iter_mut().zip(indices) {
+                *w = a.word();
+            }
+            return self.value_op(Op::AccessChain, ptr_ty, &w[..1 + indices.len()]);
+        }
         let id = self.b.id();
         let body = &mut self.f.body;
         body.push(((indices.len() as u32 + 4) << 16) | Op::AccessChain as u32);
@@ -606,4 +656,90 @@ impl<'a> Ctx<'a> {
         let f = self.m.function(self.entry.function)?;
         f.body.as_ref()?.inst(i)
     }
+}
+
+/// Instructions whose result depends only on their operands (no memory, no other lanes, no side effects), so two
+/// of them with the same operands in one block compute the same value.
+pub(super) fn pure(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        IAdd | ISub
+            | IMul
+            | UDiv
+            | SDiv
+            | UMod
+            | SRem
+            | SMod
+            | SNegate
+            | ShiftLeftLogical
+            | ShiftRightLogical
+            | ShiftRightArithmetic
+            | BitwiseAnd
+            | BitwiseOr
+            | BitwiseXor
+            | Not
+            | BitFieldInsert
+            | BitFieldSExtract
+            | BitFieldUExtract
+            | BitReverse
+            | BitCount
+            | FAdd
+            | FSub
+            | FMul
+            | FDiv
+            | FRem
+            | FMod
+            | FNegate
+            | Dot
+            | VectorTimesScalar
+            | Bitcast
+            | ConvertFToU
+            | ConvertFToS
+            | ConvertSToF
+            | ConvertUToF
+            | UConvert
+            | SConvert
+            | FConvert
+            | QuantizeToF16
+            | CompositeConstruct
+            | CompositeExtract
+            | CompositeInsert
+            | VectorShuffle
+            | VectorExtractDynamic
+            | VectorInsertDynamic
+            | AccessChain
+            | InBoundsAccessChain
+            | ArrayLength
+            | Select
+            | IEqual
+            | INotEqual
+            | UGreaterThan
+            | UGreaterThanEqual
+            | ULessThan
+            | ULessThanEqual
+            | SGreaterThan
+            | SGreaterThanEqual
+            | SLessThan
+            | SLessThanEqual
+            | FOrdEqual
+            | FOrdNotEqual
+            | FOrdLessThan
+            | FOrdLessThanEqual
+            | FOrdGreaterThan
+            | FOrdGreaterThanEqual
+            | FUnordEqual
+            | FUnordNotEqual
+            | FUnordLessThan
+            | FUnordLessThanEqual
+            | FUnordGreaterThan
+            | FUnordGreaterThanEqual
+            | IsNan
+            | IsInf
+            | LogicalAnd
+            | LogicalOr
+            | LogicalNot
+            | LogicalEqual
+            | LogicalNotEqual
+    )
 }

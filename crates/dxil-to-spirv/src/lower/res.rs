@@ -721,9 +721,11 @@ impl<'a> Ctx<'a> {
                     View::SsboVec4,
                     View::SsboVec2,
                 ] {
+                    // The views made before this one are marked once, when the second appears; later views
+                    // mark only themselves.
                     if let Some(o) = self.res[res as usize].views[other as usize]
                         && o != var
-                        && !self.aliased_marked(o)
+                        && self.res[res as usize].ssbo_views == 2
                     {
                         self.b.decorate(o, Decoration::Aliased, &[]);
                     }
@@ -830,12 +832,6 @@ impl<'a> Ctx<'a> {
         });
         self.side_buffers.push((set, binding, var));
         var
-    }
-
-    fn aliased_marked(&self, _var: Id) -> bool {
-        // Decorating twice is harmless for validation but noisy; views are made once, so the first time a second
-        // view appears is the only time the others get marked.
-        false
     }
 
     /// The descriptor of a handle for a view (variable + array element), computing the element index here.

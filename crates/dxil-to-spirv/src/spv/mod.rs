@@ -352,6 +352,11 @@ impl Builder {
         }
     }
 
+    /// The GLSL.std.450 import, if an instruction asked for it.
+    pub fn glsl_import(&self) -> Option<Id> {
+        self.glsl
+    }
+
     pub fn decorate(&mut self, target: Id, d: Decoration, args: &[u32]) {
         let buf = &mut self.annotations;
         buf.push(((args.len() as u32 + 3) << 16) | Op::Decorate as u32);

@@ -1,0 +1,159 @@
+//! Dead code removal on a function's emitted words, before they join the module.
+//!
+//! Lowering computes some values that no instruction ends up reading: a 64-bit load's bitcast that a store
+//! converts straight back, a guard's pieces that a proof made unnecessary, a `Function` variable for a value
+//! that was only ever written. Each costs module size and the driver's compile time (the corpus's total size
+//! against DXC's is one of the acceptance figures), so they go here, where every use is visible: the body is
+//! one function's, and its ids mean nothing outside it.
+//!
+//! Uses are counted over every operand word, literals included: a literal equal to an id only keeps that id
+//! alive, never removes a used one. Decorated ids (`NoContraction`) count as used, so no decoration names a
+//! removed id.
+
+use spirv::Op;
+
+use super::pure;
+use crate::spv::FxMap;
+
+/// One instruction: first word and word count.
+#[derive(Clone, Copy)]
+struct Inst {
+    at: usize,
+    len: usize,
+}
+
+fn decode(words: &[u32]) -> Option<Vec<Inst>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(&w) = words.get(at) {
+        let len = (w >> 16) as usize;
+        if len == 0 || at + len > words.len() {
+            return None;
+        }
+        out.push(Inst { at, len });
+        at += len;
+    }
+    Some(out)
+}
+
+fn count(uses: &mut FxMap<u32, u32>, w: u32, d: i32) {
+    let e = uses.entry(w).or_insert(0);
+    *e = e.saturating_add_signed(d);
+}
+
+fn opcode(w: u32) -> u32 {
+    w & 0xFFFF
+}
+
+/// Whether the instruction at `x` is one this pass may remove when its result is unused: a pure value (word 2
+/// is its result id).
+fn removable(words: &[u32], x: Inst) -> bool {
+    x.len >= 3
+        && Op::from_u32(opcode(words[x.at]))
+            .is_some_and(|op| pure(op) || op == Op::ExtInst && glsl_pure(words, x))
+}
+
+/// `OpExtInst` of the GLSL.std.450 set (`glsl`) other than the two with an output pointer.
+fn glsl_pure(words: &[u32], x: Inst) -> bool {
+    x.len >= 5
+        && !matches!(
+            spirv::GLOp::from_u32(words[x.at + 4]),
+            Some(spirv::GLOp::Modf | spirv::GLOp::Frexp) | None
+        )
+}
+
+/// Removes, from one function's `vars` (its `OpVariable`s) and `body`, variables that are only stored to (with
+/// their stores) and pure instructions whose results nothing reads. `glsl` is the GLSL.std.450 import, if any;
+/// `annotations` the module's decorations so far.
+pub(super) fn remove_dead(
+    vars: &mut Vec<u32>,
+    body: &mut Vec<u32>,
+    annotations: &[u32],
+    glsl: Option<u32>,
+) {
+    let (Some(var_insts), Some(insts)) = (decode(vars), decode(body)) else {
+        return;
+    };
+    let mut uses: FxMap<u32, u32> = FxMap::default();
+    for &w in annotations {
+        count(&mut uses, w, 1);
+    }
+    let is_removable = |words: &[u32], x: Inst| {
+        removable(words, x)
+            && (opcode(words[x.at]) != Op::ExtInst as u32 || Some(words[x.at + 3]) == glsl)
+    };
+    for &x in &insts {
+        let skip = if is_removable(body, x) { 2 } else { usize::MAX };
+        for k in 1..x.len {
+            if k != skip {
+                count(&mut uses, body[x.at + k], 1);
+            }
+        }
+    }
+    let mut dead = vec![false; insts.len()];
+    // Variables whose every use is the pointer of an `OpStore`: the stores go with them.
+    let mut store_ptr: FxMap<u32, u32> = FxMap::default();
+    for &x in &insts {
+        if opcode(body[x.at]) == Op::Store as u32 && x.len >= 3 {
+            *store_ptr.entry(body[x.at + 1]).or_insert(0) += 1;
+        }
+    }
+    let mut dead_vars = vec![false; var_insts.len()];
+    for (v, &x) in var_insts.iter().enumerate() {
+        if opcode(vars[x.at]) != Op::Variable as u32 || x.len < 4 {
+            continue;
+        }
+        let id = vars[x.at + 2];
+        let n = uses.get(&id).copied().unwrap_or(0);
+        if n == store_ptr.get(&id).copied().unwrap_or(0) {
+            dead_vars[v] = true;
+        }
+    }
+    let dead_var_ids: Vec<u32> = var_insts
+        .iter()
+        .zip(&dead_vars)
+        .filter(|(_, d)| **d)
+        .map(|(x, _)| vars[x.at + 2])
+        .collect();
+    if !dead_var_ids.is_empty() {
+        for (k, &x) in insts.iter().enumerate() {
+            if opcode(body[x.at]) == Op::Store as u32
+                && x.len >= 3
+                && dead_var_ids.contains(&body[x.at + 1])
+            {
+                dead[k] = true;
+                for j in 1..x.len {
+                    count(&mut uses, body[x.at + j], -1);
+                }
+            }
+        }
+    }
+    // Backwards: a value's operands are defined before it (blocks come in dominance order), so one sweep
+    // removes whole chains. Phis are never removed, so values used around a back edge stay.
+    for k in (0..insts.len()).rev() {
+        let x = insts[k];
+        if dead[k] || !is_removable(body, x) {
+            continue;
+        }
+        if uses.get(&body[x.at + 2]).copied().unwrap_or(0) == 0 {
+            dead[k] = true;
+            for j in 3..x.len {
+                count(&mut uses, body[x.at + j], -1);
+            }
+        }
+    }
+    if dead.iter().any(|&d| d) {
+        let mut out = Vec::with_capacity(body.len());
+        for (x, _) in insts.iter().zip(&dead).filter(|(_, d)| !**d) {
+            out.extend_from_slice(&body[x.at..x.at + x.len]);
+        }
+        *body = out;
+    }
+    if dead_vars.iter().any(|&d| d) {
+        let mut out = Vec::with_capacity(vars.len());
+        for (x, _) in var_insts.iter().zip(&dead_vars).filter(|(_, d)| !**d) {
+            out.extend_from_slice(&vars[x.at..x.at + x.len]);
+        }
+        *vars = out;
+    }
+}
