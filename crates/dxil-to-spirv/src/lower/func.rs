@@ -100,6 +100,11 @@ pub struct FnState {
     pub desc_cache: FxMap<(u32, u32), Id>,
     /// Pure instructions of the block being emitted: (first word, result type, operands) → result.
     pub cse: FxMap<(u32, u32, [u32; 4]), Id>,
+    /// Result type of each value emitted through `Ctx::value_op`, by id (0: not one of those).
+    pub ty_of: Vec<u32>,
+    /// Each `OpBitcast` of the function: result → (operand, operand's type or 0 when unknown). The operand
+    /// dominates the cast, so it may stand in for the cast's uses in any block.
+    pub cast_src: FxMap<u32, (Id, u32)>,
     /// Per instruction of the function, the proven upper bound of its value (`range.rs`).
     pub max_cache: FxMap<u32, Option<u64>>,
     pub cur_vb: u32,
@@ -161,6 +166,8 @@ impl<'a> Ctx<'a> {
         crate::spv::clear_map(&mut f.load_cache);
         crate::spv::clear_map(&mut f.desc_cache);
         crate::spv::clear_map(&mut f.cse);
+        crate::spv::clear_map(&mut f.cast_src);
+        f.ty_of.clear();
         crate::spv::clear_map(&mut f.max_cache);
         f.flag_var = None;
         f.rq_allocs.clear();

@@ -411,6 +411,28 @@ impl<'a> Ctx<'a> {
 
     /// [`Ctx::value_op`] with the caller's word on whether the instruction is pure.
     fn value_op_if(&mut self, op: Op, ty: Id, args: &[u32], pure: bool) -> Id {
+        let mut args = args;
+        let folded;
+        if op == Op::Bitcast
+            && let [a] = *args
+        {
+            // A cast of a cast: of the first's operand, or nothing where a value has the wanted type already (the
+            // 64-bit and float views of raw words cast there and back between a load and a store).
+            if self.f.ty_of.get(a as usize) == Some(&ty.word()) {
+                if let Some(same) = Id::from_word(a) {
+                    return same;
+                }
+            }
+            if let Some(&(src, src_ty)) = self.f.cast_src.get(&a) {
+                if src_ty == ty.word() {
+                    return src;
+                }
+                if src_ty != 0 {
+                    folded = [src.word()];
+                    args = &folded;
+                }
+            }
+        }
         let head = ((args.len() as u32 + 3) << 16) | op as u32;
         let key = (args.len() <= 4 && pure).then(|| {
             let mut k = [0u32; 4];
@@ -430,6 +452,19 @@ impl<'a> Ctx<'a> {
         body.extend_from_slice(args);
         if let Some(k) = key {
             self.f.cse.insert(k, id);
+        }
+        let f = &mut self.f;
+        let at = id.word() as usize;
+        if f.ty_of.len() <= at {
+            f.ty_of.resize(at + 1, 0);
+        }
+        f.ty_of[at] = ty.word();
+        if op == Op::Bitcast
+            && let [a] = *args
+            && let Some(src) = Id::from_word(a)
+        {
+            let src_ty = f.ty_of.get(a as usize).copied().unwrap_or(0);
+            f.cast_src.insert(id.word(), (src, src_ty));
         }
         id
     }
