@@ -418,10 +418,10 @@ impl<'a> Ctx<'a> {
         {
             // A cast of a cast: of the first's operand, or nothing where a value has the wanted type already (the
             // 64-bit and float views of raw words cast there and back between a load and a store).
-            if self.f.ty_of.get(a as usize) == Some(&ty.word()) {
-                if let Some(same) = Id::from_word(a) {
-                    return same;
-                }
+            if self.f.ty_of.get(a as usize) == Some(&ty.word())
+                && let Some(same) = Id::from_word(a)
+            {
+                return same;
             }
             if let Some(&(src, src_ty)) = self.f.cast_src.get(&a) {
                 if src_ty == ty.word() {
