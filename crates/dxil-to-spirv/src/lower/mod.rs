@@ -158,6 +158,7 @@ impl Translator {
             bindings: Vec::new(),
             varyings: Vec::new(),
             push_block: None,
+            block_structs: Vec::new(),
             side_buffers: std::mem::take(&mut self.spare.side_buffers),
             fname: std::mem::take(&mut self.spare.fname),
             at_block: 0,
@@ -227,6 +228,9 @@ pub(crate) struct Ctx<'a> {
     pub varyings: Vec<crate::Varying>,
     /// Root block variable: push constants or the spilled uniform buffer.
     pub push_block: Option<Id>,
+    /// Block structs of buffer views, (member type, read-only, struct): views of the same layout share one type,
+    /// as DXC's modules do, instead of a struct and its decorations per view.
+    pub block_structs: Vec<(Id, bool, Id)>,
     /// Side buffers declared so far (UAV counter address table, offset buffer): (set, binding, variable).
     pub side_buffers: Vec<(u32, u32, Id)>,
     pub fname: String,
