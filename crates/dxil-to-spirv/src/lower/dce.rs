@@ -157,3 +157,59 @@ pub(super) fn remove_dead(
         *vars = out;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inst(out: &mut Vec<u32>, op: Op, operands: &[u32]) {
+        out.push(((operands.len() as u32 + 1) << 16) | op as u32);
+        out.extend_from_slice(operands);
+    }
+
+    #[test]
+    fn removes_unread_values_and_store_only_variables() {
+        // %10, %11: Function variables; %11 is only stored to. %20 = %5 + %6 feeds only the store to %11;
+        // %21 = %20 << %6 is read by nothing; %22 is loaded from %10 and stored back.
+        let mut vars = Vec::new();
+        inst(&mut vars, Op::Variable, &[3, 10, 7]);
+        inst(&mut vars, Op::Variable, &[3, 11, 7]);
+        let mut body = Vec::new();
+        inst(&mut body, Op::IAdd, &[2, 20, 5, 6]);
+        inst(&mut body, Op::ShiftLeftLogical, &[2, 21, 20, 6]);
+        inst(&mut body, Op::Store, &[11, 20]);
+        inst(&mut body, Op::Load, &[2, 22, 10]);
+        inst(&mut body, Op::Store, &[10, 22]);
+        inst(&mut body, Op::Return, &[]);
+        remove_dead(&mut vars, &mut body, &[], None);
+        let mut want_vars = Vec::new();
+        inst(&mut want_vars, Op::Variable, &[3, 10, 7]);
+        let mut want_body = Vec::new();
+        inst(&mut want_body, Op::Load, &[2, 22, 10]);
+        inst(&mut want_body, Op::Store, &[10, 22]);
+        inst(&mut want_body, Op::Return, &[]);
+        assert_eq!(vars, want_vars);
+        assert_eq!(body, want_body);
+    }
+
+    #[test]
+    fn keeps_decorated_and_phi_read_values() {
+        // %20 is decorated (NoContraction), %21 is read only by a phi that comes before it (a back edge).
+        let mut vars = Vec::new();
+        let mut body = Vec::new();
+        inst(&mut body, Op::Label, &[30]);
+        inst(&mut body, Op::Phi, &[2, 23, 5, 31, 21, 30]);
+        inst(&mut body, Op::FAdd, &[2, 20, 5, 6]);
+        inst(&mut body, Op::IAdd, &[2, 21, 23, 6]);
+        inst(&mut body, Op::Return, &[]);
+        let before = body.clone();
+        let mut annotations = Vec::new();
+        inst(
+            &mut annotations,
+            Op::Decorate,
+            &[20, spirv::Decoration::NoContraction as u32],
+        );
+        remove_dead(&mut vars, &mut body, &annotations, None);
+        assert_eq!(body, before);
+    }
+}

@@ -6,6 +6,12 @@
 //! model), `library` (library resource variables), `record` (shader-record arguments of local root signatures),
 //! `dxop` (dispatch of `dx.op` calls), `buffer`, `math`, `wave`, `texture` and `rayquery`; `stage` holds what
 //! differs per shader stage (execution model and modes, the interface, stage operations), one file per stage.
+//!
+//! Module size: the access helpers recompute word offsets, casts and access chains for every access, and drivers
+//! pay for each copy in compile time (and the corpus's size against DXC's modules is an acceptance figure). So
+//! [`Ctx::value_op`] numbers pure instructions within a block (a second one with the same operands is the first),
+//! folds casts of casts, `dce` drops what no instruction reads once a function is emitted, and the builder drops
+//! unused scalar constants at the end.
 
 mod buffer;
 mod dce;
@@ -407,8 +413,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// An instruction with a result: reuses the same pure instruction of the current block (value numbering within
-    /// a block: the access helpers recompute word offsets, guards and casts per access, and each copy costs module
-    /// size and driver compile time, see the module docs), else emits it.
+    /// a block, see the module docs), else emits it.
     fn value_op(&mut self, op: Op, ty: Id, args: &[u32]) -> Id {
         self.value_op_if(op, ty, args, pure(op))
     }
