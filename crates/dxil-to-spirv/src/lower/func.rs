@@ -890,6 +890,7 @@ impl<'a> Ctx<'a> {
             &mut self.f.body,
             &self.b.annotations,
             self.b.glsl_import().map(|g| g.word()),
+            self.b.id_bound(),
         );
 
         // Assemble: OpFunction, entry label, variables, body.

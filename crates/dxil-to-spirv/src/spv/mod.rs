@@ -358,6 +358,11 @@ impl Builder {
         }
     }
 
+    /// One past the largest id handed out so far.
+    pub fn id_bound(&self) -> u32 {
+        self.next_id.get()
+    }
+
     /// The GLSL.std.450 import, if an instruction asked for it.
     pub fn glsl_import(&self) -> Option<Id> {
         self.glsl
