@@ -12,7 +12,7 @@
 
 use spirv::Op;
 
-use super::pure;
+use super::pure_opcode;
 use crate::spv::FxMap;
 
 /// One instruction: first word and word count.
@@ -54,9 +54,8 @@ fn opcode(w: u32) -> u32 {
 /// Whether the instruction at `x` is one this pass may remove when its result is unused: a pure value (word 2
 /// is its result id).
 fn removable(words: &[u32], x: Inst) -> bool {
-    x.len >= 3
-        && Op::from_u32(opcode(words[x.at]))
-            .is_some_and(|op| pure(op) || op == Op::ExtInst && glsl_pure(words, x))
+    let op = opcode(words[x.at]);
+    x.len >= 3 && (pure_opcode(op) || op == Op::ExtInst as u32 && glsl_pure(words, x))
 }
 
 /// `OpExtInst` of the GLSL.std.450 set (`glsl`) other than the two with an output pointer.
@@ -90,8 +89,9 @@ pub(super) fn remove_dead(
         removable(words, x)
             && (opcode(words[x.at]) != Op::ExtInst as u32 || Some(words[x.at + 3]) == glsl)
     };
-    for &x in &insts {
-        let skip = if is_removable(body, x) { 2 } else { usize::MAX };
+    let rem: Vec<bool> = insts.iter().map(|&x| is_removable(body, x)).collect();
+    for (&x, &r) in insts.iter().zip(&rem) {
+        let skip = if r { 2 } else { usize::MAX };
         for k in 1..x.len {
             if k != skip {
                 count(&mut uses, body[x.at + k], 1);
@@ -140,7 +140,7 @@ pub(super) fn remove_dead(
     // removes whole chains. Phis are never removed, so values used around a back edge stay.
     for k in (0..insts.len()).rev() {
         let x = insts[k];
-        if dead[k] || !is_removable(body, x) {
+        if dead[k] || !rem[k] {
             continue;
         }
         if uses_of(&uses, body[x.at + 2]) == 0 {

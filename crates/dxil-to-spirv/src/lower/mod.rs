@@ -705,85 +705,100 @@ impl<'a> Ctx<'a> {
 /// Instructions whose result depends only on their operands (no memory, no other lanes, no side effects), so two
 /// of them with the same operands in one block compute the same value.
 pub(super) fn pure(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        IAdd | ISub
-            | IMul
-            | UDiv
-            | SDiv
-            | UMod
-            | SRem
-            | SMod
-            | SNegate
-            | ShiftLeftLogical
-            | ShiftRightLogical
-            | ShiftRightArithmetic
-            | BitwiseAnd
-            | BitwiseOr
-            | BitwiseXor
-            | Not
-            | BitFieldInsert
-            | BitFieldSExtract
-            | BitFieldUExtract
-            | BitReverse
-            | BitCount
-            | FAdd
-            | FSub
-            | FMul
-            | FDiv
-            | FRem
-            | FMod
-            | FNegate
-            | Dot
-            | VectorTimesScalar
-            | Bitcast
-            | ConvertFToU
-            | ConvertFToS
-            | ConvertSToF
-            | ConvertUToF
-            | UConvert
-            | SConvert
-            | FConvert
-            | QuantizeToF16
-            | CompositeConstruct
-            | CompositeExtract
-            | CompositeInsert
-            | VectorShuffle
-            | VectorExtractDynamic
-            | VectorInsertDynamic
-            | AccessChain
-            | InBoundsAccessChain
-            | ArrayLength
-            | Select
-            | IEqual
-            | INotEqual
-            | UGreaterThan
-            | UGreaterThanEqual
-            | ULessThan
-            | ULessThanEqual
-            | SGreaterThan
-            | SGreaterThanEqual
-            | SLessThan
-            | SLessThanEqual
-            | FOrdEqual
-            | FOrdNotEqual
-            | FOrdLessThan
-            | FOrdLessThanEqual
-            | FOrdGreaterThan
-            | FOrdGreaterThanEqual
-            | FUnordEqual
-            | FUnordNotEqual
-            | FUnordLessThan
-            | FUnordLessThanEqual
-            | FUnordGreaterThan
-            | FUnordGreaterThanEqual
-            | IsNan
-            | IsInf
-            | LogicalAnd
-            | LogicalOr
-            | LogicalNot
-            | LogicalEqual
-            | LogicalNotEqual
-    )
+    pure_opcode(op as u32)
 }
+
+/// [`pure`] of an opcode word's low half, by table: dead code removal asks it of every instruction.
+pub(super) fn pure_opcode(op: u32) -> bool {
+    PURE.get(op as usize).copied().unwrap_or(false)
+}
+
+const PURE: [bool; 256] = {
+    let ops = [
+        Op::IAdd,
+        Op::ISub,
+        Op::IMul,
+        Op::UDiv,
+        Op::SDiv,
+        Op::UMod,
+        Op::SRem,
+        Op::SMod,
+        Op::SNegate,
+        Op::ShiftLeftLogical,
+        Op::ShiftRightLogical,
+        Op::ShiftRightArithmetic,
+        Op::BitwiseAnd,
+        Op::BitwiseOr,
+        Op::BitwiseXor,
+        Op::Not,
+        Op::BitFieldInsert,
+        Op::BitFieldSExtract,
+        Op::BitFieldUExtract,
+        Op::BitReverse,
+        Op::BitCount,
+        Op::FAdd,
+        Op::FSub,
+        Op::FMul,
+        Op::FDiv,
+        Op::FRem,
+        Op::FMod,
+        Op::FNegate,
+        Op::Dot,
+        Op::VectorTimesScalar,
+        Op::Bitcast,
+        Op::ConvertFToU,
+        Op::ConvertFToS,
+        Op::ConvertSToF,
+        Op::ConvertUToF,
+        Op::UConvert,
+        Op::SConvert,
+        Op::FConvert,
+        Op::QuantizeToF16,
+        Op::CompositeConstruct,
+        Op::CompositeExtract,
+        Op::CompositeInsert,
+        Op::VectorShuffle,
+        Op::VectorExtractDynamic,
+        Op::VectorInsertDynamic,
+        Op::AccessChain,
+        Op::InBoundsAccessChain,
+        Op::ArrayLength,
+        Op::Select,
+        Op::IEqual,
+        Op::INotEqual,
+        Op::UGreaterThan,
+        Op::UGreaterThanEqual,
+        Op::ULessThan,
+        Op::ULessThanEqual,
+        Op::SGreaterThan,
+        Op::SGreaterThanEqual,
+        Op::SLessThan,
+        Op::SLessThanEqual,
+        Op::FOrdEqual,
+        Op::FOrdNotEqual,
+        Op::FOrdLessThan,
+        Op::FOrdLessThanEqual,
+        Op::FOrdGreaterThan,
+        Op::FOrdGreaterThanEqual,
+        Op::FUnordEqual,
+        Op::FUnordNotEqual,
+        Op::FUnordLessThan,
+        Op::FUnordLessThanEqual,
+        Op::FUnordGreaterThan,
+        Op::FUnordGreaterThanEqual,
+        Op::IsNan,
+        Op::IsInf,
+        Op::LogicalAnd,
+        Op::LogicalOr,
+        Op::LogicalNot,
+        Op::LogicalEqual,
+        Op::LogicalNotEqual,
+    ];
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < ops.len() {
+        t[ops[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
