@@ -515,12 +515,11 @@ impl Translator {
         if r.min_precision_32bit {
             min_precision_check(flags, &t)?;
         }
-        if r.invariant_position {
-            post::invariant_position(&mut t.words);
-        }
-        if r.dual_source_blending && t.stage == Stage::Pixel {
-            post::dual_source_blending(&mut t.words);
-        }
+        post::output_decorations(
+            &mut t.words,
+            r.invariant_position,
+            r.dual_source_blending && t.stage == Stage::Pixel,
+        );
         if !r.stream_output.is_empty()
             && matches!(t.stage, Stage::Vertex | Stage::Geometry | Stage::Domain)
         {

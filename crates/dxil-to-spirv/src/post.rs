@@ -22,96 +22,99 @@ fn inst(op: Op, operands: &[u32]) -> impl Iterator<Item = u32> + '_ {
     std::iter::once(((operands.len() as u32 + 1) << 16) | op as u32).chain(operands.iter().copied())
 }
 
-/// Decorates the vertex position output `Invariant` (D3D's invariant position: the same position computation in
-/// two pipelines gives the same result). Covers a `Position` output variable and a `Position` member of an output
-/// block; other modules are left as they are.
-pub(crate) fn invariant_position(words: &mut Vec<u32>) {
-    let mut outputs = Vec::new();
-    let mut output_pointees = Vec::new();
-    let mut vars = Vec::new();
-    let mut members = Vec::new();
-    let mut last_decoration = None;
+/// What the output edits need from the annotation and global sections, gathered in one pass.
+#[derive(Default)]
+struct Outputs {
+    /// Output variables.
+    vars: Vec<u32>,
+    /// Pointee types of output pointers (an output block's struct).
+    pointees: Vec<u32>,
+    /// Variables decorated `BuiltIn Position`.
+    position_vars: Vec<u32>,
+    /// (struct, member) decorated `BuiltIn Position`.
+    position_members: Vec<(u32, u32)>,
+    /// (offset of the instruction, variable) of each `Location 1` decoration.
+    location_1: Vec<(usize, u32)>,
+    /// Just past the last decoration: where new decorations go.
+    last_decoration: Option<usize>,
+}
+
+fn gather_outputs(words: &[u32]) -> Outputs {
+    let mut o = Outputs::default();
     for (at, op, count) in instructions(words) {
         let w = &words[at..at + count];
         if op == Op::Decorate as u32 || op == Op::MemberDecorate as u32 {
-            last_decoration = Some(at + count);
+            o.last_decoration = Some(at + count);
         }
-        if op == Op::Decorate as u32
-            && count == 4
-            && w[2] == Decoration::BuiltIn as u32
-            && w[3] == BuiltIn::Position as u32
-        {
-            vars.push(w[1]);
+        if op == Op::Decorate as u32 && count == 4 {
+            if w[2] == Decoration::BuiltIn as u32 && w[3] == BuiltIn::Position as u32 {
+                o.position_vars.push(w[1]);
+            } else if w[2] == Decoration::Location as u32 && w[3] == 1 {
+                o.location_1.push((at, w[1]));
+            }
         } else if op == Op::MemberDecorate as u32
             && count == 5
             && w[3] == Decoration::BuiltIn as u32
             && w[4] == BuiltIn::Position as u32
         {
-            members.push((w[1], w[2]));
+            o.position_members.push((w[1], w[2]));
         } else if op == Op::Variable as u32 && count >= 4 && w[3] == StorageClass::Output as u32 {
-            outputs.push(w[2]);
+            o.vars.push(w[2]);
         } else if op == Op::TypePointer as u32 && count == 4 && w[2] == StorageClass::Output as u32
         {
-            output_pointees.push(w[3]);
+            o.pointees.push(w[3]);
         } else if op == Op::Function as u32 {
             break;
         }
     }
-    let Some(insert_at) = last_decoration else {
+    o
+}
+
+/// Edits of the outputs' decorations, from one scan of the module:
+///
+/// * `invariant_position`: decorates the vertex position output `Invariant` (D3D's invariant position: the same
+///   position computation in two pipelines gives the same result). Covers a `Position` output variable and a
+///   `Position` member of an output block; other modules are left as they are.
+/// * `dual_source_blending`: the pixel shader's `SV_Target1` output (location 1; render targets are the only
+///   located pixel shader outputs) becomes the second source of attachment 0, `Location 0, Index 1`.
+pub(crate) fn output_decorations(
+    words: &mut Vec<u32>,
+    invariant_position: bool,
+    dual_source_blending: bool,
+) {
+    if !invariant_position && !dual_source_blending {
+        return;
+    }
+    let o = gather_outputs(words);
+    let Some(insert_at) = o.last_decoration else {
         return;
     };
     let mut added = Vec::new();
-    for v in vars.into_iter().filter(|v| outputs.contains(v)) {
-        added.extend(inst(Op::Decorate, &[v, Decoration::Invariant as u32]));
+    if invariant_position {
+        for &v in o.position_vars.iter().filter(|v| o.vars.contains(v)) {
+            added.extend(inst(Op::Decorate, &[v, Decoration::Invariant as u32]));
+        }
+        for &(block, member) in o
+            .position_members
+            .iter()
+            .filter(|(b, _)| o.pointees.contains(b))
+        {
+            added.extend(inst(
+                Op::MemberDecorate,
+                &[block, member, Decoration::Invariant as u32],
+            ));
+        }
     }
-    for (block, member) in members
-        .into_iter()
-        .filter(|(b, _)| output_pointees.contains(b))
+    if dual_source_blending
+        && let Some(&(at, var)) = o.location_1.iter().find(|(_, v)| o.vars.contains(v))
     {
-        added.extend(inst(
-            Op::MemberDecorate,
-            &[block, member, Decoration::Invariant as u32],
-        ));
+        // The decoration lies before `insert_at`, so the splice below leaves its offset valid.
+        words[at + 3] = 0;
+        added.extend(inst(Op::Decorate, &[var, Decoration::Index as u32, 1]));
     }
     if !added.is_empty() {
         words.splice(insert_at..insert_at, added);
     }
-}
-
-/// Dual-source blending: the pixel shader's `SV_Target1` output (location 1; render targets are the only located
-/// pixel shader outputs) becomes the second source of attachment 0, `Location 0, Index 1`.
-pub(crate) fn dual_source_blending(words: &mut Vec<u32>) {
-    let mut outputs = Vec::new();
-    let mut location_1 = Vec::new();
-    let mut last_decoration = None;
-    for (at, op, count) in instructions(words) {
-        let w = &words[at..at + count];
-        if op == Op::Decorate as u32 || op == Op::MemberDecorate as u32 {
-            last_decoration = Some(at + count);
-        }
-        if op == Op::Decorate as u32
-            && count == 4
-            && w[2] == Decoration::Location as u32
-            && w[3] == 1
-        {
-            location_1.push((at, w[1]));
-        } else if op == Op::Variable as u32 && count >= 4 && w[3] == StorageClass::Output as u32 {
-            outputs.push(w[2]);
-        } else if op == Op::Function as u32 {
-            break;
-        }
-    }
-    let (Some(insert_at), Some(&(at, var))) = (
-        last_decoration,
-        location_1.iter().find(|(_, v)| outputs.contains(v)),
-    ) else {
-        return;
-    };
-    words[at + 3] = 0;
-    words.splice(
-        insert_at..insert_at,
-        inst(Op::Decorate, &[var, Decoration::Index as u32, 1]),
-    );
 }
 
 /// Which output variable a captured element is.
@@ -230,7 +233,7 @@ mod tests {
         m.extend(inst(Op::Variable, &[3, 5, StorageClass::Output as u32]));
         m.extend(inst(Op::Variable, &[3, 6, StorageClass::Input as u32]));
         let before = m.len();
-        invariant_position(&mut m);
+        output_decorations(&mut m, true, false);
         assert_eq!(m.len(), before + 3);
         // After the last decoration, before the variables.
         assert_eq!(
@@ -251,7 +254,7 @@ mod tests {
         m.extend(inst(Op::Decorate, &[6, Decoration::Location as u32, 1]));
         m.extend(inst(Op::Variable, &[3, 5, StorageClass::Output as u32]));
         m.extend(inst(Op::Variable, &[3, 6, StorageClass::Output as u32]));
-        dual_source_blending(&mut m);
+        output_decorations(&mut m, false, true);
         assert_eq!(
             &m[9..13],
             &[
@@ -338,7 +341,7 @@ mod tests {
         ));
         m.extend(inst(Op::Variable, &[3, 6, StorageClass::Input as u32]));
         let before = m.clone();
-        invariant_position(&mut m);
+        output_decorations(&mut m, true, false);
         assert_eq!(m, before);
     }
 }

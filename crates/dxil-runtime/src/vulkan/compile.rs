@@ -37,7 +37,8 @@ impl Runtime {
     /// where variables of several types alias it), runtime arrays [`RUNTIME_ARRAY_COUNT`]
     /// descriptors, and the push-constant block its reflected size.
     pub fn pipeline_creation(&self, words: &[u32], entry: &str) -> Result<Duration, RunError> {
-        self.reflected_pipeline(words, entry, false).map(|(t, _)| t)
+        self.reflected_pipeline_with(words, entry, Capture::Nothing)
+            .map(|(t, _)| t)
     }
 
     /// The driver's statistics of the compiled module (`VK_KHR_pipeline_executable_properties`:
@@ -49,10 +50,7 @@ impl Runtime {
         words: &[u32],
         entry: &str,
     ) -> Result<Vec<(String, String)>, RunError> {
-        if !self.device_info().has_feature("pipeline_executable_info") {
-            return Ok(Vec::new());
-        }
-        self.reflected_pipeline(words, entry, true).map(|(_, s)| s)
+        self.executable_info(words, entry, Capture::Statistics)
     }
 
     /// The driver's internal representations of the compiled module (`(name, text)`, such as its
@@ -64,25 +62,22 @@ impl Runtime {
         words: &[u32],
         entry: &str,
     ) -> Result<Vec<(String, String)>, RunError> {
-        if !self.device_info().has_feature("pipeline_executable_info") {
-            return Ok(Vec::new());
-        }
-        self.reflected_pipeline_with(words, entry, Capture::Internals)
-            .map(|(_, s)| s)
+        self.executable_info(words, entry, Capture::Internals)
     }
 
-    fn reflected_pipeline(
+    /// What `capture` reads of the pipeline's executables; empty without
+    /// `VK_KHR_pipeline_executable_properties`.
+    fn executable_info(
         &self,
         words: &[u32],
         entry: &str,
-        statistics: bool,
-    ) -> Result<(Duration, Vec<(String, String)>), RunError> {
-        let capture = if statistics {
-            Capture::Statistics
-        } else {
-            Capture::Nothing
-        };
+        capture: Capture,
+    ) -> Result<Vec<(String, String)>, RunError> {
+        if !self.device_info().has_feature("pipeline_executable_info") {
+            return Ok(Vec::new());
+        }
         self.reflected_pipeline_with(words, entry, capture)
+            .map(|(_, s)| s)
     }
 
     fn reflected_pipeline_with(

@@ -98,6 +98,13 @@ pub struct FnState {
     pub load_cache: FxMap<(u32, u32), Id>,
     /// Per-block cache of loaded descriptors: (handle, view) → id.
     pub desc_cache: FxMap<(u32, u32), Id>,
+    /// Pure instructions of the block being emitted: (first word, result type, operands) → result.
+    pub cse: FxMap<(u32, u32, [u32; 4]), Id>,
+    /// Result type of each value emitted through `Ctx::value_op`, by id (0: not one of those).
+    pub ty_of: Vec<u32>,
+    /// Each `OpBitcast` of the function: result → (operand, operand's type or 0 when unknown). The operand
+    /// dominates the cast, so it may stand in for the cast's uses in any block.
+    pub cast_src: FxMap<u32, (Id, u32)>,
     /// Per instruction of the function, the proven upper bound of its value (`range.rs`).
     pub max_cache: FxMap<u32, Option<u64>>,
     pub cur_vb: u32,
@@ -158,6 +165,9 @@ impl<'a> Ctx<'a> {
         crate::spv::clear_map(&mut f.phi_res);
         crate::spv::clear_map(&mut f.load_cache);
         crate::spv::clear_map(&mut f.desc_cache);
+        crate::spv::clear_map(&mut f.cse);
+        crate::spv::clear_map(&mut f.cast_src);
+        f.ty_of.clear();
         crate::spv::clear_map(&mut f.max_cache);
         f.flag_var = None;
         f.rq_allocs.clear();
@@ -745,6 +755,7 @@ impl<'a> Ctx<'a> {
             let label = self.f.labels[oi];
             if oi > 0 {
                 self.emit(Op::Label, &words![label]);
+                self.new_block();
             }
             if let Some(v) = ob.original {
                 self.emit_vblock(body, s, v.0)?;
@@ -873,6 +884,14 @@ impl<'a> Ctx<'a> {
         if let (Some(zero), Some(one)) = (self.b.find_const_u32(0), self.b.find_const_u32(1)) {
             super::loops::counted_loop_exits(&mut self.f.body, zero.word(), one.word());
         }
+
+        super::dce::remove_dead(
+            &mut self.f.vars,
+            &mut self.f.body,
+            &self.b.annotations,
+            self.b.glsl_import().map(|g| g.word()),
+            self.b.id_bound(),
+        );
 
         // Assemble: OpFunction, entry label, variables, body.
         let entry_label = self

@@ -6,8 +6,15 @@
 //! model), `library` (library resource variables), `record` (shader-record arguments of local root signatures),
 //! `dxop` (dispatch of `dx.op` calls), `buffer`, `math`, `wave`, `texture` and `rayquery`; `stage` holds what
 //! differs per shader stage (execution model and modes, the interface, stage operations), one file per stage.
+//!
+//! Module size: the access helpers recompute word offsets, casts and access chains for every access, and drivers
+//! pay for each copy in compile time (and the corpus's size against DXC's modules is an acceptance figure). So
+//! [`Ctx::value_op`] numbers pure instructions within a block (a second one with the same operands is the first),
+//! folds casts of casts, `dce` drops what no instruction reads once a function is emitted, and the builder drops
+//! unused scalar constants at the end.
 
 mod buffer;
+mod dce;
 mod dxop;
 mod func;
 mod inst;
@@ -159,6 +166,7 @@ impl Translator {
             bindings: Vec::new(),
             varyings: Vec::new(),
             push_block: None,
+            block_structs: Vec::new(),
             side_buffers: std::mem::take(&mut self.spare.side_buffers),
             fname: std::mem::take(&mut self.spare.fname),
             at_block: 0,
@@ -229,6 +237,9 @@ pub(crate) struct Ctx<'a> {
     pub varyings: Vec<crate::Varying>,
     /// Root block variable: push constants or the spilled uniform buffer.
     pub push_block: Option<Id>,
+    /// Block structs of buffer views, (member type, read-only, struct): views of the same layout share one type,
+    /// as DXC's modules do, instead of a struct and its decorations per view.
+    pub block_structs: Vec<(Id, bool, Id)>,
     /// Side buffers declared so far (UAV counter address table, offset buffer): (set, binding, variable).
     pub side_buffers: Vec<(u32, u32, Id)>,
     pub fname: String,
@@ -408,41 +419,109 @@ impl<'a> Ctx<'a> {
         spv::emit(&mut self.f.body, op, args);
     }
 
+    /// An instruction with a result: reuses the same pure instruction of the current block (value numbering within
+    /// a block, see the module docs), else emits it.
+    fn value_op(&mut self, op: Op, ty: Id, args: &[u32]) -> Id {
+        self.value_op_if(op, ty, args, pure(op))
+    }
+
+    /// [`Ctx::value_op`] with the caller's word on whether the instruction is pure.
+    fn value_op_if(&mut self, op: Op, ty: Id, args: &[u32], pure: bool) -> Id {
+        let mut args = args;
+        let folded;
+        if op == Op::Bitcast
+            && let [a] = *args
+        {
+            // A cast of a cast: of the first's operand, or nothing where a value has the wanted type already (the
+            // 64-bit and float views of raw words cast there and back between a load and a store).
+            if self.f.ty_of.get(a as usize) == Some(&ty.word())
+                && let Some(same) = Id::from_word(a)
+            {
+                return same;
+            }
+            if let Some(&(src, src_ty)) = self.f.cast_src.get(&a) {
+                if src_ty == ty.word() {
+                    return src;
+                }
+                if src_ty != 0 {
+                    folded = [src.word()];
+                    args = &folded;
+                }
+            }
+        }
+        let head = ((args.len() as u32 + 3) << 16) | op as u32;
+        let key = (args.len() <= 4 && pure).then(|| {
+            let mut k = [0u32; 4];
+            k[..args.len()].copy_from_slice(args);
+            (head, ty.word(), k)
+        });
+        if let Some(k) = key
+            && let Some(&id) = self.f.cse.get(&k)
+        {
+            return id;
+        }
+        let id = self.b.id();
+        let body = &mut self.f.body;
+        body.push(head);
+        body.push(ty.word());
+        body.push(id.word());
+        body.extend_from_slice(args);
+        if let Some(k) = key {
+            self.f.cse.insert(k, id);
+        }
+        let f = &mut self.f;
+        let at = id.word() as usize;
+        if f.ty_of.len() <= at {
+            f.ty_of.resize(at + 1, 0);
+        }
+        f.ty_of[at] = ty.word();
+        if op == Op::Bitcast
+            && let [a] = *args
+            && let Some(src) = Id::from_word(a)
+        {
+            let src_ty = f.ty_of.get(a as usize).copied().unwrap_or(0);
+            f.cast_src.insert(id.word(), (src, src_ty));
+        }
+        id
+    }
+
+    /// Starts a new block for [`Ctx::value_op`]: values of the previous block need not dominate this one.
+    pub fn new_block(&mut self) {
+        if !self.f.cse.is_empty() {
+            self.f.cse.clear();
+        }
+    }
+
     #[inline]
     pub fn op1(&mut self, op: Op, ty: Id, a: Id) -> Id {
-        let id = self.b.id();
-        spv::emit(&mut self.f.body, op, &words![ty, id, a]);
-        id
+        self.value_op(op, ty, &words![a])
     }
 
     #[inline]
     pub fn op2(&mut self, op: Op, ty: Id, a: Id, b: Id) -> Id {
-        let id = self.b.id();
-        spv::emit(&mut self.f.body, op, &words![ty, id, a, b]);
-        id
+        self.value_op(op, ty, &words![a, b])
     }
 
     #[inline]
     pub fn op3(&mut self, op: Op, ty: Id, a: Id, b: Id, c: Id) -> Id {
-        let id = self.b.id();
-        spv::emit(&mut self.f.body, op, &words![ty, id, a, b, c]);
-        id
+        self.value_op(op, ty, &words![a, b, c])
     }
 
     /// An instruction with a result and any operand words (ids and literals: [`words!`]).
     #[inline]
     pub fn opn(&mut self, op: Op, ty: Id, args: &[u32]) -> Id {
-        let id = self.b.id();
-        let body = &mut self.f.body;
-        body.push(((args.len() as u32 + 3) << 16) | op as u32);
-        body.push(ty.word());
-        body.push(id.word());
-        body.extend_from_slice(args);
-        id
+        self.value_op(op, ty, args)
     }
 
     /// An instruction with a result and id operands.
     pub fn op_ids(&mut self, op: Op, ty: Id, args: &[Id]) -> Id {
+        if args.len() <= 4 {
+            let mut w = [0u32; 4];
+            for (w, a) in w.iter_mut().zip(args) {
+                *w = a.word();
+            }
+            return self.value_op(op, ty, &w[..args.len()]);
+        }
         let id = self.b.id();
         let body = &mut self.f.body;
         body.push(((args.len() as u32 + 3) << 16) | op as u32);
@@ -455,6 +534,14 @@ impl<'a> Ctx<'a> {
     /// A GLSL.std.450 instruction.
     pub fn glsl(&mut self, ty: Id, inst: spirv::GLOp, args: &[Id]) -> Id {
         let set = self.b.glsl();
+        // Every GLSL.std.450 instruction but the two with an output pointer is a pure function of its operands.
+        if args.len() <= 2 && !matches!(inst, spirv::GLOp::Modf | spirv::GLOp::Frexp) {
+            let mut w = [set.word(), inst as u32, 0, 0];
+            for (w, a) in w[2..].iter_mut().zip(args) {
+                *w = a.word();
+            }
+            return self.value_op_if(Op::ExtInst, ty, &w[..2 + args.len()], true);
+        }
         let id = self.b.id();
         let body = &mut self.f.body;
         body.push(((args.len() as u32 + 5) << 16) | Op::ExtInst as u32);
@@ -476,6 +563,13 @@ impl<'a> Ctx<'a> {
 
     /// `OpAccessChain` with any number of indices.
     pub fn chain(&mut self, ptr_ty: Id, base: Id, indices: &[Id]) -> Id {
+        if indices.len() <= 3 {
+            let mut w = [base.word(), 0, 0, 0];
+            for (w, a) in w[1..].iter_mut().zip(indices) {
+                *w = a.word();
+            }
+            return self.value_op(Op::AccessChain, ptr_ty, &w[..1 + indices.len()]);
+        }
         let id = self.b.id();
         let body = &mut self.f.body;
         body.push(((indices.len() as u32 + 4) << 16) | Op::AccessChain as u32);
@@ -614,3 +708,104 @@ impl<'a> Ctx<'a> {
         f.body.as_ref()?.inst(i)
     }
 }
+
+/// Instructions whose result depends only on their operands (no memory, no other lanes, no side effects), so two
+/// of them with the same operands in one block compute the same value.
+pub(super) fn pure(op: Op) -> bool {
+    pure_opcode(op as u32)
+}
+
+/// [`pure`] of an opcode word's low half, by table: dead code removal asks it of every instruction.
+pub(super) fn pure_opcode(op: u32) -> bool {
+    PURE.get(op as usize).copied().unwrap_or(false)
+}
+
+const PURE: [bool; 256] = {
+    let ops = [
+        Op::IAdd,
+        Op::ISub,
+        Op::IMul,
+        Op::UDiv,
+        Op::SDiv,
+        Op::UMod,
+        Op::SRem,
+        Op::SMod,
+        Op::SNegate,
+        Op::ShiftLeftLogical,
+        Op::ShiftRightLogical,
+        Op::ShiftRightArithmetic,
+        Op::BitwiseAnd,
+        Op::BitwiseOr,
+        Op::BitwiseXor,
+        Op::Not,
+        Op::BitFieldInsert,
+        Op::BitFieldSExtract,
+        Op::BitFieldUExtract,
+        Op::BitReverse,
+        Op::BitCount,
+        Op::FAdd,
+        Op::FSub,
+        Op::FMul,
+        Op::FDiv,
+        Op::FRem,
+        Op::FMod,
+        Op::FNegate,
+        Op::Dot,
+        Op::VectorTimesScalar,
+        Op::Bitcast,
+        Op::ConvertFToU,
+        Op::ConvertFToS,
+        Op::ConvertSToF,
+        Op::ConvertUToF,
+        Op::UConvert,
+        Op::SConvert,
+        Op::FConvert,
+        Op::QuantizeToF16,
+        Op::CompositeConstruct,
+        Op::CompositeExtract,
+        Op::CompositeInsert,
+        Op::VectorShuffle,
+        Op::VectorExtractDynamic,
+        Op::VectorInsertDynamic,
+        Op::AccessChain,
+        Op::InBoundsAccessChain,
+        Op::ArrayLength,
+        Op::Select,
+        Op::IEqual,
+        Op::INotEqual,
+        Op::UGreaterThan,
+        Op::UGreaterThanEqual,
+        Op::ULessThan,
+        Op::ULessThanEqual,
+        Op::SGreaterThan,
+        Op::SGreaterThanEqual,
+        Op::SLessThan,
+        Op::SLessThanEqual,
+        Op::FOrdEqual,
+        Op::FOrdNotEqual,
+        Op::FOrdLessThan,
+        Op::FOrdLessThanEqual,
+        Op::FOrdGreaterThan,
+        Op::FOrdGreaterThanEqual,
+        Op::FUnordEqual,
+        Op::FUnordNotEqual,
+        Op::FUnordLessThan,
+        Op::FUnordLessThanEqual,
+        Op::FUnordGreaterThan,
+        Op::FUnordGreaterThanEqual,
+        Op::IsNan,
+        Op::IsInf,
+        Op::LogicalAnd,
+        Op::LogicalOr,
+        Op::LogicalNot,
+        Op::LogicalEqual,
+        Op::LogicalNotEqual,
+    ];
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < ops.len() {
+        t[ops[i] as usize] = true;
+        i += 1;
+    }
+    t
+};

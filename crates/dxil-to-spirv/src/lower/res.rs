@@ -394,20 +394,14 @@ impl<'a> Ctx<'a> {
                     len: 0,
                     stride,
                 });
-                let s = self.b.struct_type(&[arr]);
-                self.b.decorate(s, Decoration::Block, &[]);
-                self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
-                if r.decl.class == ResourceClass::Srv {
-                    self.b.member_decorate(s, 0, Decoration::NonWritable, &[]);
-                }
-                (s, None)
+                (
+                    self.block_struct(arr, r.decl.class == ResourceClass::Srv),
+                    None,
+                )
             }
             View::Counter => {
                 let u = self.b.u32();
-                let s = self.b.struct_type(&[u]);
-                self.b.decorate(s, Decoration::Block, &[]);
-                self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
-                (s, None)
+                (self.block_struct(u, false), None)
             }
             View::Cbuf => {
                 // D3D's largest constant buffer (64 KiB): a dynamic row index past the declared size still reads
@@ -420,10 +414,7 @@ impl<'a> Ctx<'a> {
                     len: rows,
                     stride: 16,
                 });
-                let s = self.b.struct_type(&[arr]);
-                self.b.decorate(s, Decoration::Block, &[]);
-                self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
-                (s, None)
+                (self.block_struct(arr, false), None)
             }
             View::Sampler => (self.b.ty(TypeKey::Sampler), None),
             View::Accel => {
@@ -721,9 +712,11 @@ impl<'a> Ctx<'a> {
                     View::SsboVec4,
                     View::SsboVec2,
                 ] {
+                    // The views made before this one are marked once, when the second appears; later views
+                    // mark only themselves.
                     if let Some(o) = self.res[res as usize].views[other as usize]
                         && o != var
-                        && !self.aliased_marked(o)
+                        && self.res[res as usize].ssbo_views == 2
                     {
                         self.b.decorate(o, Decoration::Aliased, &[]);
                     }
@@ -832,10 +825,23 @@ impl<'a> Ctx<'a> {
         var
     }
 
-    fn aliased_marked(&self, _var: Id) -> bool {
-        // Decorating twice is harmless for validation but noisy; views are made once, so the first time a second
-        // view appears is the only time the others get marked.
-        false
+    /// The `Block` struct of one member `member` at offset 0, `NonWritable` where `read_only`: one per layout.
+    fn block_struct(&mut self, member: Id, read_only: bool) -> Id {
+        if let Some(&(_, _, s)) = self
+            .block_structs
+            .iter()
+            .find(|(m, r, _)| *m == member && *r == read_only)
+        {
+            return s;
+        }
+        let s = self.b.struct_type(&[member]);
+        self.b.decorate(s, Decoration::Block, &[]);
+        self.b.member_decorate(s, 0, Decoration::Offset, &[0]);
+        if read_only {
+            self.b.member_decorate(s, 0, Decoration::NonWritable, &[]);
+        }
+        self.block_structs.push((member, read_only, s));
+        s
     }
 
     /// The descriptor of a handle for a view (variable + array element), computing the element index here.
