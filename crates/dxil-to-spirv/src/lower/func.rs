@@ -107,6 +107,8 @@ pub struct FnState {
     pub cast_src: FxMap<u32, (Id, u32)>,
     /// Per instruction of the function, the proven upper bound of its value (`range.rs`).
     pub max_cache: FxMap<u32, Option<u64>>,
+    /// Buffers of dead code removal, reused.
+    pub dce: super::dce::Scratch,
     pub cur_vb: u32,
     pub flag_var: Option<Id>,
     /// `AllocateRayQuery` calls (instruction, constant flags) in program order: the i32 handle of the k-th is
@@ -891,6 +893,7 @@ impl<'a> Ctx<'a> {
             &self.b.annotations,
             self.b.glsl_import().map(|g| g.word()),
             self.b.id_bound(),
+            &mut self.f.dce,
         );
 
         // Assemble: OpFunction, entry label, variables, body.
