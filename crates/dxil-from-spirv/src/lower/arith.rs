@@ -949,26 +949,9 @@ impl Tr<'_> {
             return self.b.select(full, ins, r);
         }
         // General form: mask = ((1 << count) - 1) << off.
-        let t = self.b.scalar(s);
         let one = self.b.const_int(s, 1);
-        let c = self.b.cast(
-            if s.bits() > 32 {
-                CastOp::ZExt
-            } else {
-                CastOp::Trunc
-            },
-            count,
-            t,
-        )?;
-        let o = self.b.cast(
-            if s.bits() > 32 {
-                CastOp::ZExt
-            } else {
-                CastOp::Trunc
-            },
-            off,
-            t,
-        )?;
+        let c = self.cast_to_width(count, s)?;
+        let o = self.cast_to_width(off, s)?;
         let m = self.b.binary(BinOp::Shl, one, c)?;
         let m = self.b.binary(BinOp::Sub, m, one)?;
         let m = self.b.binary(BinOp::Shl, m, o)?;
@@ -978,6 +961,17 @@ impl Tr<'_> {
         let nm = self.b.binary(BinOp::Xor, m, all)?;
         let keep = self.b.binary(BinOp::And, base, nm)?;
         self.b.binary(BinOp::Or, keep, ins)
+    }
+
+    /// SPIR-V's bit-field offset and count may have any integer width; DXIL's shifts take the base's.
+    fn cast_to_width(&mut self, v: Value, s: Scalar) -> Result<Value> {
+        let t = self.b.scalar(s);
+        let op = if s.bits() > 32 {
+            CastOp::ZExt
+        } else {
+            CastOp::Trunc
+        };
+        self.b.cast(op, v, t)
     }
 
     fn bitfield_extract(
@@ -997,25 +991,8 @@ impl Tr<'_> {
             let full = self.b.cmp(Predicate::ICMP_EQ, count, k32)?;
             return self.b.select(full, base, r);
         }
-        let t = self.b.scalar(s);
-        let c = self.b.cast(
-            if s.bits() > 32 {
-                CastOp::ZExt
-            } else {
-                CastOp::Trunc
-            },
-            count,
-            t,
-        )?;
-        let o = self.b.cast(
-            if s.bits() > 32 {
-                CastOp::ZExt
-            } else {
-                CastOp::Trunc
-            },
-            off,
-            t,
-        )?;
+        let c = self.cast_to_width(count, s)?;
+        let o = self.cast_to_width(off, s)?;
         let w = self.b.const_int(s, i64::from(s.bits()));
         let left = self.b.binary(BinOp::Sub, w, c)?;
         let left = self.b.binary(BinOp::Sub, left, o)?;
