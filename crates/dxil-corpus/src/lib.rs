@@ -59,6 +59,41 @@ pub fn skip_or_fail(msg: impl Display) {
     eprintln!("SKIPPED: {msg}");
 }
 
+/// DXC's validator from the shared tools beside the corpus (`tools/dxc/bin/dxv`), or `None` after
+/// [`skip_or_fail`] when it is missing.
+pub fn dxv() -> Option<PathBuf> {
+    let shared = default_corpus_dir()
+        .parent()
+        .map_or_else(|| PathBuf::from("../shared"), Path::to_path_buf);
+    let p = shared.join("tools/dxc/bin/dxv");
+    if p.is_file() {
+        Some(p)
+    } else {
+        skip_or_fail(format!("dxv not found at {}", p.display()));
+        None
+    }
+}
+
+/// Validates `container` with `dxv` (written to `file`, removed afterwards): `Ok` when the
+/// validator exits successfully and says so on its standard output, else its whole output.
+///
+/// # Panics
+/// When the file cannot be written or the validator cannot be started.
+pub fn run_dxv(dxv: &Path, file: &Path, container: &[u8]) -> Result<(), String> {
+    std::fs::write(file, container).expect("write the container for dxv");
+    let run = std::process::Command::new(dxv)
+        .arg(file)
+        .output()
+        .expect("run dxv");
+    let _ = std::fs::remove_file(file);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    if run.status.success() && stdout.contains("Validation succeeded") {
+        Ok(())
+    } else {
+        Err(stdout.into_owned() + &String::from_utf8_lossy(&run.stderr))
+    }
+}
+
 /// Every file under `dir` (recursively) whose extension is `ext`, sorted by path. Unreadable
 /// directories are passed over.
 pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {

@@ -7,7 +7,6 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rayon::prelude::*;
 
@@ -48,16 +47,6 @@ fn inputs() -> Option<Vec<(String, PathBuf)>> {
     Some(out)
 }
 
-fn dxv() -> Option<PathBuf> {
-    let p = shared_dir().join("tools/dxc/bin/dxv");
-    if p.is_file() {
-        Some(p)
-    } else {
-        dxil_corpus::skip_or_fail(format!("dxv not found at {}", p.display()));
-        None
-    }
-}
-
 /// The outcome line of one input.
 fn outcome(path: &Path, dxv: &Path, scratch: &Path, n: usize) -> String {
     let bytes = match std::fs::read(path) {
@@ -84,28 +73,26 @@ fn outcome(path: &Path, dxv: &Path, scratch: &Path, n: usize) -> String {
     dxil_module::read_module(program.bitcode, 0)
         .unwrap_or_else(|e| panic!("{}: the bitcode does not read back: {e}", path.display()));
     let file = scratch.join(format!("{n}.dxil"));
-    std::fs::write(&file, &out.container).expect("write scratch container");
-    let run = Command::new(dxv).arg(&file).output().expect("run dxv");
-    let _ = std::fs::remove_file(&file);
-    let text =
-        String::from_utf8_lossy(&run.stdout).into_owned() + &String::from_utf8_lossy(&run.stderr);
-    if run.status.success() && text.contains("Validation succeeded") {
-        "ok".into()
-    } else {
-        let first = text
-            .lines()
-            .find(|l| l.contains("error"))
-            .unwrap_or("validation failed")
-            .trim()
-            .to_string();
-        format!("dxv: {first}")
+    match dxil_corpus::run_dxv(dxv, &file, &out.container) {
+        Ok(()) => "ok".into(),
+        Err(text) => {
+            let first = text
+                .lines()
+                .find(|l| l.contains("error"))
+                .unwrap_or("validation failed")
+                .trim()
+                .to_string();
+            format!("dxv: {first}")
+        }
     }
 }
 
 #[test]
 fn corpus_translates_and_validates() {
     let Some(inputs) = inputs() else { return };
-    let Some(dxv) = dxv() else { return };
+    let Some(dxv) = dxil_corpus::dxv() else {
+        return;
+    };
     let scratch =
         std::env::temp_dir().join(format!("dxil-from-spirv-corpus-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch directory");

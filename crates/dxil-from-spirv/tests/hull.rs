@@ -21,25 +21,14 @@ fn listing(container: &[u8]) -> String {
 }
 
 fn dxv(name: &str, container: &[u8]) {
-    let dxv = dxil_corpus::default_corpus_dir()
-        .parent()
-        .map(|p| p.join("tools/dxc/bin/dxv"))
-        .filter(|p| p.is_file());
-    let Some(dxv) = dxv else {
-        dxil_corpus::skip_or_fail("dxv not found in ../shared/tools/dxc/bin");
+    let Some(dxv) = dxil_corpus::dxv() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("dxil-from-spirv-hull-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join(format!("{name}.dxil"));
-    std::fs::write(&f, container).unwrap();
-    let r = std::process::Command::new(&dxv).arg(&f).output().unwrap();
-    let text = String::from_utf8_lossy(&r.stdout);
-    assert!(
-        r.status.success() && text.contains("Validation succeeded"),
-        "{name}: {text}"
-    );
-    let _ = std::fs::remove_file(&f);
+    if let Err(text) = dxil_corpus::run_dxv(&dxv, &dir.join(format!("{name}.dxil")), container) {
+        panic!("{name}: {text}");
+    }
 }
 
 #[test]
