@@ -1125,24 +1125,6 @@ fn function(
     attrs: Option<AttrListId>,
     body: bool,
 ) -> Function {
-    Function {
-        name: name.into(),
-        ty,
-        ptr_ty,
-        calling_conv: 0,
-        linkage: 0,
-        attrs,
-        align: 0,
-        section: 0,
-        visibility: 0,
-        gc: 0,
-        unnamed_addr: 0,
-        prologue_data: 0,
-        dll_storage: 0,
-        comdat: 0,
-        prefix_data: 0,
-        personality: 0,
-        body: if body { Some(Body::default()) } else { None },
-        is_proto: !body,
-    }
+    let body = if body { Some(Body::default()) } else { None };
+    Function::new(name, ty, ptr_ty, attrs, body)
 }

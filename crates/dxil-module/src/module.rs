@@ -86,6 +86,37 @@ pub struct Function {
 }
 
 impl Function {
+    /// A function with external linkage, the C calling convention and every optional field
+    /// unset, as the builders and tests make them: a declaration when `body` is `None`.
+    pub fn new(
+        name: impl Into<String>,
+        ty: TypeId,
+        ptr_ty: TypeId,
+        attrs: Option<AttrListId>,
+        body: Option<Body>,
+    ) -> Function {
+        Function {
+            name: name.into(),
+            ty,
+            ptr_ty,
+            calling_conv: 0,
+            linkage: 0,
+            attrs,
+            align: 0,
+            section: 0,
+            visibility: 0,
+            gc: 0,
+            unnamed_addr: 0,
+            prologue_data: 0,
+            dll_storage: 0,
+            comdat: 0,
+            prefix_data: 0,
+            personality: 0,
+            is_proto: body.is_none(),
+            body,
+        }
+    }
+
     pub fn is_declaration(&self) -> bool {
         self.body.is_none()
     }

@@ -176,26 +176,7 @@ fn hand_built() -> Module {
         ty: void,
     });
     body.blocks.push(BlockData { start: 0, end: 4 });
-    let func = |name: &str, ty, ptr_ty, attrs, body| Function {
-        name: name.into(),
-        ty,
-        ptr_ty,
-        calling_conv: 0,
-        linkage: 0,
-        attrs,
-        align: 0,
-        section: 0,
-        visibility: 0,
-        gc: 0,
-        unnamed_addr: 0,
-        prologue_data: 0,
-        dll_storage: 0,
-        comdat: 0,
-        prefix_data: 0,
-        personality: 0,
-        is_proto: false,
-        body,
-    };
+    let func = Function::new;
     m.functions
         .push(func("main", main_ty, main_ptr, None, Some(body)));
     m.functions.push(func(

@@ -106,26 +106,9 @@ impl Builder {
             params: params.to_vec(),
         });
         let ptr_ty = self.m.types.pointer_to(ty, 0);
-        self.m.functions.push(Function {
-            name: name.to_string(),
-            ty,
-            ptr_ty,
-            calling_conv: 0,
-            linkage: 0,
-            attrs: None,
-            align: 0,
-            section: 0,
-            visibility: 0,
-            gc: 0,
-            unnamed_addr: 0,
-            prologue_data: 0,
-            dll_storage: 0,
-            comdat: 0,
-            prefix_data: 0,
-            personality: 0,
-            body: None,
-            is_proto: true,
-        });
+        self.m
+            .functions
+            .push(Function::new(name, ty, ptr_ty, None, None));
         FuncId((self.m.functions.len() - 1) as u32)
     }
 

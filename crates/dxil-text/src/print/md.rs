@@ -311,26 +311,13 @@ mod tests {
             }],
             ..Default::default()
         };
-        m.functions.push(dxil_module::Function {
-            name: "f".into(),
-            ty: dxil_module::TypeId(0),
-            ptr_ty: dxil_module::TypeId(0),
-            calling_conv: 0,
-            linkage: 0,
-            attrs: None,
-            align: 0,
-            section: 0,
-            visibility: 0,
-            gc: 0,
-            unnamed_addr: 0,
-            prologue_data: 0,
-            dll_storage: 0,
-            comdat: 0,
-            prefix_data: 0,
-            personality: 0,
-            body: Some(body),
-            is_proto: false,
-        });
+        m.functions.push(dxil_module::Function::new(
+            "f",
+            dxil_module::TypeId(0),
+            dxil_module::TypeId(0),
+            None,
+            Some(body),
+        ));
         let kinds = Kinds::new(&m.metadata);
         let slots = MdSlots::new(&m, &kinds);
         assert_eq!(slots.order, vec![top, mid, leaf, other, att]);

@@ -72,26 +72,9 @@ impl B {
         body: Option<Body>,
     ) -> Value {
         let ptr_ty = self.ptr(ty, 0);
-        self.m.functions.push(Function {
-            name: name.into(),
-            ty,
-            ptr_ty,
-            calling_conv: 0,
-            linkage: 0,
-            attrs,
-            align: 0,
-            section: 0,
-            visibility: 0,
-            gc: 0,
-            unnamed_addr: 0,
-            prologue_data: 0,
-            dll_storage: 0,
-            comdat: 0,
-            prefix_data: 0,
-            personality: 0,
-            is_proto: body.is_none(),
-            body,
-        });
+        self.m
+            .functions
+            .push(Function::new(name, ty, ptr_ty, attrs, body));
         Value::function(FuncId(self.m.functions.len() as u32 - 1))
     }
     fn global(&mut self, name: &str, value_ty: TypeId, address_space: u32) -> GlobalVar {
