@@ -33,8 +33,9 @@ pub struct MdKind {
     pub name: std::borrow::Cow<'static, str>,
 }
 
-/// Kinds LLVM 3.7 registers in every context, followed by the ones DXC adds.
-pub const KNOWN_KINDS: &[&str] = &[
+/// Kinds every LLVM 3.7 context registers, with ids 0..13 in this order (a file's kind table
+/// may number them differently; printers and writers map them back to these).
+pub const LLVM_FIXED_KINDS: [&str; 14] = [
     "dbg",
     "tbaa",
     "prof",
@@ -49,17 +50,43 @@ pub const KNOWN_KINDS: &[&str] = &[
     "nonnull",
     "dereferenceable",
     "dereferenceable_or_null",
-    "dx.hl.resource.attribute",
-    "dx.controlflow.hints",
-    "dx.precise",
-    "dx.nonuniform",
-    "dx.temp",
-    "dx.dbg.varlayout",
-    "llvm.loop",
-    "dx.ishelper",
-    "dx.resourceAccess",
-    "dx.isPreciseAtSpecDefinition",
 ];
+
+/// Kinds LLVM 3.7 registers in every context, followed by the ones DXC adds.
+pub const KNOWN_KINDS: &[&str] = &concat_kinds::<14, 10, 24>(
+    LLVM_FIXED_KINDS,
+    [
+        "dx.hl.resource.attribute",
+        "dx.controlflow.hints",
+        "dx.precise",
+        "dx.nonuniform",
+        "dx.temp",
+        "dx.dbg.varlayout",
+        "llvm.loop",
+        "dx.ishelper",
+        "dx.resourceAccess",
+        "dx.isPreciseAtSpecDefinition",
+    ],
+);
+
+/// `a` followed by `b`, for kind tables that extend the fixed ones.
+pub(crate) const fn concat_kinds<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    assert!(A + B == N);
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - A];
+        i += 1;
+    }
+    out
+}
 
 impl MdKind {
     /// A kind, sharing the name with [`KNOWN_KINDS`] when possible.

@@ -203,24 +203,10 @@ fn attr_order(a: &Attribute, b: &Attribute) -> std::cmp::Ordering {
 
 /// The DXC kind table used when the module carries none: LLVM 3.7's fixed kinds plus the two
 /// that DXC registers for every compilation (the most common table in DXC's output).
-pub const DXC_DEFAULT_KINDS: [&str; 16] = [
-    "dbg",
-    "tbaa",
-    "prof",
-    "fpmath",
-    "range",
-    "tbaa.struct",
-    "invariant.load",
-    "alias.scope",
-    "noalias",
-    "nontemporal",
-    "llvm.mem.parallel_loop_access",
-    "nonnull",
-    "dereferenceable",
-    "dereferenceable_or_null",
-    "dx.temp",
-    "dx.dbg.varlayout",
-];
+pub const DXC_DEFAULT_KINDS: [&str; 16] = crate::metadata::concat_kinds(
+    crate::metadata::LLVM_FIXED_KINDS,
+    ["dx.temp", "dx.dbg.varlayout"],
+);
 
 pub(crate) struct Enumerator<'m> {
     pub m: &'m Module,

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use dxil_module::metadata::MdKind;
+use dxil_module::metadata::{LLVM_FIXED_KINDS as FIXED_KINDS, MdKind};
 use dxil_module::{
     Attribute, ConstData, FUNCTION_SLOT, InstKind, MdData, MdId, NamedMd, PoolRange, TypeId, Value,
     ValueRef,
@@ -23,24 +23,6 @@ struct Hints {
     nonuniform_handle: bool,
     strict_float: bool,
 }
-
-/// Kinds every LLVM 3.7 context registers, with ids 0..13.
-const FIXED_KINDS: [&str; 14] = [
-    "dbg",
-    "tbaa",
-    "prof",
-    "fpmath",
-    "range",
-    "tbaa.struct",
-    "invariant.load",
-    "alias.scope",
-    "noalias",
-    "nontemporal",
-    "llvm.mem.parallel_loop_access",
-    "nonnull",
-    "dereferenceable",
-    "dereferenceable_or_null",
-];
 
 /// Kinds DXC registers before `dx.dbg.varlayout` when a module uses them, in DXC's order.
 const EARLY_DXC_KINDS: [&str; 3] = ["dx.controlflow.hints", "llvm.loop", "dx.precise"];

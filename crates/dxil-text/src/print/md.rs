@@ -5,28 +5,11 @@
 
 use std::fmt::{self, Write};
 
+use dxil_module::metadata::LLVM_FIXED_KINDS as FIXED_KINDS;
 use dxil_module::{Body, InstId, InstKind, MdData, MdId, Metadata, Module, ValueRef};
 
 use super::ident::write_metadata_identifier;
 use super::number::write_u64;
-
-/// Kinds every LLVM 3.7 context registers first, with these ids.
-const FIXED_KINDS: [&str; 14] = [
-    "dbg",
-    "tbaa",
-    "prof",
-    "fpmath",
-    "range",
-    "tbaa.struct",
-    "invariant.load",
-    "alias.scope",
-    "noalias",
-    "nontemporal",
-    "llvm.mem.parallel_loop_access",
-    "nonnull",
-    "dereferenceable",
-    "dereferenceable_or_null",
-];
 
 /// The module's metadata kinds: the file's kind ids mapped to the ids a fresh LLVM context gives
 /// them (the fixed kinds, then the others in the order the file lists them). Attachments are
