@@ -21,13 +21,13 @@ use spirv::Op;
 
 /// One instruction: first word and word count.
 #[derive(Clone, Copy)]
-struct Inst {
-    at: usize,
-    len: usize,
-    op: u32,
+pub(super) struct Inst {
+    pub(super) at: usize,
+    pub(super) len: usize,
+    pub(super) op: u32,
 }
 
-fn decode(body: &[u32]) -> Option<Vec<Inst>> {
+pub(super) fn decode(body: &[u32]) -> Option<Vec<Inst>> {
     // Instructions take two words or more but for a few (OpReturn, OpKill): sized once
     // instead of grown step by step.
     let mut out = Vec::with_capacity(body.len() / 2 + 1);
@@ -64,7 +64,7 @@ const UGREATER_EQ: u32 = Op::UGreaterThanEqual as u32;
 
 /// The word positions where instruction `x` names a block (a stepped range, so that scanning
 /// every instruction of a body allocates nothing).
-fn label_operands(x: Inst) -> std::iter::StepBy<std::ops::Range<usize>> {
+pub(super) fn label_operands(x: Inst) -> std::iter::StepBy<std::ops::Range<usize>> {
     let (words, step) = match x.op {
         BRANCH | SELECTION_MERGE => (x.at + 1..x.at + 2, 1),
         LOOP_MERGE => (x.at + 1..x.at + 3, 1),

@@ -26,6 +26,7 @@ mod rawvec;
 mod rayquery;
 mod record;
 mod res;
+mod reroll;
 mod stage;
 #[cfg(test)]
 mod tests;

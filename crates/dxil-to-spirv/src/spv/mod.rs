@@ -599,10 +599,24 @@ impl Builder {
 
     /// The `u32` constant `v` if the module has it already (creates nothing).
     pub fn find_const_u32(&self, v: u32) -> Option<Id> {
-        let t = scalar_slot(TypeKey::Int(32))
-            .and_then(|i| self.scalars.get(i).copied().flatten())
-            .or_else(|| self.types.get(&TypeKey::Int(32)).copied())?;
+        let t = self.find_type(TypeKey::Int(32))?;
         self.scalar_consts.get(&(t, v as u64)).copied()
+    }
+
+    /// The type `key` if the module has it already (creates nothing).
+    pub fn find_type(&self, key: TypeKey) -> Option<Id> {
+        scalar_slot(key)
+            .and_then(|i| self.scalars.get(i).copied().flatten())
+            .or_else(|| self.types.get(&key).copied())
+    }
+
+    /// Every scalar constant by id: (type id, bits). Built on demand, for the rare peephole that
+    /// reads constants' values back.
+    pub fn scalar_consts_by_id(&self) -> FxMap<u32, (u32, u64)> {
+        self.scalar_consts
+            .iter()
+            .map(|(&(ty, bits), &id)| (id.word(), (ty.word(), bits)))
+            .collect()
     }
 
     pub fn const_f32(&mut self, v: f32) -> Id {
