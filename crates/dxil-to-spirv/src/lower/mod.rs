@@ -25,8 +25,8 @@ mod range;
 mod rawvec;
 mod rayquery;
 mod record;
-mod res;
 mod reroll;
+mod res;
 mod stage;
 #[cfg(test)]
 mod tests;

@@ -28,6 +28,7 @@ const BRANCH: u32 = Op::Branch as u32;
 const BRANCH_COND: u32 = Op::BranchConditional as u32;
 const SWITCH: u32 = Op::Switch as u32;
 const PHI: u32 = Op::Phi as u32;
+const LOOP_MERGE: u32 = Op::LoopMerge as u32;
 /// GLSL.std.450 `UMin`.
 const GLSL_UMIN: u32 = 38;
 
@@ -120,7 +121,10 @@ fn int_seq(vals: &[u32]) -> Option<Seq> {
     let ok = first_off >= 2
         && b != 0
         && rising(vals.len() - 1) <= u64::from(u32::MAX)
-        && vals.iter().enumerate().all(|(k, &v)| u64::from(v) == rising(k).min(u64::from(m)));
+        && vals
+            .iter()
+            .enumerate()
+            .all(|(k, &v)| u64::from(v) == rising(k).min(u64::from(m)));
     ok.then_some(Seq::Clamped { a, b, m })
 }
 
@@ -187,8 +191,14 @@ const MAX_CHAINS: usize = 8;
 
 /// Re-rolls the first chain that qualifies; whether there was one.
 fn reroll_one(body: &mut Vec<u32>, b: &mut Builder) -> bool {
-    // Cheap first: most functions have no candidate, and need no constant table.
-    let Some(insts) = decode(body) else { return false };
+    // Cheap first: most functions have too few conditional branches for a chain, and need
+    // nothing decoded.
+    if count_cond_branches(body) < MIN_CHAIN {
+        return false;
+    }
+    let Some(insts) = decode(body) else {
+        return false;
+    };
     let blocks = blocks_of(body, &insts);
     let candidates = candidate_chains(body, &insts, &blocks);
     if candidates.is_empty() {
@@ -223,6 +233,16 @@ fn reroll_one(body: &mut Vec<u32>, b: &mut Builder) -> bool {
         return true;
     }
     false
+}
+
+/// How many `OpBranchConditional` a body has (a walk over the instruction heads, no allocation).
+fn count_cond_branches(body: &[u32]) -> usize {
+    let (mut at, mut n) = (0, 0);
+    while let Some(&w) = body.get(at) {
+        n += usize::from(w & 0xFFFF == BRANCH_COND);
+        at += ((w >> 16) as usize).max(1);
+    }
+    n
 }
 
 fn blocks_of(body: &[u32], insts: &[Inst]) -> Vec<Block> {
@@ -279,7 +299,8 @@ fn candidate_chains(body: &[u32], insts: &[Inst], blocks: &[Block]) -> Vec<Chain
     // The same instructions by opcode and length (word 0 holds both).
     let same_shape = |a: Block, b: Block| {
         a.term - a.first == b.term - b.first
-            && (1..=a.term - a.first).all(|j| body[insts[a.first + j].at] == body[insts[b.first + j].at])
+            && (1..=a.term - a.first)
+                .all(|j| body[insts[a.first + j].at] == body[insts[b.first + j].at])
     };
     let mut out = Vec::new();
     let mut k = 0;
@@ -453,6 +474,10 @@ fn only_used_inside(
         }
         if chain_insts.contains(&k) {
             continue;
+        }
+        // A loop inside a continue construct would need its own rules: not there.
+        if x.op == LOOP_MERGE && body.get(x.at + 2) == Some(&first) {
+            return false;
         }
         let phi_here = x.op == PHI && (cur_label == chain.exit || cur_label == chain.tail);
         for p in label_operands(x) {
@@ -703,4 +728,52 @@ fn value_words(x: Inst) -> impl Iterator<Item = usize> {
     // An extended instruction's number.
     let literal = (op == Some(Op::ExtInst)).then_some(x.at + 4);
     ids.filter(move |&p| Some(p) != literal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_sequences() {
+        assert_eq!(int_seq(&[0, 4, 8, 12]), Some(Seq::Affine { a: 0, b: 4 }));
+        assert_eq!(int_seq(&[7, 6, 5]), Some(Seq::Affine { a: 7, b: u32::MAX }));
+        // An index clamped to the last element of a 256-element array.
+        assert_eq!(
+            int_seq(&[248, 252, 255, 255, 255]),
+            Some(Seq::Clamped {
+                a: 248,
+                b: 4,
+                m: 255
+            })
+        );
+        assert_eq!(int_seq(&[0, 4, 9, 12]), None);
+        // A clamp must hold from where the sequence leaves the line to the end.
+        assert_eq!(int_seq(&[0, 4, 8, 255, 16]), None);
+        assert_eq!(
+            int_seq(&[0, 4, 5, 5]),
+            Some(Seq::Clamped { a: 0, b: 4, m: 5 })
+        );
+        assert_eq!(int_seq(&[0, 4, 5, 6]), None);
+    }
+
+    #[test]
+    fn float_sequences() {
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        assert_eq!(
+            float_seq(&bits(&[1.0, 5.0, 9.0])),
+            Some(Seq::Float { a: 1, b: 4 })
+        );
+        assert_eq!(
+            float_seq(&bits(&[-2.0, -1.0, 0.0])),
+            Some(Seq::Float {
+                a: (-2i32) as u32,
+                b: 1
+            })
+        );
+        // -0.0 would come back as +0.0; halves are not integers.
+        assert_eq!(float_seq(&bits(&[-0.0, 1.0, 2.0])), None);
+        assert_eq!(float_seq(&bits(&[0.5, 1.5, 2.5])), None);
+        assert_eq!(float_seq(&bits(&[0.0, 1.0, 2.5])), None);
+    }
 }
