@@ -126,7 +126,8 @@ pub(super) fn remove_dead(
             return;
         }
         let x = Inst { at, len };
-        let r = removable(body, x) && (opcode(w) != Op::ExtInst as u32 || Some(body[at + 3]) == glsl);
+        let r =
+            removable(body, x) && (opcode(w) != Op::ExtInst as u32 || Some(body[at + 3]) == glsl);
         for &u in &body[at + 1..at + len] {
             count(uses, u, 1);
         }
