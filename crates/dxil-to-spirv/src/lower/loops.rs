@@ -28,8 +28,8 @@ struct Inst {
 }
 
 /// Whether `body` holds an `OpLoopMerge`: both peepholes only rewrite loops, and most functions have none, so
-/// one walk over the instruction heads spares them the decoded list and the block maps (a tenth of the
-/// translation time before this check).
+/// one walk over the instruction heads spares them the decoded list and the block maps (before this check they
+/// took about a sixth of the translator's instructions through the C API, sampled over a tenth of the corpus).
 pub(super) fn has_loop(body: &[u32]) -> bool {
     let mut at = 0;
     while let Some(&w) = body.get(at) {
