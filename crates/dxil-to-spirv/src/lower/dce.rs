@@ -106,7 +106,7 @@ pub(super) fn remove_dead(
         store_ptr,
         out,
     } = sc;
-    if !decode(vars, var_insts) || !decode(body, insts) {
+    if !decode(vars, var_insts) {
         return;
     }
     // Indexed by id: a hash map here cost a third of the translation time.
@@ -115,27 +115,39 @@ pub(super) fn remove_dead(
     for &w in annotations {
         count(uses, w, 1);
     }
-    let is_removable = |words: &[u32], x: Inst| {
-        removable(words, x)
-            && (opcode(words[x.at]) != Op::ExtInst as u32 || Some(words[x.at + 3]) == glsl)
-    };
+    // One walk decodes the body, marks what may go and counts uses: every operand word, the result of a
+    // removable instruction excepted (its own definition is no use).
     rem.clear();
-    rem.extend(insts.iter().map(|&x| is_removable(body, x)));
-    for (&x, &r) in insts.iter().zip(rem.iter()) {
-        let skip = if r { 2 } else { usize::MAX };
-        for k in 1..x.len {
-            if k != skip {
-                count(uses, body[x.at + k], 1);
-            }
+    insts.clear();
+    let mut at = 0;
+    while let Some(&w) = body.get(at) {
+        let len = (w >> 16) as usize;
+        if len == 0 || at + len > body.len() {
+            return;
         }
+        let x = Inst { at, len };
+        let r =
+            removable(body, x) && (opcode(w) != Op::ExtInst as u32 || Some(body[at + 3]) == glsl);
+        for &u in &body[at + 1..at + len] {
+            count(uses, u, 1);
+        }
+        if r {
+            count(uses, body[at + 2], -1);
+        }
+        insts.push(x);
+        rem.push(r);
+        at += len;
     }
     dead.clear();
     dead.resize(insts.len(), false);
     // Variables whose every use is the pointer of an `OpStore`: the stores go with them.
+    // Without variables there are no stores to count (most entry points keep everything in registers).
     store_ptr.clear();
-    for &x in insts.iter() {
-        if opcode(body[x.at]) == Op::Store as u32 && x.len >= 3 {
-            *store_ptr.entry(body[x.at + 1]).or_insert(0) += 1;
+    if !var_insts.is_empty() {
+        for &x in insts.iter() {
+            if opcode(body[x.at]) == Op::Store as u32 && x.len >= 3 {
+                *store_ptr.entry(body[x.at + 1]).or_insert(0) += 1;
+            }
         }
     }
     dead_vars.clear();

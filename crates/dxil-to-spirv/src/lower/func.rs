@@ -883,9 +883,11 @@ impl<'a> Ctx<'a> {
         }
 
         super::reroll::reroll(&mut self.f.body, &mut self.b);
-        super::loops::one_block_loops(&mut self.f.body);
-        if let (Some(zero), Some(one)) = (self.b.find_const_u32(0), self.b.find_const_u32(1)) {
-            super::loops::counted_loop_exits(&mut self.f.body, zero.word(), one.word());
+        if super::loops::has_loop(&self.f.body) {
+            super::loops::one_block_loops(&mut self.f.body);
+            if let (Some(zero), Some(one)) = (self.b.find_const_u32(0), self.b.find_const_u32(1)) {
+                super::loops::counted_loop_exits(&mut self.f.body, zero.word(), one.word());
+            }
         }
 
         super::dce::remove_dead(

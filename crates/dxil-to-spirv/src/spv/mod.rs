@@ -186,6 +186,8 @@ pub struct Builder {
     pub annotations: Vec<u32>,
     /// Types, constants and global variables, in dependency order.
     pub globals: Vec<u32>,
+    /// Use marks of [`Builder::emit_used_globals`], kept between translations.
+    const_used: Vec<bool>,
     pub functions: Vec<u32>,
     types: FxMap<TypeKey, Id>,
     scalar_consts: FxMap<(Id, u64), Id>,
@@ -221,6 +223,7 @@ impl Default for Builder {
             debug: Vec::new(),
             annotations: Vec::new(),
             globals: Vec::new(),
+            const_used: Vec::new(),
             functions: Vec::new(),
             types: FxMap::default(),
             scalar_consts: FxMap::default(),
@@ -726,18 +729,22 @@ impl Builder {
         out.extend_from_slice(&self.exec_modes);
         out.extend_from_slice(&self.debug);
         out.extend_from_slice(&self.annotations);
-        self.drop_unused_constants();
-        out.extend_from_slice(&self.globals);
+        self.emit_used_globals(out);
         out.extend_from_slice(&self.functions);
     }
 
-    /// Removes scalar constants that no instruction names. Lowering asks for constants before it knows whether the
-    /// code using them survives (value numbering and dead code removal drop some), and over the corpus the
-    /// leftovers were about 3% of the module bytes. Every word of every other instruction counts as a use, literals
-    /// included, so a literal can only keep a constant, never lose a used one.
-    fn drop_unused_constants(&mut self) {
+    /// Appends the global section to `out` without the scalar constants that no instruction names. Lowering asks
+    /// for constants before it knows whether the code using them survives (value numbering and dead code removal
+    /// drop some), and over the corpus the leftovers were about 3% of the module bytes. Every word of every other
+    /// instruction counts as a use, literals included, so a literal can only keep a constant, never lose a used
+    /// one. The kept words go straight to `out` (the builder's own section stays as it was) and the use marks live
+    /// in a buffer kept between translations: a filtered copy of the section and a fresh mark vector per module
+    /// were most of this step's cost on small shaders.
+    fn emit_used_globals(&mut self, out: &mut Vec<u32>) {
         let bound = self.next_id.get() as usize;
-        let mut used = vec![false; bound];
+        let used = &mut self.const_used;
+        used.clear();
+        used.resize(bound, false);
         let mut mark = |words: &[u32]| {
             for &w in words {
                 if let Some(u) = used.get_mut(w as usize) {
@@ -761,7 +768,8 @@ impl Builder {
         while let Some(&w) = g.get(at) {
             let len = (w >> 16) as usize;
             if len == 0 || at + len > g.len() {
-                return;
+                any = false;
+                break;
             }
             if scalar(w & 0xFFFF) && len >= 3 {
                 any = true;
@@ -773,9 +781,9 @@ impl Builder {
             at += len;
         }
         if !any {
+            out.extend_from_slice(g);
             return;
         }
-        let mut out = Vec::with_capacity(g.len());
         let mut at = 0;
         while let Some(&w) = g.get(at) {
             let len = (w >> 16) as usize;
@@ -786,7 +794,6 @@ impl Builder {
             }
             at += len;
         }
-        self.globals = out;
     }
 }
 

@@ -839,12 +839,20 @@ impl<'a> Ctx<'a> {
         } else {
             StorageClass::Input
         };
-        let mut idx: Vec<Id> = Vec::with_capacity(3);
+        // At most three indices (vertex, row, column): on the stack, as this runs for every interface access.
+        let mut idx = [var; 3];
+        let mut n = 0;
+        let mut push = |i: Id| {
+            if let Some(slot) = idx.get_mut(n) {
+                *slot = i;
+                n += 1;
+            }
+        };
         if s.per_vertex {
             let v = vertex.ok_or_else(|| {
                 self.invalid(Invalid::range("control-point element without a vertex"))
             })?;
-            idx.push(v);
+            push(v);
         }
         let scalar = match s.class {
             Class::Float => self.b.f32(),
@@ -865,32 +873,32 @@ impl<'a> Ctx<'a> {
                         self.op2(Op::IAdd, u, m, k)
                     }
                 };
-                idx.push(i);
+                push(i);
             }
-            Map::SampleMask => idx.push(self.b.const_u32(0)),
+            Map::SampleMask => push(self.b.const_u32(0)),
             Map::Rows(first) => {
                 var = row_const
                     .and_then(|r| self.io.row_vars.get(first as usize + r as usize))
                     .copied()
                     .ok_or_else(|| self.invalid(Invalid::internal("split element row")))?;
                 if s.width > 1 {
-                    idx.push(self.b.const_u32(col));
+                    push(self.b.const_u32(col));
                 }
             }
             Map::Direct | Map::FragCoord | Map::MinusBase(_) => {
                 if s.rows > 1 {
-                    idx.push(row);
+                    push(row);
                 }
                 if s.width > 1 {
-                    idx.push(self.b.const_u32(col));
+                    push(self.b.const_u32(col));
                 }
             }
         }
         let pty = self.b.ptr(sc, scalar);
-        let p = if idx.is_empty() {
+        let p = if n == 0 {
             var
         } else {
-            self.chain(pty, var, &idx)
+            self.chain(pty, var, &idx[..n])
         };
         Ok((p, scalar))
     }
