@@ -367,13 +367,18 @@ impl Tr<'_> {
             for i in 0..members.1 {
                 let m = self.spv.type_lists[(members.0 + i) as usize];
                 let md = self.spv.decor.member(elem_ty, i);
-                let sig = if md.flags.contains(DecorFlags::PER_PRIMITIVE) && self.model == EM::MeshEXT
-                {
-                    SigKind::Patch
-                } else {
-                    sig
-                };
+                let sig =
+                    if md.flags.contains(DecorFlags::PER_PRIMITIVE) && self.model == EM::MeshEXT {
+                        SigKind::Patch
+                    } else {
+                        sig
+                    };
                 if let Some(b) = md.builtin {
+                    if self.model == EM::MeshEXT && !input && !self.mesh_member_used(var, i)? {
+                        let n = self.leaf_count(m, 0)?;
+                        leaves.extend((0..n).map(|_| Leaf::Dropped));
+                        continue;
+                    }
                     self.builtin_leaves(b, m, input, sig, var, &mut leaves)?;
                     continue;
                 }

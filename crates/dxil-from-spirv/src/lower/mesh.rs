@@ -60,10 +60,7 @@ impl MeshState {
                 threads: t,
                 payload_bytes,
             } => {
-                let ops = [
-                    Some(threads(md, t)),
-                    Some(md.i32(i64::from(payload_bytes))),
-                ];
+                let ops = [Some(threads(md, t)), Some(md.i32(i64::from(payload_bytes)))];
                 (dxil_shader::entry::tag::AS_STATE, md.node(&ops))
             }
         }
@@ -198,6 +195,40 @@ impl Tr<'_> {
         Ok(Ptr::new(Base::Local(l), pointee))
     }
 
+    /// Whether the shader reaches member `member` of output block `var` (GLSL declares every
+    /// built-in of `gl_MeshVerticesEXT` and `gl_MeshPrimitivesEXT`; the validator wants each
+    /// system value in the signature written, so unused ones are left out).
+    pub fn mesh_member_used(&self, var: u32, member: u32) -> Result<bool> {
+        for fid in self.reachable_functions()? {
+            let Some(f) = self.spv.function(fid) else {
+                continue;
+            };
+            for blk in &f.blocks {
+                for inst in self.spv.insts(blk.start, blk.end) {
+                    let inst = inst?;
+                    match inst.op() {
+                        Some(spirv::Op::AccessChain | spirv::Op::InBoundsAccessChain)
+                            if inst.word(2)? == var =>
+                        {
+                            // Indices: the vertex or primitive, then the member.
+                            let Some(&m) = inst.rest(3).get(1) else {
+                                return Ok(true);
+                            };
+                            if self.const_u64(m).ok() == Some(u64::from(member)) {
+                                return Ok(true);
+                            }
+                        }
+                        Some(spirv::Op::Store | spirv::Op::CopyMemory) if inst.word(0)? == var => {
+                            return Ok(true);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Ok(false)
+    }
+
     /// `OpSetMeshOutputsEXT`.
     pub fn set_mesh_outputs(&mut self, inst: &Inst<'_>) -> Result<()> {
         if !self.is_mesh() {
@@ -208,7 +239,8 @@ impl Tr<'_> {
         let p = self.scalar(inst.word(1)?)?;
         let p = self.int_to_i32(p, false)?;
         let void = self.b.t.void;
-        self.b.dxop(OpCode::SetMeshOutputCounts, None, void, &[v, p])?;
+        self.b
+            .dxop(OpCode::SetMeshOutputCounts, None, void, &[v, p])?;
         Ok(())
     }
 
@@ -225,7 +257,11 @@ impl Tr<'_> {
         let l = match inst.rest(3).first() {
             Some(&payload) => match self.ptr(payload)?.base {
                 Base::Local(l) if self.locals[l as usize].wrapper.is_some() => l,
-                _ => return Err(malformed("OpEmitMeshTasksEXT payload is not the task payload")),
+                _ => {
+                    return Err(malformed(
+                        "OpEmitMeshTasksEXT payload is not the task payload",
+                    ));
+                }
             },
             // DispatchMesh always takes a payload: an unused word.
             None => match self.payload_bytes {
@@ -354,7 +390,8 @@ impl Tr<'_> {
             OpCode::StoreVertexOutput
         };
         let void = self.b.t.void;
-        self.b.dxop(code, Some(t), void, &[id, row, c, val, index])?;
+        self.b
+            .dxop(code, Some(t), void, &[id, row, c, val, index])?;
         Ok(())
     }
 }
