@@ -602,8 +602,10 @@ impl Tr<'_> {
         if !relevant {
             return InterpolationMode::Undefined;
         }
+        // A mesh shader's per-primitive values reach the fragment shader unchanged.
         if flags.contains(DecorFlags::FLAT)
             || flags.contains(DecorFlags::PER_VERTEX)
+            || flags.contains(DecorFlags::PER_PRIMITIVE)
             || !comp.is_float()
         {
             return InterpolationMode::Constant;
