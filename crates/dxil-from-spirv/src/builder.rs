@@ -815,6 +815,29 @@ impl Builder {
         )
     }
 
+    /// `getelementptr inbounds <base>, i32 0, i32 0, i32 index`: an element of the array that
+    /// is a struct's only field.
+    pub fn gep_field_elem(
+        &mut self,
+        struct_ty: TypeId,
+        base: Value,
+        index: Value,
+        elem: TypeId,
+        space: u32,
+    ) -> Result<Value> {
+        let zero = self.i32c(0);
+        let operands = PoolRange::push(&mut self.body.pool, &[base.0, zero.0, zero.0, index.0]);
+        let ptr = self.pointer_to(elem, space);
+        self.push(
+            InstKind::Gep {
+                inbounds: true,
+                source_ty: struct_ty,
+                operands,
+            },
+            ptr,
+        )
+    }
+
     pub fn load(&mut self, ptr: Value, ty: TypeId, align: u8) -> Result<Value> {
         self.push(
             InstKind::Load {

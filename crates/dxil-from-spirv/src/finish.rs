@@ -51,8 +51,8 @@ pub fn stage_of(model: ExecutionModel) -> Result<(ShaderKind, &'static str)> {
         ExecutionModel::Geometry => (ShaderKind::Geometry, "gs"),
         ExecutionModel::TessellationControl => (ShaderKind::Hull, "hs"),
         ExecutionModel::TessellationEvaluation => (ShaderKind::Domain, "ds"),
-        ExecutionModel::MeshEXT | ExecutionModel::MeshNV => (ShaderKind::Mesh, "ms"),
-        ExecutionModel::TaskEXT | ExecutionModel::TaskNV => (ShaderKind::Amplification, "as"),
+        ExecutionModel::MeshEXT => (ShaderKind::Mesh, "ms"),
+        ExecutionModel::TaskEXT => (ShaderKind::Amplification, "as"),
         m => return Err(unsupported(format!("{m:?} shaders"))),
     })
 }

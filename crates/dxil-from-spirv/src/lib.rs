@@ -36,8 +36,10 @@
 //!   scans over it are `WaveMultiPrefixOp`), vendor built-ins (NV viewport
 //!   masks, per-view and secondary positions, warp ids), subpass inputs, render targets past
 //!   7, more than 8 clip and cull distances, elements that would share a signature row with
-//!   different interpolation, loops without an exit;
-//! - not translated (yet): mesh and task shaders, ray queries, 8-bit integers (DXIL has no
+//!   different interpolation, loops without an exit, mesh shaders that output points (D3D12
+//!   mesh shaders output lines or triangles);
+//! - not translated (yet): NV mesh and task shaders (the EXT ones are), mesh outputs read
+//!   back, ray queries, 8-bit integers (DXIL has no
 //!   8-bit type: they would need emulation in 32-bit words), clustered subgroup operations and
 //!   subgroup min/max scans (DXIL has only sum and product prefixes: they would need lane
 //!   loops), shading-rate and fragment-size built-ins, `SamplePosition`, writable multisampled

@@ -364,7 +364,9 @@ pub fn shader_flags(
     if uav_slots > 8 {
         set(&mut f, ShaderFlags::UAVS_64);
     }
-    if uav_slots > 0 && !matches!(stage, K::Compute | K::Pixel) {
+    // Mesh and amplification shaders count as compute-like stages here (as the validator
+    // computes the flag).
+    if uav_slots > 0 && !matches!(stage, K::Compute | K::Pixel | K::Mesh | K::Amplification) {
         set(&mut f, ShaderFlags::UAVS_AT_EVERY_STAGE);
     }
     if features.typed_uav_multi_load {

@@ -162,6 +162,15 @@ impl Tr<'_> {
                 | StorageClass::UniformConstant => self.add_resource(g, class, pointee),
                 StorageClass::Input | StorageClass::Output => self.add_io(g, class, pointee),
                 StorageClass::Private | StorageClass::Workgroup => Ok(()),
+                // Made by the mesh prologue.
+                StorageClass::TaskPayloadWorkgroupEXT
+                    if matches!(
+                        self.model,
+                        spirv::ExecutionModel::TaskEXT | spirv::ExecutionModel::MeshEXT
+                    ) =>
+                {
+                    Ok(())
+                }
                 StorageClass::PhysicalStorageBuffer => Err(inexpressible(
                     "PhysicalStorageBuffer variables (DXIL has no buffer device addresses)",
                 )),

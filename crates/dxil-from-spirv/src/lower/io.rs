@@ -60,6 +60,8 @@ pub enum BuiltinOp {
     /// SV_StartInstanceLocation (shader model 6.8).
     StartInstance,
     DomainLocation(u8),
+    /// A component of a mesh shader primitive's vertex indices (written only).
+    PrimitiveIndex(u8),
 }
 
 /// One stage variable.
@@ -213,7 +215,9 @@ impl Tr<'_> {
             (B::ShadingRateKHR, true) if m == EM::Fragment => {
                 elem("SV_ShadingRate", SemanticKind::ShadingRate, u32c)
             }
-            (B::PrimitiveShadingRateKHR, false) if matches!(m, EM::Vertex | EM::Geometry) => {
+            (B::PrimitiveShadingRateKHR, false)
+                if matches!(m, EM::Vertex | EM::Geometry | EM::MeshEXT) =>
+            {
                 elem("SV_ShadingRate", SemanticKind::ShadingRate, u32c)
             }
             (B::HelperInvocation, true) => Mapped::Op(BuiltinOp::Helper),
@@ -266,6 +270,23 @@ impl Tr<'_> {
             // BaseVertex is.
             (B::BaseVertex, true) if m == EM::Vertex => Mapped::Op(BuiltinOp::StartVertex),
             (B::BaseInstance, true) if m == EM::Vertex => Mapped::Op(BuiltinOp::StartInstance),
+            (B::PrimitiveTriangleIndicesEXT | B::PrimitiveLineIndicesEXT, false)
+                if m == EM::MeshEXT =>
+            {
+                Mapped::Op(BuiltinOp::PrimitiveIndex(comp))
+            }
+            (B::PrimitivePointIndicesEXT, false) if m == EM::MeshEXT => {
+                return Err(inexpressible(
+                    "built-in PrimitivePointIndicesEXT (D3D12 mesh shaders output lines or triangles)",
+                ));
+            }
+            (B::CullPrimitiveEXT, false) if m == EM::MeshEXT => Mapped::Elem {
+                name: "SV_CullPrimitive",
+                kind: SemanticKind::CullPrimitive,
+                comp: ComponentType::I1,
+                packing: Packing::NotPacked,
+                op: None,
+            },
             (B::DrawIndex, _) => {
                 return Err(unsupported(
                     "built-in DrawIndex (D3D12 shaders cannot see which draw of an indirect multi-draw runs)",
@@ -328,10 +349,11 @@ impl Tr<'_> {
             pointee
         };
         let input = self.is_input(class);
-        let sig = match (
-            input,
-            self.spv.decor.get(var).flags.contains(DecorFlags::PATCH),
-        ) {
+        // A mesh shader's per-primitive outputs are the primitive signature, which DXIL keeps
+        // where the patch constants of tessellation are.
+        let flags = self.spv.decor.get(var).flags;
+        let per_primitive = flags.contains(DecorFlags::PER_PRIMITIVE) && self.model == EM::MeshEXT;
+        let sig = match (input, flags.contains(DecorFlags::PATCH) || per_primitive) {
             (_, true) => SigKind::Patch,
             (true, false) => SigKind::Input,
             (false, false) => SigKind::Output,
@@ -345,7 +367,18 @@ impl Tr<'_> {
             for i in 0..members.1 {
                 let m = self.spv.type_lists[(members.0 + i) as usize];
                 let md = self.spv.decor.member(elem_ty, i);
+                let sig =
+                    if md.flags.contains(DecorFlags::PER_PRIMITIVE) && self.model == EM::MeshEXT {
+                        SigKind::Patch
+                    } else {
+                        sig
+                    };
                 if let Some(b) = md.builtin {
+                    if self.model == EM::MeshEXT && !input && !self.mesh_member_used(var, i)? {
+                        let n = self.leaf_count(m, 0)?;
+                        leaves.extend((0..n).map(|_| Leaf::Dropped));
+                        continue;
+                    }
                     self.builtin_leaves(b, m, input, sig, var, &mut leaves)?;
                     continue;
                 }
@@ -500,7 +533,7 @@ impl Tr<'_> {
         } else {
             let base = if self.model == EM::Vertex && sig == SigKind::Input {
                 0
-            } else if sig == SigKind::Patch {
+            } else if sig == SigKind::Patch && self.model != EM::MeshEXT {
                 // After the tess factors (rows 0..=3) and inside factors (4..=5).
                 6
             } else {
@@ -562,11 +595,17 @@ impl Tr<'_> {
             (self.model, sig),
             (EM::Vertex, SigKind::Input) | (EM::Fragment, SigKind::Output) | (_, SigKind::Patch)
         );
+        if self.model == EM::MeshEXT && sig == SigKind::Patch {
+            // Per-primitive values are constant over the primitive.
+            return InterpolationMode::Constant;
+        }
         if !relevant {
             return InterpolationMode::Undefined;
         }
+        // A mesh shader's per-primitive values reach the fragment shader unchanged.
         if flags.contains(DecorFlags::FLAT)
             || flags.contains(DecorFlags::PER_VERTEX)
+            || flags.contains(DecorFlags::PER_PRIMITIVE)
             || !comp.is_float()
         {
             return InterpolationMode::Constant;
@@ -643,7 +682,8 @@ impl Tr<'_> {
                 } else {
                     vec![(0, 1, n.min(4) as u8)]
                 };
-                let interp = if matches!(kind, SemanticKind::Position) && self.model == EM::Fragment
+                let interp = if matches!(kind, SemanticKind::Position)
+                    && matches!(self.model, EM::Fragment | EM::MeshEXT)
                 {
                     InterpolationMode::LinearNoperspective
                 } else if b == BuiltIn::BaryCoordNoPerspKHR {
@@ -915,6 +955,11 @@ impl Tr<'_> {
         let (Base::Input(i) | Base::Output(i)) = p.base else {
             return Err(crate::error::internal("not a stage variable"));
         };
+        if matches!(p.base, Base::Output(_)) && self.model == EM::MeshEXT {
+            return Err(unsupported(
+                "reading a mesh shader output back (DXIL mesh outputs are written only)",
+            ));
+        }
         let other_control_point = matches!(self.hull, Some(HullPhase::PatchConstant { .. }))
             && self.io.vars[i as usize].per_vertex;
         if let (Base::Output(_), Some(shadow), false) =
@@ -1021,7 +1066,7 @@ impl Tr<'_> {
 
     /// Row (possibly dynamic) and column of a leaf reached through a pointer with a dynamic
     /// offset: the offset must move whole rows.
-    fn dynamic_row(
+    pub(super) fn dynamic_row(
         &mut self,
         sig: SigKind,
         elem: u32,
@@ -1048,7 +1093,7 @@ impl Tr<'_> {
         Ok((self.b.binary(BinOp::Add, r, base)?, col))
     }
 
-    fn sig_scalar(&mut self, sig: SigKind, elem: u32) -> Result<Scalar> {
+    pub(super) fn sig_scalar(&mut self, sig: SigKind, elem: u32) -> Result<Scalar> {
         let comp = self.signature_mut(sig).elems[elem as usize].comp;
         Ok(match comp {
             ComponentType::F32 => Scalar::F32,
@@ -1058,7 +1103,7 @@ impl Tr<'_> {
         })
     }
 
-    fn mark_usage(&mut self, sig: SigKind, elem: u32, col: u8) {
+    pub(super) fn mark_usage(&mut self, sig: SigKind, elem: u32, col: u8) {
         if let Some(e) = self.signature_mut(sig).elems.get_mut(elem as usize) {
             e.usage |= 1 << (e.col + col);
         }
@@ -1153,6 +1198,11 @@ impl Tr<'_> {
                 let n = self.input_control_points()?;
                 self.b.i32c(i64::from(n))
             }
+            BuiltinOp::PrimitiveIndex(_) => {
+                return Err(unsupported(
+                    "reading mesh primitive indices back (DXIL's EmitIndices writes only)",
+                ));
+            }
             BuiltinOp::DomainLocation(c) => {
                 let comps = if self.tess_domain() == dxil_shader::TessellatorDomain::Tri {
                     3
@@ -1229,6 +1279,9 @@ impl Tr<'_> {
         let Base::Output(i) = p.base else {
             return Err(malformed("store to an input variable"));
         };
+        if self.model == EM::MeshEXT {
+            return self.store_mesh_output(i, p, vals);
+        }
         let shadow = self.io.vars[i as usize]
             .shadow
             .ok_or_else(|| crate::error::internal("output without a local copy"))?;
@@ -1238,8 +1291,10 @@ impl Tr<'_> {
 
     /// Local copies of the outputs, zeroed (D3D12 wants every system-value output written).
     pub fn io_prologue(&mut self) -> Result<()> {
+        self.mesh_prologue()?;
         for i in 0..self.io.vars.len() {
-            if self.io.vars[i].class != StorageClass::Output {
+            // A mesh shader's outputs are written where they are stored (see `mesh`).
+            if self.io.vars[i].class != StorageClass::Output || self.model == EM::MeshEXT {
                 continue;
             }
             // A hull shader function keeps one control point of a per-vertex output.

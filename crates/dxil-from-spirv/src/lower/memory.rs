@@ -90,6 +90,9 @@ pub struct Local {
     pub wide: bool,
     pub space: u32,
     pub slots: u64,
+    /// The struct around the array when the pointer is to a struct (a mesh payload: DXIL
+    /// passes it to `DispatchMesh` and gets it from `GetMeshPayload` as a struct pointer).
+    pub wrapper: Option<TypeId>,
 }
 
 /// Bitset of the scalar kinds a type holds.
@@ -129,6 +132,31 @@ impl Tr<'_> {
 
     /// Creates the array that holds a variable of type `ty`.
     pub fn new_local(&mut self, ty: u32, space: u32) -> Result<u32> {
+        let (elem, wide, slots) = self.local_shape(ty)?;
+        let et = self.b.scalar(elem);
+        let array_ty = self.b.array_of(et, slots.max(1));
+        let ptr = if space == 3 {
+            let n = self.locals.len();
+            self.b
+                .add_global(format!("tgsm{n}"), array_ty, 3, None, false, false)
+        } else {
+            self.b.alloca(array_ty)?
+        };
+        self.locals.push(Local {
+            ptr,
+            array_ty,
+            elem,
+            wide,
+            space,
+            slots,
+            wrapper: None,
+        });
+        Ok(self.locals.len() as u32 - 1)
+    }
+
+    /// The slot scalar, whether 64-bit scalars take two slots, and the slot count of a
+    /// variable of type `ty`.
+    pub fn local_shape(&mut self, ty: u32) -> Result<(Scalar, bool, u64)> {
         let kinds = self.kinds_of(ty, 0)?;
         let (elem, wide) = match kinds {
             1 => (Scalar::I32, false),
@@ -149,24 +177,7 @@ impl Tr<'_> {
         if slots > MAX_LOCAL_SLOTS {
             return Err(limit(format!("a variable of {slots} scalars")));
         }
-        let et = self.b.scalar(elem);
-        let array_ty = self.b.array_of(et, slots.max(1));
-        let ptr = if space == 3 {
-            let n = self.locals.len();
-            self.b
-                .add_global(format!("tgsm{n}"), array_ty, 3, None, false, false)
-        } else {
-            self.b.alloca(array_ty)?
-        };
-        self.locals.push(Local {
-            ptr,
-            array_ty,
-            elem,
-            wide,
-            space,
-            slots,
-        });
-        Ok(self.locals.len() as u32 - 1)
+        Ok((elem, wide, slots))
     }
 
     /// Allocas for every `Function` variable of the functions this entry point reaches and
@@ -293,6 +304,7 @@ impl Tr<'_> {
                 Ptr::new(Base::Local(l), pointee)
             }
             StorageClass::Input | StorageClass::Output => self.io_pointer(id, class, pointee)?,
+            StorageClass::TaskPayloadWorkgroupEXT => self.payload_pointer(id, pointee)?,
             StorageClass::Private => {
                 return Err(malformed(format!(
                     "private variable %{id} is not in the interface"
@@ -483,7 +495,10 @@ impl Tr<'_> {
             None => k,
         };
         let et = self.b.scalar(l.elem);
-        self.b.gep_elem(l.array_ty, l.ptr, index, et, l.space)
+        match l.wrapper {
+            Some(w) => self.b.gep_field_elem(w, l.ptr, index, et, l.space),
+            None => self.b.gep_elem(l.array_ty, l.ptr, index, et, l.space),
+        }
     }
 
     fn elem_align(s: Scalar) -> u8 {

@@ -13,6 +13,7 @@ mod hull;
 mod image;
 mod io;
 mod memory;
+mod mesh;
 mod sig;
 mod stage;
 mod types;
@@ -143,6 +144,8 @@ pub struct Tr<'a> {
     pub hull: Option<hull::HullPhase>,
     /// A hull shader's patch-constant function.
     pub hull_pc: Option<dxil_module::FuncId>,
+    /// Bytes of the mesh payload a task shader sends or a mesh shader receives.
+    pub payload_bytes: Option<u32>,
 }
 
 impl<'a> Tr<'a> {
@@ -183,6 +186,7 @@ impl<'a> Tr<'a> {
             materializing: 0,
             hull: None,
             hull_pc: None,
+            payload_bytes: None,
         })
     }
 
@@ -422,6 +426,7 @@ impl<'a> Tr<'a> {
                 | Op::Kill
                 | Op::TerminateInvocation
                 | Op::Unreachable => self.terminator(&inst, op, ret),
+                Op::EmitMeshTasksEXT => self.emit_mesh_tasks(&inst),
                 _ => self.instruction(&inst, op),
             };
             r.map_err(|e| e.or_at(at))?;
@@ -692,6 +697,7 @@ impl<'a> Tr<'a> {
                 self.geometry_op(inst, op)
             }
             Op::BeginInvocationInterlockEXT | Op::EndInvocationInterlockEXT => self.interlock(op),
+            Op::SetMeshOutputsEXT => self.set_mesh_outputs(inst),
             _ if atomic::is_atomic(op) => self.atomic(inst, op),
             _ => self.value_op(inst, op),
         }

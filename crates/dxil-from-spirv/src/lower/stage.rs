@@ -44,6 +44,8 @@ pub struct StageProps {
     ds: Option<[u32; 2]>,
     /// Hull shader: the patch-constant function and the state.
     hs: Option<(dxil_module::FuncId, super::hull::HullState)>,
+    /// Mesh or task shader state.
+    mesh: Option<super::mesh::MeshState>,
 }
 
 impl StageProps {
@@ -82,12 +84,15 @@ impl StageProps {
             ops.push(Some(md.value(f32t, max)));
             out.push((dxil_shader::entry::tag::HS_STATE, md.node(&ops)));
         }
+        if let Some(m) = &self.mesh {
+            out.push(m.build(md));
+        }
         Ok(out)
     }
 }
 
 impl Tr<'_> {
-    fn mode_operand(&self, mode: Mode) -> Option<u32> {
+    pub(super) fn mode_operand(&self, mode: Mode) -> Option<u32> {
         self.spv
             .exec_modes
             .iter()
@@ -95,7 +100,7 @@ impl Tr<'_> {
             .map(|e| e.operands.first().copied().unwrap_or(0))
     }
 
-    fn has_mode(&self, mode: Mode) -> bool {
+    pub(super) fn has_mode(&self, mode: Mode) -> bool {
         self.mode_operand(mode).is_some()
     }
 
@@ -169,7 +174,10 @@ impl Tr<'_> {
     }
 
     pub fn stage_properties(&mut self) -> Result<StageProps> {
-        let mut p = StageProps::default();
+        let mut p = StageProps {
+            mesh: self.mesh_state()?,
+            ..Default::default()
+        };
         match self.model {
             EM::Geometry => {
                 let input = if self.has_mode(Mode::InputPoints) {
