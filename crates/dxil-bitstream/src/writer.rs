@@ -914,6 +914,32 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn vbr_lengths_are_canonical_at_every_width() {
+        // The canonical length: as many chunks as the value needs, at least one.
+        let chunks = |v: u64, n: u32| 1 + (64 - v.leading_zeros()).saturating_sub(1) / (n - 1);
+        for n in 2..=32u32 {
+            let cont = 1u64 << (n - 1);
+            let two = 1u128 << (2 * (n - 1));
+            let mut values = vec![0, 1, cont - 1, cont, cont + 1, u64::MAX, u64::MAX >> 1];
+            if let Ok(t) = u64::try_from(two) {
+                values.extend([t - 1, t, t + 1]);
+            }
+            for v in values {
+                let mut s = BitSink::default();
+                s.put_vbr(v, n, 1);
+                let bits = s.bit_position();
+                assert_eq!(bits, u64::from(n * chunks(v, n)), "vbr{n}({v})");
+                s.align32();
+                assert_eq!(
+                    BitCursor::new(&s.out, 0).read_vbr(n).unwrap(),
+                    v,
+                    "vbr{n}({v})"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn forced_chunks_are_over_long_and_patchable() {
         // Godot's sentinel: 0x45678900 sign-rotated is 0x8ACF1200, 5 VBR8 chunks.
         let mut w = BitstreamWriter::new();
