@@ -318,6 +318,10 @@ impl AbbrevStore {
         }
         let tables = Arc::make_mut(&mut self.blockinfo);
         let next = tables.lists.len();
+        if tables.lists.capacity() == 0 {
+            // A DXC module registers abbreviations for three block ids.
+            tables.lists.reserve(4);
+        }
         match tables.small.get_mut(block_id as usize) {
             // Lists are bounded by the input size, far below u32::MAX.
             Some(slot) => *slot = Some(next as u32),
@@ -347,7 +351,12 @@ impl AbbrevStore {
     /// `abandon`. Lets the reader decode operands straight into the store.
     pub fn ops_for(&mut self, blockinfo: bool) -> &mut Vec<AbbrevOp> {
         if blockinfo {
-            &mut Arc::make_mut(&mut self.blockinfo).ops
+            let tables = Arc::make_mut(&mut self.blockinfo);
+            if tables.ops.capacity() == 0 {
+                // Sized for a DXC module's BLOCKINFO (17 abbreviations, 60 operands).
+                tables.ops.reserve(64);
+            }
+            &mut tables.ops
         } else {
             &mut self.local_ops
         }

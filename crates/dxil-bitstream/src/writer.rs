@@ -66,6 +66,29 @@ impl BitSink {
             self.put(0, 32 - self.acc_bits);
         }
     }
+
+    fn mark(&self) -> SinkMark {
+        SinkMark {
+            len: self.out.len(),
+            acc: self.acc,
+            acc_bits: self.acc_bits,
+        }
+    }
+
+    /// Takes back everything written since `mark`.
+    fn rewind(&mut self, mark: SinkMark) {
+        self.out.truncate(mark.len);
+        self.acc = mark.acc;
+        self.acc_bits = mark.acc_bits;
+    }
+}
+
+/// A sink's state, to take back a record that turned out not to match its abbreviation.
+#[derive(Debug, Clone, Copy)]
+struct SinkMark {
+    len: usize,
+    acc: u64,
+    acc_bits: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -124,7 +147,16 @@ struct Padding {
 impl BitstreamWriter {
     /// A writer whose output starts with the bitcode magic `BC 0xC0DE`.
     pub fn new() -> Self {
-        let mut sink = BitSink::default();
+        Self::with_capacity(0)
+    }
+
+    /// Like [`new`](Self::new), with room for `bytes` bytes of output before the buffer grows
+    /// (a writer that knows its output's rough size saves the copies of repeated growth).
+    pub fn with_capacity(bytes: usize) -> Self {
+        let mut sink = BitSink {
+            out: Vec::with_capacity(bytes.max(BITCODE_MAGIC.len())),
+            ..BitSink::default()
+        };
         sink.out.extend_from_slice(&BITCODE_MAGIC);
         BitstreamWriter {
             sink,
@@ -455,18 +487,26 @@ impl BitstreamWriter {
             s.put(u64::from(abbrev_id), width);
             s.put_vbr(u64::from(code), 6, 1);
             s.put_vbr(ops.len() as u64, 6, 1);
-            let mut padded_at = None;
-            for (i, &v) in ops.iter().enumerate() {
-                let min_chunks = match pad {
-                    Some(p) if p.index == i => {
-                        padded_at = Some(s.bit_position());
-                        p.min_chunks
+            match pad {
+                // The common case, without the per-operand padding test.
+                None => {
+                    for &v in ops {
+                        s.put_vbr(v, 6, 1);
                     }
-                    _ => 1,
-                };
-                s.put_vbr(v, 6, min_chunks);
+                    None
+                }
+                Some(p) => {
+                    let (before, after) = ops.split_at(p.index);
+                    for &v in before {
+                        s.put_vbr(v, 6, 1);
+                    }
+                    let at = s.bit_position();
+                    for (k, &v) in after.iter().enumerate() {
+                        s.put_vbr(v, 6, if k == 0 { p.min_chunks } else { 1 });
+                    }
+                    Some(at)
+                }
             }
-            padded_at
         } else {
             let Some(index) = abbrev_id.checked_sub(FIRST_APPLICATION_ABBREV) else {
                 return Err(self.invalid(format!(
@@ -479,13 +519,24 @@ impl BitstreamWriter {
                     self.store.count(&scope)
                 )));
             };
-            if let Err(m) = check_abbreviated(abbrev, code, ops, blob, pad) {
-                return Err(
-                    self.invalid(format!("record {code} with abbreviation {abbrev_id}: {m}"))
-                );
-            }
+            // One pass that writes and checks together; a record that does not match is taken
+            // back (the sink only ever appends whole words, so its length and pending bits
+            // restore it exactly) and checked again for the message.
+            let mark = self.sink.mark();
             self.sink.put(u64::from(abbrev_id), width);
-            emit_abbreviated(&mut self.sink, abbrev, code, ops, blob, pad)
+            match emit_checked(&mut self.sink, abbrev, code, ops, blob, pad) {
+                Some(at) => at,
+                None => {
+                    self.sink.rewind(mark);
+                    let m = match check_abbreviated(abbrev, code, ops, blob, pad) {
+                        Err(m) => m,
+                        Ok(()) => "rejected while written, accepted when checked".into(),
+                    };
+                    return Err(
+                        self.invalid(format!("record {code} with abbreviation {abbrev_id}: {m}"))
+                    );
+                }
+            }
         };
         if in_blockinfo {
             self.apply_blockinfo_record(code, ops);
@@ -628,65 +679,117 @@ fn check_abbreviated(
     Ok(())
 }
 
-#[inline]
-fn emit_scalar(s: &mut BitSink, op: AbbrevOp, v: u64, min_chunks: u32) {
+/// Writes one operand, or `None` (having written nothing) when `v` does not fit `op`.
+#[inline(always)]
+fn put_checked(s: &mut BitSink, op: AbbrevOp, v: u64, min_chunks: u32) -> Option<()> {
     match op {
-        AbbrevOp::Fixed(w) => s.put_wide(v, w),
-        AbbrevOp::Vbr(w) if w >= 2 => s.put_vbr(v, w, min_chunks),
-        AbbrevOp::Char6 => s.put(encode_char6(v).unwrap_or(0), 6),
-        // Literals and zero-width fields take no bits.
-        _ => {}
+        AbbrevOp::Literal(l) => (v == l).then_some(()),
+        AbbrevOp::Fixed(w) => {
+            if w < 64 && v >> w != 0 {
+                return None;
+            }
+            s.put_wide(v, w);
+            Some(())
+        }
+        // Widths of 1 or over 32 never pass `validate_abbrev`.
+        AbbrevOp::Vbr(w) if w >= 2 => {
+            s.put_vbr(v, w, min_chunks);
+            Some(())
+        }
+        AbbrevOp::Vbr(_) => (v == 0).then_some(()),
+        AbbrevOp::Char6 => {
+            s.put(encode_char6(v)?, 6);
+            Some(())
+        }
+        AbbrevOp::Array | AbbrevOp::Blob => None,
     }
 }
 
-/// Writes a record already checked by [`check_abbreviated`].
-fn emit_abbreviated(
+/// Whether a padded operand may be encoded as `op`.
+fn paddable(op: AbbrevOp) -> bool {
+    matches!(op, AbbrevOp::Vbr(w) if w >= 2)
+}
+
+/// Writes a record with its abbreviation, checking as it goes what [`check_abbreviated`]
+/// checks. `None` when the record does not match; the bits written until then are the
+/// caller's to take back. Otherwise the padded operand's bit position, if any.
+fn emit_checked(
     s: &mut BitSink,
     abbrev: &[AbbrevOp],
     code: u32,
     ops: &[u64],
     blob: Option<&[u8]>,
     pad: Option<Padding>,
-) -> Option<u64> {
-    let mut padded_at = None;
-    let mut emit = |s: &mut BitSink, op: AbbrevOp, i: usize, v: u64| {
-        let min_chunks = match pad {
-            Some(p) if p.index == i => {
-                padded_at = Some(s.bit_position());
-                p.min_chunks
-            }
-            _ => 1,
-        };
-        emit_scalar(s, op, v, min_chunks);
-    };
+) -> Option<Option<u64>> {
     let (&code_op, rest) = abbrev.split_first()?;
-    emit_scalar(s, code_op, u64::from(code), 1);
-    let mut vals = ops.iter().copied().enumerate();
+    put_checked(s, code_op, u64::from(code), 1)?;
+    let mut padded_at = None;
+    let mut next = 0usize;
+    let mut saw_blob = false;
     let mut it = rest.iter().copied();
     while let Some(op) = it.next() {
         match op {
             AbbrevOp::Array => {
-                let elt = it.next().unwrap_or(AbbrevOp::Array);
-                s.put_vbr(vals.len() as u64, 6, 1);
-                for (i, v) in vals.by_ref() {
-                    emit(s, elt, i, v);
+                let elt = it.next()?;
+                let elems = ops.get(next..)?;
+                u32::try_from(elems.len()).ok()?;
+                s.put_vbr(elems.len() as u64, 6, 1);
+                match pad {
+                    Some(p) if p.index >= next => {
+                        if !paddable(elt) {
+                            return None;
+                        }
+                        for (k, &v) in elems.iter().enumerate() {
+                            let min_chunks = if next + k == p.index {
+                                padded_at = Some(s.bit_position());
+                                p.min_chunks
+                            } else {
+                                1
+                            };
+                            put_checked(s, elt, v, min_chunks)?;
+                        }
+                    }
+                    _ => {
+                        for &v in elems {
+                            put_checked(s, elt, v, 1)?;
+                        }
+                    }
                 }
+                next = ops.len();
             }
             AbbrevOp::Blob => {
-                let bytes = blob.unwrap_or(&[]);
+                let bytes = blob?;
+                u32::try_from(bytes.len()).ok()?;
+                saw_blob = true;
                 s.put_vbr(bytes.len() as u64, 6, 1);
                 s.align32();
                 s.out.extend_from_slice(bytes);
                 s.out.resize(s.out.len().next_multiple_of(4), 0);
             }
             _ => {
-                if let Some((i, v)) = vals.next() {
-                    emit(s, op, i, v);
-                }
+                let &v = ops.get(next)?;
+                let min_chunks = match pad {
+                    Some(p) if p.index == next => {
+                        if !paddable(op) {
+                            return None;
+                        }
+                        padded_at = Some(s.bit_position());
+                        p.min_chunks
+                    }
+                    _ => 1,
+                };
+                put_checked(s, op, v, min_chunks)?;
+                next += 1;
             }
         }
     }
-    padded_at
+    if next != ops.len() || (blob.is_some() && !saw_blob) {
+        return None;
+    }
+    if pad.is_some_and(|p| p.index >= ops.len()) {
+        return None;
+    }
+    Some(padded_at)
 }
 
 /// Overwrites, in place, a VBR field of exactly `chunks` chunks of `width` bits that starts at
@@ -808,6 +911,32 @@ pub(crate) mod tests {
         let b = raw_vbr(u64::MAX, 32, 1);
         assert_eq!(b.len(), 12);
         assert_eq!(BitCursor::new(&b, 0).read_vbr(32).unwrap(), u64::MAX);
+    }
+
+    #[test]
+    fn vbr_lengths_are_canonical_at_every_width() {
+        // The canonical length: as many chunks as the value needs, at least one.
+        let chunks = |v: u64, n: u32| 1 + (64 - v.leading_zeros()).saturating_sub(1) / (n - 1);
+        for n in 2..=32u32 {
+            let cont = 1u64 << (n - 1);
+            let two = 1u128 << (2 * (n - 1));
+            let mut values = vec![0, 1, cont - 1, cont, cont + 1, u64::MAX, u64::MAX >> 1];
+            if let Ok(t) = u64::try_from(two) {
+                values.extend([t - 1, t, t + 1]);
+            }
+            for v in values {
+                let mut s = BitSink::default();
+                s.put_vbr(v, n, 1);
+                let bits = s.bit_position();
+                assert_eq!(bits, u64::from(n * chunks(v, n)), "vbr{n}({v})");
+                s.align32();
+                assert_eq!(
+                    BitCursor::new(&s.out, 0).read_vbr(n).unwrap(),
+                    v,
+                    "vbr{n}({v})"
+                );
+            }
+        }
     }
 
     #[test]
@@ -940,18 +1069,19 @@ pub(crate) mod tests {
             .unwrap();
         let pos = w.bit_position();
         let bad: &[(u32, u32, &[u64])] = &[
-            (a, 4, &[1, 0, 97]),              // literal code mismatch
-            (a, 3, &[16, 0, 97]),             // Fixed(4) overflow
-            (a, 3, &[1, 1, 97]),              // VBR(0) must be 0
-            (a, 3, &[1, 0, u64::from(b'-')]), // not Char6
-            (a, 3, &[1, 0]),                  // too few
-            (a, 3, &[1, 0, 97, 5]),           // too many
-            (arr, 32, &[1]),                  // Fixed(5) code overflow
-            (arr, 1, &[256]),                 // element overflow
-            (blob, 9, &[]),                   // blob missing
-            (2, 9, &[]),                      // built-in id
-            (7, 9, &[]),                      // undefined id
-            (16, 9, &[]),                     // does not fit 4 bits
+            (a, 4, &[1, 0, 97]),                         // literal code mismatch
+            (a, 3, &[16, 0, 97]),                        // Fixed(4) overflow
+            (a, 3, &[1, 1, 97]),                         // VBR(0) must be 0
+            (a, 3, &[1, 0, u64::from(b'-')]),            // not Char6
+            (a, 3, &[1, 0]),                             // too few
+            (a, 3, &[1, 0, 97, 5]),                      // too many
+            (arr, 32, &[1]),                             // Fixed(5) code overflow
+            (arr, 1, &[256]),                            // element overflow
+            (arr, 1, &[1, 2, 3, 4, 5, 6, 7, 8, 9, 256]), // overflow after whole words were written
+            (blob, 9, &[]),                              // blob missing
+            (2, 9, &[]),                                 // built-in id
+            (7, 9, &[]),                                 // undefined id
+            (16, 9, &[]),                                // does not fit 4 bits
         ];
         for &(id, code, ops) in bad {
             let e = w.emit_record(id, code, ops).unwrap_err();

@@ -84,7 +84,7 @@ pub fn write_module_with_sites(m: &Module, opts: &WriteOptions) -> Result<WriteO
     let typebits = log2_ceil(e.types.len() as u64 + 1);
     let mut w = Writer {
         e,
-        bs: BitstreamWriter::new(),
+        bs: BitstreamWriter::with_capacity(output_estimate(m)),
         vals: Vec::with_capacity(64),
         typebits,
         sites: Vec::new(),
@@ -96,6 +96,19 @@ pub fn write_module_with_sites(m: &Module, opts: &WriteOptions) -> Result<WriteO
         bitcode,
         patch_sites: w.sites,
     })
+}
+
+/// A generous guess of the bitcode's size, so that its buffer rarely grows (each growth copies
+/// what was written): a fixed part for the BLOCKINFO, type and kind tables, then a few bytes per
+/// instruction, metadata node and string byte.
+fn output_estimate(m: &Module) -> usize {
+    let insts: usize = m
+        .functions
+        .iter()
+        .filter_map(|f| f.body.as_ref())
+        .map(|b| b.insts.len() + b.pool.len())
+        .sum();
+    2048 + 8 * insts + 8 * m.metadata.items.len() + m.metadata.bytes.len() + 16 * m.types.len()
 }
 
 /// Rewrites a patchable constant in place: `value` is sign-rotated as LLVM stores integers and
