@@ -108,6 +108,9 @@ pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output
     let module = std::mem::take(&mut tr.b.m);
     let mut aopts = dxil_assembler::AssembleOptions {
         root_signature,
+        // Patching rewrites the HASH part: after the bitcode, it leaves the digest's prefix
+        // state (spec::Patcher) covering everything up to the first patch site.
+        hash_after_program: options.spec_constants == SpecMode::Patchable,
         ..Default::default()
     };
     aopts.write.patchable_constants = patchable.clone();
