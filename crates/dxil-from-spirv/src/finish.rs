@@ -114,6 +114,8 @@ pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output
         ..Default::default()
     };
     aopts.write.patchable_constants = patchable.clone();
+    // In the function's constants block, after the module's metadata: fewer bytes to rehash.
+    aopts.write.patchable_in_functions = true;
     let embed = options.spec_constants == SpecMode::Patchable
         && options.embed_spec_table
         && !base_table.constants.is_empty();

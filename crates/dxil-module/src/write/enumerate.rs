@@ -275,7 +275,9 @@ pub(crate) struct Enumerator<'m> {
 }
 
 impl<'m> Enumerator<'m> {
-    pub fn new(m: &'m Module, patchable: &[ConstId]) -> Result<Enumerator<'m>> {
+    /// `module_level`: enumerate the patchable constants among the module's constants (else
+    /// they go where their uses put them, like any other constant).
+    pub fn new(m: &'m Module, patchable: &[ConstId], module_level: bool) -> Result<Enumerator<'m>> {
         let mut types = TypeTable::new(&m.types)?;
         let consts = ConstTable::new(m, &mut types, patchable)?;
         let mds = MdTable::new(&m.metadata, &consts)?;
@@ -319,7 +321,7 @@ impl<'m> Enumerator<'m> {
         };
         e.build_attributes()?;
         e.build_kinds()?;
-        e.enumerate_module(patchable)?;
+        e.enumerate_module(if module_level { patchable } else { &[] })?;
         Ok(e)
     }
 
