@@ -321,7 +321,7 @@ impl<'m> Enumerator<'m> {
         };
         e.build_attributes()?;
         e.build_kinds()?;
-        e.enumerate_module(if module_level { patchable } else { &[] })?;
+        e.enumerate_module(patchable, module_level)?;
         Ok(e)
     }
 
@@ -717,7 +717,7 @@ impl<'m> Enumerator<'m> {
 
     // ------------------------------------------------------------------ the module walk
 
-    fn enumerate_module(&mut self, patchable: &[ConstId]) -> Result<()> {
+    fn enumerate_module(&mut self, patchable: &[ConstId], module_level: bool) -> Result<()> {
         let m = self.m;
         for g in 0..m.globals.len() {
             self.enumerate_value(None, Value::global(GlobalId(g as u32)))?;
@@ -760,7 +760,9 @@ impl<'m> Enumerator<'m> {
                     c.0
                 )));
             }
-            self.enumerate_value(None, Value::constant(ConstId(r)))?;
+            if module_level {
+                self.enumerate_value(None, Value::constant(ConstId(r)))?;
+            }
         }
         self.optimize_constants(self.first_module_const as usize, self.values.len());
         self.num_module_values = self.values.len() as u32;
