@@ -44,7 +44,8 @@ pub use error::{Result, WriteError, WriteErrorKind, WriteLocation};
 #[derive(Clone, Debug, Default)]
 pub struct WriteOptions {
     /// Integer constants to write as patchable specialization constants: each keeps its own
-    /// module-level slot (never merged with an equal constant) and is written with the
+    /// slot (never merged with an equal constant), module-level unless
+    /// [`WriteOptions::patchable_in_functions`] is set, and is written with the
     /// CONSTANTS `INTEGER` abbreviation in exactly [`PATCH_CHUNKS`] VBR8 chunks, whatever its
     /// value, so that it can later be rewritten in place with [`patch_constant`].
     pub patchable_constants: Vec<ConstId>,
