@@ -95,6 +95,13 @@ pub struct AssembleOptions {
     pub allow_library_without_rdat: bool,
     /// Options of the bitcode writer (constants to write patchable).
     pub write: WriteOptions,
+    /// Puts the `HASH` part right after `DXIL` instead of before it. The validator and the
+    /// runtime find parts by their offsets, so the order is free (but for `PRIV`, which stays
+    /// last); a container whose specialization constants
+    /// are patched in place wants every byte that a patch changes (the value bits in the
+    /// bitcode, the `HASH` digest) late, so that the container digest can be resumed from a
+    /// state kept over the unchanged bytes before them.
+    pub hash_after_program: bool,
 }
 
 impl Default for AssembleOptions {
@@ -105,6 +112,7 @@ impl Default for AssembleOptions {
             digest: DigestMode::Retail,
             allow_library_without_rdat: false,
             write: WriteOptions::default(),
+            hash_after_program: false,
         }
     }
 }
@@ -319,6 +327,17 @@ fn parts_of(
     ));
     // A stable sort keeps the order in which parts of one kind were added (there is one each).
     parts.sort_by_key(|(f, _)| ORDER.iter().position(|o| o == f).unwrap_or(ORDER.len()));
+    if options.hash_after_program
+        && let Some(i) = parts.iter().position(|(f, _)| *f == FourCC::HASH)
+    {
+        let hash = parts.remove(i);
+        // PRIV, when present, must stay the last part.
+        let at = parts
+            .iter()
+            .position(|(f, _)| *f == FourCC::DXIL)
+            .map_or(parts.len(), |d| d + 1);
+        parts.insert(at, hash);
+    }
     Ok(parts)
 }
 

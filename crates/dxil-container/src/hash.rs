@@ -48,21 +48,42 @@ fn modified_md5(data: &[u8], variant: Variant) -> [u8; 16] {
 fn finish(mut state: [u32; 4], rest: &[u8], total: usize, variant: Variant) -> [u8; 16] {
     let (blocks, tail) = rest.as_chunks::<64>();
     compress(&mut state, blocks);
+    let (last, n) = final_blocks(tail, total, variant);
+    compress(&mut state, &last[..n]);
+    state_bytes(state)
+}
+
+/// The modified MD5's last one or two blocks, from the bytes after the whole blocks.
+fn final_blocks(tail: &[u8], total: usize, variant: Variant) -> ([[u8; 64]; 2], usize) {
     // The format's length field is 32 bits; DXC truncates the count the same way.
     let (first, last) = variant.length_words(total as u32);
-    let mut block = [0u8; 64];
-    if tail.len() >= 56 {
-        block[..tail.len()].copy_from_slice(tail);
-        block[tail.len()] = 0x80;
-        compress(&mut state, &[block]);
-        block = [0u8; 64];
+    let mut blocks = [[0u8; 64]; 2];
+    let n = if tail.len() >= 56 {
+        blocks[0][..tail.len()].copy_from_slice(tail);
+        blocks[0][tail.len()] = 0x80;
+        2
     } else {
-        block[4..4 + tail.len()].copy_from_slice(tail);
-        block[4 + tail.len()] = 0x80;
-    }
+        blocks[0][4..4 + tail.len()].copy_from_slice(tail);
+        blocks[0][4 + tail.len()] = 0x80;
+        1
+    };
+    let block = &mut blocks[n - 1];
     block[..4].copy_from_slice(&first.to_le_bytes());
     block[60..].copy_from_slice(&last.to_le_bytes());
-    compress(&mut state, &[block]);
+    (blocks, n)
+}
+
+/// RFC 1321's last one or two blocks, from the bytes after the whole blocks.
+fn md5_final_blocks(tail: &[u8], total: usize) -> ([[u8; 64]; 2], usize) {
+    let mut blocks = [[0u8; 64]; 2];
+    blocks[0][..tail.len()].copy_from_slice(tail);
+    blocks[0][tail.len()] = 0x80;
+    let n = if tail.len() >= 56 { 2 } else { 1 };
+    blocks[n - 1][56..].copy_from_slice(&((total as u64) << 3).to_le_bytes());
+    (blocks, n)
+}
+
+fn state_bytes(state: [u32; 4]) -> [u8; 16] {
     let mut out = [0u8; 16];
     for (chunk, word) in out.chunks_exact_mut(4).zip(state) {
         chunk.copy_from_slice(&word.to_le_bytes());
@@ -103,6 +124,75 @@ impl RetailPrefix {
     pub fn finish(&self, data: &[u8]) -> [u8; 16] {
         let rest = data.get(self.len..).unwrap_or(&[]);
         finish(self.state, rest, data.len(), Variant::Retail)
+    }
+
+    /// Moves the state on over the whole blocks of `data` before byte `upto`, computing in the
+    /// same pass the plain MD5 of `md5_data` that `md5` resumes (two independent chains
+    /// interleaved take little longer than one). For a container whose `HASH` part lies after
+    /// the bitcode: `upto` is where its digest starts, and the returned MD5 goes there before
+    /// the returned state [finishes](RetailPrefix::finish) the container digest.
+    pub fn advance_with_md5(
+        &self,
+        data: &[u8],
+        upto: usize,
+        md5: &Md5Prefix,
+        md5_data: &[u8],
+    ) -> (RetailPrefix, [u8; 16]) {
+        let start = self.len.min(data.len());
+        let end = upto.clamp(start, data.len());
+        let (blocks, _) = data[start..end].as_chunks::<64>();
+        let (whole, tail) = md5_data.get(md5.len..).unwrap_or(&[]).as_chunks::<64>();
+        let (last, n) = md5_final_blocks(tail, md5_data.len());
+        let (mut state, mut md5_state) = (self.state, md5.state);
+        crate::md5x2::compress_two(
+            &mut state,
+            (blocks, &[]),
+            &mut md5_state,
+            (whole, &last[..n]),
+        );
+        let advanced = RetailPrefix {
+            state,
+            len: start + blocks.len() * 64,
+        };
+        (advanced, state_bytes(md5_state))
+    }
+}
+
+/// Plain MD5 resumable after a prefix, as [`RetailPrefix`] is for the digest.
+#[derive(Clone, Copy, Debug)]
+pub struct Md5Prefix {
+    state: [u32; 4],
+    len: usize,
+}
+
+impl Md5Prefix {
+    /// The state after the whole 64-byte blocks among the first `prefix` bytes of `data`.
+    pub fn new(data: &[u8], prefix: usize) -> Md5Prefix {
+        let len = prefix.min(data.len()) / 64 * 64;
+        let mut state = MD5_INIT;
+        compress(&mut state, data[..len].as_chunks::<64>().0);
+        Md5Prefix { state, len }
+    }
+
+    /// Bytes at the start of the data that the state covers (a multiple of 64).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the state covers nothing yet.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// [`md5`] of `data`, whose first [`Md5Prefix::len`] bytes must be the ones the state was
+    /// made from.
+    pub fn finish(&self, data: &[u8]) -> [u8; 16] {
+        let mut state = self.state;
+        let (whole, tail) = data.get(self.len..).unwrap_or(&[]).as_chunks::<64>();
+        compress(&mut state, whole);
+        let (last, n) = md5_final_blocks(tail, data.len());
+        compress(&mut state, &last[..n]);
+        state_bytes(state)
     }
 }
 
@@ -204,6 +294,29 @@ mod tests {
                 assert_eq!(p.len() % 64, 0);
                 assert!(p.len() <= prefix.min(len));
                 assert_eq!(p.finish(d), retail_hash(d), "len {len}, prefix {prefix}");
+            }
+        }
+    }
+
+    #[test]
+    fn resumed_md5_and_the_paired_pass_equal_the_md5_crate() {
+        let data: Vec<u8> = (0..900u32).map(|i| (i * 13 + 5) as u8).collect();
+        for len in [0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 300, 700, 900] {
+            let d = &data[..len];
+            for prefix in [0, 10, 64, 100, 128, 320, 1000] {
+                let m = Md5Prefix::new(d, prefix);
+                assert_eq!(m.len() % 64, 0);
+                assert_eq!(m.finish(d), md5(d), "len {len}, prefix {prefix}");
+                // The digest's data: another window, paired with the MD5 pass.
+                let r = &data[len / 3..];
+                for (rp, upto) in [(0, 0), (0, 200), (64, 130), (128, 900), (500, 100)] {
+                    let p = RetailPrefix::new(r, rp);
+                    let (q, digest) = p.advance_with_md5(r, upto, &m, d);
+                    assert_eq!(digest, md5(d), "len {len}, prefix {prefix}");
+                    assert_eq!(q.len() % 64, 0);
+                    assert!(q.len() >= p.len().min(r.len()));
+                    assert_eq!(q.finish(r), retail_hash(r), "rp {rp}, upto {upto}");
+                }
             }
         }
     }

@@ -32,6 +32,7 @@ mod error;
 mod fourcc;
 pub mod fuzz;
 pub mod hash;
+mod md5x2;
 pub mod parts;
 mod read;
 pub mod writer;

@@ -1,10 +1,12 @@
 //! Patching a specialization constant and re-signing the container, in place:
 //! `cargo bench -p dxil-from-spirv --bench spec_patch`.
 //!
-//! Translates `tests/data/spec_loop.spv` (a small shader) and `tests/data/spec_big.spv`
-//! (about 10 KB of container) with patchable constants and times `spec::patch` of one
-//! constant: the VBR rewrite, the `HASH` part's MD5 and the container digest. Target: ≤ 10 µs
-//! for a 10 KB container. Both `spec::patch` and the prepared `spec::Patcher` are timed.
+//! Translates `tests/data/spec_loop.spv` (a small shader), `tests/data/spec_big.spv` (about
+//! 10 KB of container) and, when `../shared/corpus-spirv` is there, the two SPIR-V inputs of
+//! the corpus whose containers are the largest among those with a patchable constant; then
+//! times patching one constant: the VBR rewrite, the `HASH` part's MD5 and the container
+//! digest. Target: ≤ 10 µs for a 10 KB container. Both `spec::patch` and the prepared
+//! `spec::Patcher` are timed.
 
 use std::time::Instant;
 
@@ -15,24 +17,31 @@ fn main() {
         spec_constants: SpecMode::Patchable,
         ..Options::default()
     };
+    let mut cases: Vec<(String, Vec<u8>)> = vec![
+        (
+            "spec_loop".into(),
+            include_bytes!("../tests/data/spec_loop.spv").to_vec(),
+        ),
+        (
+            "spec_big".into(),
+            include_bytes!("../tests/data/spec_big.spv").to_vec(),
+        ),
+    ];
+    cases.extend(largest_corpus_cases(&options, 2));
     let runs = 20_000;
-    for (label, spv) in [
-        (
-            "spec_loop",
-            &include_bytes!("../tests/data/spec_loop.spv")[..],
-        ),
-        (
-            "spec_big",
-            &include_bytes!("../tests/data/spec_big.spv")[..],
-        ),
-    ] {
-        let out = dxil_from_spirv::translate_bytes(spv, &options).expect("translates");
+    for (label, spv) in cases {
+        let out = dxil_from_spirv::translate_bytes(&spv, &options).expect("translates");
         let table = out.spec_constants;
+        let Some(id) = first_patchable(&table) else {
+            println!("{label}: no patchable constant");
+            continue;
+        };
         let mut c = out.container.clone();
         let mut times = Vec::with_capacity(runs);
         for i in 0..runs {
             let t = Instant::now();
-            dxil_from_spirv::spec::patch(&mut c, &table, &[(0, (i % 1000) as u64)]).expect("patch");
+            dxil_from_spirv::spec::patch(&mut c, &table, &[(id, (i % 1000) as u64)])
+                .expect("patch");
             times.push(t.elapsed());
         }
         report(&format!("{label} ({} bytes) patch", c.len()), &mut times);
@@ -41,11 +50,50 @@ fn main() {
         times.clear();
         for i in 0..runs {
             let t = Instant::now();
-            p.set(&[(0, (i % 1000) as u64)]).expect("set");
+            p.set(&[(id, (i % 1000) as u64)]).expect("set");
             times.push(t.elapsed());
         }
         report(&format!("{label} Patcher::set"), &mut times);
     }
+}
+
+fn first_patchable(table: &dxil_from_spirv::spec::SpecTable) -> Option<u32> {
+    table
+        .constants
+        .iter()
+        .find(|c| c.folded.is_none() && !c.bit_offsets.is_empty())
+        .map(|c| c.spec_id)
+}
+
+/// The `count` corpus inputs whose patchable containers are the largest, by container size.
+fn largest_corpus_cases(options: &Options, count: usize) -> Vec<(String, Vec<u8>)> {
+    let dir = std::path::Path::new(dxil_corpus::WORKSPACE_ROOT).join("../shared/corpus-spirv");
+    if !dir.is_dir() {
+        println!(
+            "corpus-spirv not found at {}: test data only",
+            dir.display()
+        );
+        return Vec::new();
+    }
+    let mut sized: Vec<(usize, String, Vec<u8>)> = Vec::new();
+    for path in dxil_corpus::files_with_extension(&dir, "spv") {
+        let Ok(spv) = std::fs::read(&path) else {
+            continue;
+        };
+        let Ok(out) = dxil_from_spirv::translate_bytes(&spv, options) else {
+            continue;
+        };
+        if first_patchable(&out.spec_constants).is_some() {
+            let name = dxil_corpus::relative_name(&dir, &path);
+            sized.push((out.container.len(), name, spv));
+        }
+    }
+    sized.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    sized
+        .into_iter()
+        .take(count)
+        .map(|(_, name, spv)| (name, spv))
+        .collect()
 }
 
 fn report(label: &str, times: &mut [std::time::Duration]) {

@@ -108,9 +108,14 @@ pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output
     let module = std::mem::take(&mut tr.b.m);
     let mut aopts = dxil_assembler::AssembleOptions {
         root_signature,
+        // Patching rewrites the HASH part: after the bitcode, it leaves the digest's prefix
+        // state (spec::Patcher) covering everything up to the first patch site.
+        hash_after_program: options.spec_constants == SpecMode::Patchable,
         ..Default::default()
     };
     aopts.write.patchable_constants = patchable.clone();
+    // In the function's constants block, after the module's metadata: fewer bytes to rehash.
+    aopts.write.patchable_in_functions = true;
     let embed = options.spec_constants == SpecMode::Patchable
         && options.embed_spec_table
         && !base_table.constants.is_empty();

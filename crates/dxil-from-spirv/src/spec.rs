@@ -1,17 +1,18 @@
 //! Patchable specialization constants: the table of where each value lies in a container,
 //! and patching in place.
 //!
-//! Each patchable constant is an `i32` in the module's constant block that the bitcode writer
-//! encodes as a 5-chunk VBR8 field whatever its value, so any 32-bit value fits without
-//! moving a bit. Patching rewrites those chunks, then the `HASH` part (MD5 of the bitcode)
-//! and the container digest; nothing else changes.
+//! Each patchable constant is an `i32` in the constants block of each function that uses it,
+//! which the bitcode writer encodes as a 5-chunk VBR8 field whatever its value, so any 32-bit
+//! value fits without moving a bit. Patching rewrites those chunks, then the `HASH` part (MD5
+//! of the bitcode, written after the `DXIL` part in patchable containers) and the container
+//! digest; nothing else changes.
 //!
 //! The table can travel inside the container as a `PRIV` part (the validator and the runtime
 //! ignore private data): magic `DXRSSPC1`, a `u32` count, then per constant `spec_id: u32`,
 //! `type: u8` (0 bool, 1 signed int, 2 unsigned int, 3 float), `bits: u8`, `folded: u8`,
 //! `offsets: u8` (count), `value: u64`, then `offsets × u64` container bit offsets.
 
-use dxil_container::hash::RetailPrefix;
+use dxil_container::hash::{Md5Prefix, RetailPrefix};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -253,12 +254,13 @@ fn patch_values(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) 
 pub fn patch(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) -> Result<()> {
     let l = layout(container)?;
     patch_values(container, table, values)?;
-    if let Some(h) = l.hash_digest {
-        let digest = dxil_container::hash::md5(&container[l.bitcode.clone()]);
-        container[h..h + 16].copy_from_slice(&digest);
-    }
-    dxil_container::set_digest(container, dxil_container::DigestMode::Retail)
-        .map_err(|e| err(format!("signing: {e}")))
+    Patcher::sign(
+        container,
+        &l,
+        RetailPrefix::new(&[], 0),
+        Md5Prefix::new(&[], 0),
+    );
+    Ok(())
 }
 
 /// A container kept ready for repeated patching (a renderer specializing one shader many
@@ -266,20 +268,19 @@ pub fn patch(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) -> 
 /// site are kept, so that each [`Patcher::set`] rewrites the value bits and hashes only the
 /// bytes from the first site to the end. The result is byte for byte what [`patch`] writes.
 ///
-/// The sites lie in the module's constant block, so the saving is the bytes before it (about
-/// the header parts, the type table and the global constants); the function bodies after the
-/// sites are hashed again each time.
+/// The translator writes the sites in the function's constants block and the `HASH` part
+/// after the bitcode, so the saving is everything before the function body (the header parts,
+/// the types, the module's constants and metadata). The two tails (the bitcode's for the `HASH`
+/// part, the container's for its digest) are hashed in one interleaved pass.
 pub struct Patcher {
     container: Vec<u8>,
     table: SpecTable,
     bitcode: std::ops::Range<usize>,
     hash_digest: Option<usize>,
-    /// Plain MD5 of the bitcode's bytes before `bitcode_prefix_end` (for the `HASH` part).
-    bitcode_prefix: md5::Md5,
-    bitcode_prefix_end: usize,
+    /// Plain MD5 of the bitcode's whole blocks before the first site (for the `HASH` part).
+    bitcode_prefix: Md5Prefix,
     /// The container digest's state over the hashed bytes before the first one a patch changes.
     digest_prefix: RetailPrefix,
-    digest_end: usize,
 }
 
 impl Patcher {
@@ -302,21 +303,17 @@ impl Patcher {
                 l.bitcode
             )));
         }
-        use md5::Digest as _;
-        let mut bitcode_prefix = md5::Md5::new();
-        bitcode_prefix.update(&container[l.bitcode.start..first_site]);
+        let bitcode_prefix =
+            Md5Prefix::new(&container[l.bitcode.clone()], first_site - l.bitcode.start);
         let hashed = dxil_container::hash::hashed_range(&container);
-        let digest_end = HASHED_START + hashed.len();
-        // The HASH part changes too, and it lies before the bitcode.
+        // The HASH part changes too (DXC's order puts it before the bitcode).
         let first_change = l.hash_digest.map_or(first_site, |h| h.min(first_site));
         let digest_prefix = RetailPrefix::new(hashed, first_change.saturating_sub(HASHED_START));
         Ok(Patcher {
             bitcode: l.bitcode,
             hash_digest: l.hash_digest,
             bitcode_prefix,
-            bitcode_prefix_end: first_site,
             digest_prefix,
-            digest_end,
             container,
             table,
         })
@@ -331,19 +328,38 @@ impl Patcher {
 
     /// Sets specialization constants (`(spec id, value bits)` pairs) and re-signs.
     pub fn set(&mut self, values: &[(u32, u64)]) -> Result<()> {
-        use md5::Digest as _;
         patch_values(&mut self.container, &self.table, values)?;
-        if let Some(h) = self.hash_digest {
-            let mut m = self.bitcode_prefix.clone();
-            m.update(&self.container[self.bitcode_prefix_end..self.bitcode.end]);
-            let digest: [u8; 16] = m.finalize().into();
-            self.container[h..h + 16].copy_from_slice(&digest);
-        }
-        let digest = self
-            .digest_prefix
-            .finish(&self.container[HASHED_START..self.digest_end]);
-        self.container[dxil_container::hash::DIGEST_OFFSET..][..16].copy_from_slice(&digest);
+        let l = Layout {
+            bitcode: self.bitcode.clone(),
+            hash_digest: self.hash_digest,
+        };
+        Patcher::sign(
+            &mut self.container,
+            &l,
+            self.digest_prefix,
+            self.bitcode_prefix,
+        );
         Ok(())
+    }
+
+    /// Writes the `HASH` part's MD5 and the container digest, resuming both from prefixes of
+    /// the bytes as they are.
+    fn sign(container: &mut [u8], l: &Layout, mut digest: RetailPrefix, bitcode: Md5Prefix) {
+        let end = HASHED_START + dxil_container::hash::hashed_range(container).len();
+        if let Some(h) = l.hash_digest {
+            // The digest's blocks before the HASH part's digest need only the new value bits:
+            // they go with the bitcode's MD5 in one pass; the rest waits for that MD5.
+            let (advanced, md5) = digest.advance_with_md5(
+                &container[HASHED_START..end],
+                h.saturating_sub(HASHED_START),
+                &bitcode,
+                &container[l.bitcode.clone()],
+            );
+            digest = advanced;
+            container[h..h + 16].copy_from_slice(&md5);
+        }
+        let d = digest.finish(&container[HASHED_START..end]);
+        container[dxil_container::hash::DIGEST_OFFSET..][..16].copy_from_slice(&d);
     }
 
     /// The container as patched so far.

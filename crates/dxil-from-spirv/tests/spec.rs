@@ -95,6 +95,11 @@ fn patching_changes_only_value_bits_and_hashes() {
         // The module reads back, and the patched value is the constant's value.
         let p = c.program().unwrap().unwrap();
         dxil_module::read_module(p.bitcode, 0).unwrap();
+        // The HASH part (after DXIL in patchable containers) holds the bitcode's plain MD5.
+        let names: Vec<String> = c.parts().iter().map(|p| p.fourcc.to_string()).collect();
+        assert_eq!(names[names.len() - 3..], ["DXIL", "HASH", "PRIV"]);
+        let hash = c.part(dxil_container::FourCC::HASH).unwrap();
+        assert_eq!(hash.data[4..20], dxil_container::hash::md5(p.bitcode));
         // Patching the default back restores the original bytes.
         let default = table
             .constants

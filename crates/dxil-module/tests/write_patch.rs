@@ -60,11 +60,19 @@ fn read_site(bitcode: &[u8], site: &PatchSite) -> u64 {
 
 #[test]
 fn patchable_constant_is_written_long_and_patches_in_place() {
+    // In the module's constants block, and in the function's.
+    for in_functions in [false, true] {
+        patches_in_place(in_functions);
+    }
+}
+
+fn patches_in_place(in_functions: bool) {
     let Some((m, c)) = module_with_argument_constant() else {
         return;
     };
     let opts = WriteOptions {
         patchable_constants: vec![c],
+        patchable_in_functions: in_functions,
     };
     let out = write_module_with_sites(&m, &opts).unwrap();
     assert_eq!(out.patch_sites.len(), 1);
@@ -139,6 +147,7 @@ fn zero_and_equal_constants_keep_their_own_slot() {
     });
     let opts = WriteOptions {
         patchable_constants: vec![c, twin, zero],
+        ..Default::default()
     };
     let out = write_module_with_sites(&m, &opts).unwrap();
     assert_eq!(out.patch_sites.len(), 3);
@@ -162,6 +171,7 @@ fn patchable_constants_are_checked() {
     };
     let missing = WriteOptions {
         patchable_constants: vec![ConstId(u32::MAX - 5)],
+        ..Default::default()
     };
     assert_eq!(
         write_module(&m, &missing).unwrap_err().kind(),
@@ -177,11 +187,14 @@ fn patchable_constants_are_checked() {
         ty: float,
         data: ConstData::Float(0x3F80_0000),
     });
-    let opts = WriteOptions {
-        patchable_constants: vec![f],
-    };
-    assert_eq!(
-        write_module(&m, &opts).unwrap_err().kind(),
-        WriteErrorKind::TypeMismatch
-    );
+    for patchable_in_functions in [false, true] {
+        let opts = WriteOptions {
+            patchable_constants: vec![f],
+            patchable_in_functions,
+        };
+        assert_eq!(
+            write_module(&m, &opts).unwrap_err().kind(),
+            WriteErrorKind::TypeMismatch
+        );
+    }
 }

@@ -261,7 +261,9 @@ pub(crate) struct Enumerator<'m> {
 }
 
 impl<'m> Enumerator<'m> {
-    pub fn new(m: &'m Module, patchable: &[ConstId]) -> Result<Enumerator<'m>> {
+    /// `module_level`: enumerate the patchable constants among the module's constants (else
+    /// they go where their uses put them, like any other constant).
+    pub fn new(m: &'m Module, patchable: &[ConstId], module_level: bool) -> Result<Enumerator<'m>> {
         let mut types = TypeTable::new(&m.types)?;
         let consts = ConstTable::new(m, &mut types, patchable)?;
         let mds = MdTable::new(&m.metadata, &consts)?;
@@ -305,7 +307,7 @@ impl<'m> Enumerator<'m> {
         };
         e.build_attributes()?;
         e.build_kinds()?;
-        e.enumerate_module(patchable)?;
+        e.enumerate_module(patchable, module_level)?;
         Ok(e)
     }
 
@@ -701,7 +703,7 @@ impl<'m> Enumerator<'m> {
 
     // ------------------------------------------------------------------ the module walk
 
-    fn enumerate_module(&mut self, patchable: &[ConstId]) -> Result<()> {
+    fn enumerate_module(&mut self, patchable: &[ConstId], module_level: bool) -> Result<()> {
         let m = self.m;
         for g in 0..m.globals.len() {
             self.enumerate_value(None, Value::global(GlobalId(g as u32)))?;
@@ -744,7 +746,9 @@ impl<'m> Enumerator<'m> {
                     c.0
                 )));
             }
-            self.enumerate_value(None, Value::constant(ConstId(r)))?;
+            if module_level {
+                self.enumerate_value(None, Value::constant(ConstId(r)))?;
+            }
         }
         self.optimize_constants(self.first_module_const as usize, self.values.len());
         self.num_module_values = self.values.len() as u32;

@@ -44,10 +44,17 @@ pub use error::{Result, WriteError, WriteErrorKind, WriteLocation};
 #[derive(Clone, Debug, Default)]
 pub struct WriteOptions {
     /// Integer constants to write as patchable specialization constants: each keeps its own
-    /// module-level slot (never merged with an equal constant) and is written with the
+    /// slot (never merged with an equal constant), module-level unless
+    /// [`WriteOptions::patchable_in_functions`] is set, and is written with the
     /// CONSTANTS `INTEGER` abbreviation in exactly [`PATCH_CHUNKS`] VBR8 chunks, whatever its
     /// value, so that it can later be rewritten in place with [`patch_constant`].
     pub patchable_constants: Vec<ConstId>,
+    /// Writes each patchable constant where LLVM puts a constant that only instructions use:
+    /// in the constants block of every function that uses it (one site per such function),
+    /// instead of the module's. A patch then changes no byte before the first function body,
+    /// so a patcher that keeps hash states of the unchanged bytes rehashes less (the module's
+    /// metadata lies between the two places).
+    pub patchable_in_functions: bool,
 }
 
 /// Chunk width of a patchable constant's VBR field (the `INTEGER` abbreviation's VBR8).
@@ -80,7 +87,7 @@ pub fn write_module(m: &Module, opts: &WriteOptions) -> Result<Vec<u8>> {
 
 /// Like [`write_module`], also returning where the patchable constants were written.
 pub fn write_module_with_sites(m: &Module, opts: &WriteOptions) -> Result<WriteOutput> {
-    let e = Enumerator::new(m, &opts.patchable_constants)?;
+    let e = Enumerator::new(m, &opts.patchable_constants, !opts.patchable_in_functions)?;
     let typebits = log2_ceil(e.types.len() as u64 + 1);
     let mut w = Writer {
         e,
@@ -611,7 +618,8 @@ impl<'m> Writer<'m, '_> {
                 self.record(1, CST_SETTYPE)?;
             }
             let norm = self.e.consts.norm[rep as usize];
-            if global && self.e.consts.unique[rep as usize] && self.patchable.contains(&c) {
+            // Patchable constants are module-level unless the options put them in functions.
+            if self.e.consts.unique[rep as usize] && self.patchable.contains(&c) {
                 let value = match norm {
                     NConst::Int(v) => v,
                     NConst::Null => 0,
