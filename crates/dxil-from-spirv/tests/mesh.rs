@@ -8,23 +8,11 @@ const MESH: &[u8] = include_bytes!("data/mesh_blocks.spv");
 const POINTS: &[u8] = include_bytes!("data/mesh_points.spv");
 const TASK: &[u8] = include_bytes!("data/task_payload.spv");
 
-/// The listing of a container's module (metadata included).
-fn listing(container: &[u8]) -> String {
-    let c = dxil_container::Container::parse(container).unwrap();
-    let p = c.program().unwrap().unwrap();
-    let m = dxil_module::read_module(p.bitcode, 0).unwrap();
-    dxil_text::module_to_string(&m)
-}
+mod support;
+use support::listing;
 
 fn dxv(name: &str, container: &[u8]) {
-    let Some(dxv) = dxil_corpus::dxv() else {
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("dxil-from-spirv-mesh-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    if let Err(text) = dxil_corpus::run_dxv(&dxv, &dir.join(format!("{name}.dxil")), container) {
-        panic!("{name}: {text}");
-    }
+    support::dxv("mesh", name, container);
 }
 
 #[test]

@@ -493,26 +493,7 @@ impl TestModule {
 }
 
 fn function(name: &str, ty: TypeId, ptr_ty: TypeId) -> Function {
-    Function {
-        name: name.into(),
-        ty,
-        ptr_ty,
-        calling_conv: 0,
-        linkage: 0,
-        attrs: None,
-        align: 0,
-        section: 0,
-        visibility: 0,
-        gc: 0,
-        unnamed_addr: 0,
-        prologue_data: 0,
-        dll_storage: 0,
-        comdat: 0,
-        prefix_data: 0,
-        personality: 0,
-        body: None,
-        is_proto: true,
-    }
+    Function::new(name, ty, ptr_ty, None, None)
 }
 
 fn type_suffix(m: &Module, t: TypeId) -> &'static str {
