@@ -223,6 +223,10 @@ pub fn known_race(name: &str) -> Option<&'static str> {
             "reads groupshared memory nothing initialised; compares against it",
         ),
         (
+            "/cs_large_tbo_store",
+            "each group reads uav[offset], which the other group stores to, and both store what they read to one feedback element",
+        ),
+        (
             "/constant-expression-cast",
             "reads groupshared memory nothing initialised (the result is whatever the memory held)",
         ),
