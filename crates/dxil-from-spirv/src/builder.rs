@@ -803,16 +803,7 @@ impl Builder {
         space: u32,
     ) -> Result<Value> {
         let zero = self.i32c(0);
-        let operands = PoolRange::push(&mut self.body.pool, &[base.0, zero.0, index.0]);
-        let ptr = self.pointer_to(elem, space);
-        self.push(
-            InstKind::Gep {
-                inbounds: true,
-                source_ty: array_ty,
-                operands,
-            },
-            ptr,
-        )
+        self.gep_inbounds(array_ty, &[base.0, zero.0, index.0], elem, space)
     }
 
     /// `getelementptr inbounds <base>, i32 0, i32 0, i32 index`: an element of the array that
@@ -826,12 +817,24 @@ impl Builder {
         space: u32,
     ) -> Result<Value> {
         let zero = self.i32c(0);
-        let operands = PoolRange::push(&mut self.body.pool, &[base.0, zero.0, zero.0, index.0]);
+        self.gep_inbounds(struct_ty, &[base.0, zero.0, zero.0, index.0], elem, space)
+    }
+
+    /// `getelementptr inbounds` over `source_ty` with `operands` (base, then indices), giving a
+    /// pointer to `elem` in `space`.
+    fn gep_inbounds(
+        &mut self,
+        source_ty: TypeId,
+        operands: &[u32],
+        elem: TypeId,
+        space: u32,
+    ) -> Result<Value> {
+        let operands = PoolRange::push(&mut self.body.pool, operands);
         let ptr = self.pointer_to(elem, space);
         self.push(
             InstKind::Gep {
                 inbounds: true,
-                source_ty: struct_ty,
+                source_ty,
                 operands,
             },
             ptr,
