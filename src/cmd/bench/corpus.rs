@@ -1,6 +1,13 @@
 //! `dxil bench corpus`: our SPIR-V against DXC's over the corpus's compute shaders (those with
 //! DXC's `X.spv` beside `X.dxil`): module sizes, and with `--pipelines` the driver's pipeline
 //! creation time for both modules of each shader, measured alternately in one process.
+//!
+//! With `--rounds R` every module pair is timed R times, each round on a fresh Vulkan device (so no
+//! in-memory pipeline cache of the driver survives from one round to the next) and with the order
+//! of the two routes flipped between rounds; each module's best time of the R rounds is what the
+//! summary compares. A single compile of a small module now and then takes 10-20 ms longer on a
+//! busy machine, on either side, which moves a one-round total by several percent; the best of a
+//! few rounds is the steadier figure. Every round's own totals are printed too.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -19,6 +26,10 @@ pub struct CorpusArgs {
     /// hides the compile).
     #[arg(long)]
     pipelines: bool,
+    /// With --pipelines: time every module this many times, each round on a fresh device, and
+    /// compare each module's best time.
+    #[arg(long, value_name = "R", default_value_t = 1)]
+    rounds: u32,
     /// Use the Vulkan device whose name contains NAME.
     #[arg(long, value_name = "NAME")]
     device: Option<String>,
@@ -107,21 +118,14 @@ fn run_inner(a: &CorpusArgs) -> Result<(), String> {
             dir.display()
         ));
     }
-    let rt = if a.pipelines {
-        let rt = Runtime::new(a.device.as_deref()).map_err(|e| e.to_string())?;
-        let info = rt.device_info();
-        println!("device: {}, driver: {}", info.name, info.driver);
-        Some(rt)
-    } else {
-        None
-    };
     let options = dxil_to_spirv::Options {
         bounds_checks: !a.no_checks,
         ..dxil_to_spirv::Options::default()
     };
     let mut rows = Vec::new();
+    let mut modules = Vec::new();
     let mut failures = Vec::new();
-    for (i, spv_path) in stems.iter().enumerate() {
+    for spv_path in &stems {
         let name = spv_path
             .with_extension("")
             .strip_prefix(&dir)
@@ -143,22 +147,16 @@ fn run_inner(a: &CorpusArgs) -> Result<(), String> {
             let bytes: Vec<u8> = ours.iter().flat_map(|w| w.to_le_bytes()).collect();
             std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         }
-        let times = match &rt {
-            Some(rt) => match time_both(rt, &spv, &ours, i % 2 == 1) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    failures.push(format!("{name}: pipeline: {e}"));
-                    None
-                }
-            },
-            None => None,
-        };
         rows.push(Row {
             name,
             dxc_bytes: spv.len(),
             ours_bytes: words_of(&ours),
-            times,
+            times: None,
         });
+        modules.push((spv, ours));
+    }
+    if a.pipelines {
+        time_rounds(a, &mut rows, &modules, &mut failures)?;
     }
     report(a, &rows, &failures);
     if let Some(path) = &a.json {
@@ -176,6 +174,51 @@ fn run_inner(a: &CorpusArgs) -> Result<(), String> {
             .collect();
         let text = serde_json::to_string_pretty(&v).unwrap_or_default();
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Times every module pair `a.rounds` times, each round on a fresh device, and keeps each
+/// module's best time per route in `rows`; a module that fails in any round is dropped from the
+/// timing (and listed in `failures`).
+fn time_rounds(
+    a: &CorpusArgs,
+    rows: &mut [Row],
+    modules: &[(Vec<u8>, Vec<u32>)],
+    failures: &mut Vec<String>,
+) -> Result<(), String> {
+    let rounds = a.rounds.max(1);
+    let mut failed = vec![false; rows.len()];
+    for round in 0..rounds {
+        let rt = Runtime::new(a.device.as_deref()).map_err(|e| e.to_string())?;
+        if round == 0 {
+            let info = rt.device_info();
+            println!("device: {}, driver: {}", info.name, info.driver);
+        }
+        let mut this_round = Vec::with_capacity(rows.len());
+        for (i, (row, (spv, ours))) in rows.iter_mut().zip(modules).enumerate() {
+            if failed[i] {
+                continue;
+            }
+            let ours_first = (i + round as usize) % 2 == 1;
+            match time_both(&rt, spv, ours, ours_first) {
+                Ok(t) => {
+                    this_round.push(t);
+                    row.times = Some(match row.times {
+                        Some(best) => (best.0.min(t.0), best.1.min(t.1)),
+                        None => t,
+                    });
+                }
+                Err(e) => {
+                    failures.push(format!("{}: pipeline: {e}", row.name));
+                    failed[i] = true;
+                    row.times = None;
+                }
+            }
+        }
+        if rounds > 1 {
+            print_times(&format!("round {}", round + 1), &this_round);
+        }
     }
     Ok(())
 }
@@ -229,21 +272,33 @@ fn report(a: &CorpusArgs, rows: &[Row], failures: &[String]) {
     }
     let timed: Vec<(Duration, Duration)> = rows.iter().filter_map(|r| r.times).collect();
     if !timed.is_empty() {
-        let sum = |f: fn(&(Duration, Duration)) -> Duration| {
-            timed.iter().map(f).sum::<Duration>().as_secs_f64()
+        let label = match a.rounds {
+            0 | 1 => String::new(),
+            r => format!(", best of {r} rounds"),
         };
-        let (d, o) = (sum(|t| t.0), sum(|t| t.1));
-        let per: Vec<f64> = timed
-            .iter()
-            .map(|t| t.1.as_secs_f64() / t.0.as_secs_f64().max(1e-9))
-            .collect();
-        println!(
-            "pipeline creation over {} shaders: ours {:.3} s, DXC {:.3} s: total {:.3}x, median {:.3}x",
-            timed.len(),
-            o,
-            d,
-            o / d.max(1e-9),
-            median(&per).unwrap_or(f64::NAN)
-        );
+        print_times(&format!("pipeline creation{label}"), &timed);
     }
+}
+
+/// One line: the totals of both routes' pipeline creation and the ratios (total, median).
+fn print_times(label: &str, timed: &[(Duration, Duration)]) {
+    if timed.is_empty() {
+        return;
+    }
+    let sum = |f: fn(&(Duration, Duration)) -> Duration| {
+        timed.iter().map(f).sum::<Duration>().as_secs_f64()
+    };
+    let (d, o) = (sum(|t| t.0), sum(|t| t.1));
+    let per: Vec<f64> = timed
+        .iter()
+        .map(|t| t.1.as_secs_f64() / t.0.as_secs_f64().max(1e-9))
+        .collect();
+    println!(
+        "{label} over {} shaders: ours {:.3} s, DXC {:.3} s: total {:.3}x, median {:.3}x",
+        timed.len(),
+        o,
+        d,
+        o / d.max(1e-9),
+        median(&per).unwrap_or(f64::NAN)
+    );
 }
