@@ -49,7 +49,35 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
     if nb == 0 {
         bail!("no output blocks");
     }
-    // Graph.
+    let succ = output_graph(s)?;
+    let mut dt = DomTree::new();
+    dt.dfs(&succ);
+    let mut preds = Csr::default();
+    preds.reverse_of(&succ, |v| dt.is_reachable(v));
+    dt.finish(&preds);
+    check_originals(s, cfg, &dt)?;
+    if !preds.succ(0).is_empty() {
+        bail!("the entry block is a branch target");
+    }
+    // Order.
+    for b in 1..nb as u32 {
+        if let Some(d) = dt.idom_of(b)
+            && d >= b
+        {
+            bail!("block {b} appears before its immediate dominator {d}");
+        }
+    }
+
+    let nest = Nesting::new(s, &succ, constructs(s, &dt)?);
+    nest.check_back_edges(&succ, &dt)?;
+    nest.check_edges(s, &succ, &dt)
+}
+
+/// The output blocks' successor graph, checking targets and which merge instruction may precede
+/// which terminator.
+fn output_graph(s: &Structured<'_>) -> Result<Csr, VerifyError> {
+    let blocks = s.blocks();
+    let nb = blocks.len();
     let mut succ = Csr::default();
     succ.begin(nb);
     for (i, b) in blocks.iter().enumerate() {
@@ -110,13 +138,12 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             _ => {}
         }
     }
-    let mut dt = DomTree::new();
-    dt.dfs(&succ);
-    let mut preds = Csr::default();
-    preds.reverse_of(&succ, |v| dt.is_reachable(v));
-    dt.finish(&preds);
+    Ok(succ)
+}
 
-    // Originals.
+/// Every original block reachable in `cfg` appears exactly once, reachable, as its own image.
+fn check_originals(s: &Structured<'_>, cfg: &Cfg, dt: &DomTree) -> Result<(), VerifyError> {
+    let blocks = s.blocks();
     let mut seen = vec![false; cfg.len()];
     for (i, b) in blocks.iter().enumerate() {
         if let Some(o) = b.original {
@@ -155,19 +182,14 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             }
         }
     }
-    if !preds.succ(0).is_empty() {
-        bail!("the entry block is a branch target");
-    }
-    // Order.
-    for b in 1..nb as u32 {
-        if let Some(d) = dt.idom_of(b)
-            && d >= b
-        {
-            bail!("block {b} appears before its immediate dominator {d}");
-        }
-    }
+    Ok(())
+}
 
-    // Constructs.
+/// The constructs the merge instructions declare (a loop adds its continue construct), and per
+/// block the construct it heads and the continue construct it heads.
+fn constructs(s: &Structured<'_>, dt: &DomTree) -> Result<Declared, VerifyError> {
+    let blocks = s.blocks();
+    let nb = blocks.len();
     let mut cons: Vec<Con> = Vec::new();
     let mut headed = vec![NONE; nb];
     let mut cont_headed = vec![NONE; nb];
@@ -236,69 +258,120 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             bail!("a continue target is also a merge block");
         }
     }
+    Ok(Declared {
+        cons,
+        headed,
+        cont_headed,
+    })
+}
+/// The constructs the merge instructions declare, and per block the index of the construct (and of
+/// the continue construct) it heads, or `NONE`.
+struct Declared {
+    cons: Vec<Con>,
+    headed: Vec<u32>,
+    cont_headed: Vec<u32>,
+}
+
+/// Constructs with their nesting under structural dominance.
+struct Nesting {
+    cons: Vec<Con>,
+    headed: Vec<u32>,
+    cont_headed: Vec<u32>,
+    /// Dominators of the output graph plus an edge from every header to its merge and from every
+    /// loop header to its continue target.
+    sdt: DomTree,
+    /// Innermost construct of each reachable block.
+    inner: Vec<u32>,
+    /// Each construct's parent construct.
+    parent: Vec<u32>,
+}
+
+impl Nesting {
     // Constructs are defined by *structural* dominance: dominance in the CFG plus an edge from every header to its
     // merge and from every loop header to its continue target (SPIR-V 2.11). This keeps merge blocks and continue
     // constructs out of the selections nested inside the construct that declares them.
-    let mut aug = Csr::default();
-    aug.begin(nb);
-    for (i, b) in blocks.iter().enumerate() {
-        aug.targets.extend_from_slice(succ.succ(i as u32));
-        match b.merge {
-            Merge::None => {}
-            Merge::Selection { merge } => aug.targets.push(merge.0),
-            Merge::Loop {
-                merge,
-                continue_target,
-            } => {
-                aug.targets.push(merge.0);
-                aug.targets.push(continue_target.0);
+    fn new(s: &Structured<'_>, succ: &Csr, declared: Declared) -> Self {
+        let Declared {
+            cons,
+            headed,
+            cont_headed,
+        } = declared;
+        let blocks = s.blocks();
+        let nb = blocks.len();
+        let mut aug = Csr::default();
+        aug.begin(nb);
+        for (i, b) in blocks.iter().enumerate() {
+            aug.targets.extend_from_slice(succ.succ(i as u32));
+            match b.merge {
+                Merge::None => {}
+                Merge::Selection { merge } => aug.targets.push(merge.0),
+                Merge::Loop {
+                    merge,
+                    continue_target,
+                } => {
+                    aug.targets.push(merge.0);
+                    aug.targets.push(continue_target.0);
+                }
+            }
+            aug.push_row_end();
+        }
+        let mut sdt = DomTree::new();
+        sdt.dfs(&aug);
+        let mut apreds = Csr::default();
+        apreds.reverse_of(&aug, |v| sdt.is_reachable(v));
+        sdt.finish(&apreds);
+        let mut n = Nesting {
+            cons,
+            headed,
+            cont_headed,
+            sdt,
+            inner: vec![NONE; nb],
+            parent: Vec::new(),
+        };
+        for b in 0..nb as u32 {
+            if n.sdt.is_reachable(b) {
+                n.inner[b as usize] = n.innermost_from(b, b, NONE);
             }
         }
-        aug.push_row_end();
+        n.parent = (0..n.cons.len() as u32)
+            .map(|k| {
+                let h = n.cons[k as usize].header;
+                n.innermost_from(h, h, k)
+            })
+            .collect();
+        n
     }
-    let mut sdt = DomTree::new();
-    sdt.dfs(&aug);
-    let mut apreds = Csr::default();
-    apreds.reverse_of(&aug, |v| sdt.is_reachable(v));
-    sdt.finish(&apreds);
-    let contains = |k: &Con, b: u32| -> bool {
+
+    fn contains(&self, k: &Con, b: u32) -> bool {
+        let sdt = &self.sdt;
         let out_of_merge = !sdt.dominates(k.merge, b);
         match k.kind {
             CKind::If | CKind::Switch => sdt.dominates(k.header, b) && out_of_merge,
             CKind::Loop => sdt.dominates(k.header, b) && out_of_merge && !sdt.dominates(k.cont, b),
             CKind::Continue => sdt.dominates(k.header, b) && out_of_merge,
         }
-    };
-    // Innermost construct of each reachable block, and construct parents.
-    let innermost_from = |start: u32, b: u32, skip: u32| -> u32 {
+    }
+
+    /// The innermost construct containing `b`, other than `skip`, found climbing the structural
+    /// dominators from `start`.
+    fn innermost_from(&self, start: u32, b: u32, skip: u32) -> u32 {
         let mut a = start;
         loop {
-            for id in [cont_headed[a as usize], headed[a as usize]] {
-                if id != NONE && id != skip && contains(&cons[id as usize], b) {
+            for id in [self.cont_headed[a as usize], self.headed[a as usize]] {
+                if id != NONE && id != skip && self.contains(&self.cons[id as usize], b) {
                     return id;
                 }
             }
-            match sdt.idom_of(a) {
+            match self.sdt.idom_of(a) {
                 Some(d) => a = d,
                 None => return NONE,
             }
         }
-    };
-    let mut inner = vec![NONE; nb];
-    for b in 0..nb as u32 {
-        if sdt.is_reachable(b) {
-            inner[b as usize] = innermost_from(b, b, NONE);
-        }
     }
-    let parent: Vec<u32> = (0..cons.len() as u32)
-        .map(|k| {
-            let h = cons[k as usize].header;
-            innermost_from(h, h, k)
-        })
-        .collect();
 
-    let is_exit = |k: u32, b: u32| -> bool {
-        let c = cons[k as usize];
+    /// Whether a branch from inside construct `k` may go to `b` (a structured exit of `k`).
+    fn is_exit(&self, k: u32, b: u32) -> bool {
+        let c = self.cons[k as usize];
         if b == c.merge {
             return true;
         }
@@ -307,9 +380,9 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
             CKind::Continue => b == c.loop_header,
             CKind::If | CKind::Switch => {
                 let mut seen_switch = c.kind == CKind::Switch;
-                let mut p = parent[k as usize];
+                let mut p = self.parent[k as usize];
                 while p != NONE {
-                    let pc = cons[p as usize];
+                    let pc = self.cons[p as usize];
                     match pc.kind {
                         CKind::Loop => return b == pc.merge || b == pc.cont,
                         CKind::Switch => {
@@ -321,109 +394,122 @@ pub fn verify(s: &Structured<'_>, cfg: &Cfg) -> Result<(), VerifyError> {
                         CKind::If => {}
                         CKind::Continue => return false,
                     }
-                    p = parent[p as usize];
+                    p = self.parent[p as usize];
                 }
                 false
             }
         }
-    };
-
-    // Back edges.
-    let mut back_edges = vec![0u32; nb];
-    for a in 0..nb as u32 {
-        if !dt.is_reachable(a) {
-            continue;
-        }
-        for &b in succ.succ(a) {
-            if b <= a {
-                if !dt.dominates(b, a) {
-                    bail!("retreating edge {a} → {b} is not a back edge");
-                }
-                let k = headed[b as usize];
-                if k == NONE || cons[k as usize].kind != CKind::Loop {
-                    bail!("back edge {a} → {b} to a block that is not a loop header");
-                }
-                let ck = cont_headed[cons[k as usize].cont as usize];
-                if ck == NONE || !contains(&cons[ck as usize], a) {
-                    bail!("back edge {a} → {b} does not come from the loop's continue construct");
-                }
-                back_edges[b as usize] += 1;
-            }
-        }
-    }
-    for c in &cons {
-        if c.kind == CKind::Loop && dt.is_reachable(c.cont) && back_edges[c.header as usize] != 1 {
-            bail!(
-                "loop header {} has {} back edges",
-                c.header,
-                back_edges[c.header as usize]
-            );
-        }
     }
 
-    // Edges: entering only through headers, leaving only through structured exits.
-    for a in 0..nb as u32 {
-        if !dt.is_reachable(a) {
-            continue;
-        }
-        let ca = inner[a as usize];
-        let mut exit_target = false;
-        for &b in succ.succ(a) {
-            // Entering.
-            let mut k = inner[b as usize];
-            while k != NONE && !contains(&cons[k as usize], a) {
-                if cons[k as usize].header != b {
-                    bail!(
-                        "edge {a} → {b} enters the construct headed by {} in its middle",
-                        cons[k as usize].header
-                    );
-                }
-                k = parent[k as usize];
+    /// Every retreating edge is the one back edge of a loop, from its continue construct.
+    fn check_back_edges(&self, succ: &Csr, dt: &DomTree) -> Result<(), VerifyError> {
+        let nb = self.inner.len();
+        let mut back_edges = vec![0u32; nb];
+        for a in 0..nb as u32 {
+            if !dt.is_reachable(a) {
+                continue;
             }
-            // Leaving.
-            let back = dt.dominates(b, a);
-            let mut k = ca;
-            while k != NONE && !contains(&cons[k as usize], b) {
-                if back
-                    && cons[k as usize].kind == CKind::Continue
-                    && cons[k as usize].loop_header == b
-                {
-                    break;
-                }
-                if !is_exit(k, b) {
-                    bail!(
-                        "edge {a} → {b} leaves the {:?} construct headed by {} but is not a structured exit",
-                        cons[k as usize].kind,
-                        cons[k as usize].header
-                    );
-                }
-                if k == ca {
-                    exit_target = true;
-                }
-                k = parent[k as usize];
-            }
-        }
-        let blk = &blocks[a as usize];
-        if let (Merge::None, OutTerminator::CondBranch { .. }) = (blk.merge, blk.term)
-            && !exit_target
-        {
-            bail!(
-                "block {a}: conditional branch without a merge and without a break/continue target"
-            );
-        }
-        if let (Merge::Selection { .. }, OutTerminator::Switch { default, cases, .. }) =
-            (blk.merge, blk.term)
-        {
-            let merge = cons[headed[a as usize] as usize].merge;
-            for t in std::iter::once(default).chain(s.cases(cases).iter().map(|c| c.1)) {
-                if t.0 != merge && !dt.dominates(a, t.0) {
-                    bail!(
-                        "switch {a}: case target {} is not dominated by the header",
-                        t.0
-                    );
+            for &b in succ.succ(a) {
+                if b <= a {
+                    if !dt.dominates(b, a) {
+                        bail!("retreating edge {a} → {b} is not a back edge");
+                    }
+                    let k = self.headed[b as usize];
+                    if k == NONE || self.cons[k as usize].kind != CKind::Loop {
+                        bail!("back edge {a} → {b} to a block that is not a loop header");
+                    }
+                    let ck = self.cont_headed[self.cons[k as usize].cont as usize];
+                    if ck == NONE || !self.contains(&self.cons[ck as usize], a) {
+                        bail!(
+                            "back edge {a} → {b} does not come from the loop's continue construct"
+                        );
+                    }
+                    back_edges[b as usize] += 1;
                 }
             }
         }
+        for c in &self.cons {
+            if c.kind == CKind::Loop
+                && dt.is_reachable(c.cont)
+                && back_edges[c.header as usize] != 1
+            {
+                bail!(
+                    "loop header {} has {} back edges",
+                    c.header,
+                    back_edges[c.header as usize]
+                );
+            }
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// Constructs are entered only through their headers and left only through structured exits.
+    fn check_edges(&self, s: &Structured<'_>, succ: &Csr, dt: &DomTree) -> Result<(), VerifyError> {
+        let blocks = s.blocks();
+        let nb = blocks.len();
+        for a in 0..nb as u32 {
+            if !dt.is_reachable(a) {
+                continue;
+            }
+            let ca = self.inner[a as usize];
+            let mut exit_target = false;
+            for &b in succ.succ(a) {
+                // Entering.
+                let mut k = self.inner[b as usize];
+                while k != NONE && !self.contains(&self.cons[k as usize], a) {
+                    if self.cons[k as usize].header != b {
+                        bail!(
+                            "edge {a} → {b} enters the construct headed by {} in its middle",
+                            self.cons[k as usize].header
+                        );
+                    }
+                    k = self.parent[k as usize];
+                }
+                // Leaving.
+                let back = dt.dominates(b, a);
+                let mut k = ca;
+                while k != NONE && !self.contains(&self.cons[k as usize], b) {
+                    if back
+                        && self.cons[k as usize].kind == CKind::Continue
+                        && self.cons[k as usize].loop_header == b
+                    {
+                        break;
+                    }
+                    if !self.is_exit(k, b) {
+                        bail!(
+                            "edge {a} → {b} leaves the {:?} construct headed by {} but is not a structured exit",
+                            self.cons[k as usize].kind,
+                            self.cons[k as usize].header
+                        );
+                    }
+                    if k == ca {
+                        exit_target = true;
+                    }
+                    k = self.parent[k as usize];
+                }
+            }
+            let blk = &blocks[a as usize];
+            if let (Merge::None, OutTerminator::CondBranch { .. }) = (blk.merge, blk.term)
+                && !exit_target
+            {
+                bail!(
+                    "block {a}: conditional branch without a merge and without a break/continue target"
+                );
+            }
+            if let (Merge::Selection { .. }, OutTerminator::Switch { default, cases, .. }) =
+                (blk.merge, blk.term)
+            {
+                let merge = self.cons[self.headed[a as usize] as usize].merge;
+                for t in std::iter::once(default).chain(s.cases(cases).iter().map(|c| c.1)) {
+                    if t.0 != merge && !dt.dominates(a, t.0) {
+                        bail!(
+                            "switch {a}: case target {} is not dominated by the header",
+                            t.0
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
