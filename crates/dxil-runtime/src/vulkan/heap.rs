@@ -386,6 +386,92 @@ impl Runtime {
         options: &crate::report::RunOptions,
     ) -> Result<HeapExecuted, RunError> {
         let started = Instant::now();
+        let (derived, plan) = self.check_heap_case(case, heap, reflection, options)?;
+        let layout = &derived.layout;
+        let d = &self.device;
+        let mut o = Objects::new(d, options.timing.is_some());
+        let bufs = self.heap_buffers(&mut o, heap, &plan, &derived)?;
+        let (set_handles_layouts, push_range, pipeline_layout) =
+            self.heap_pipeline_layout(&mut o, &derived, &plan)?;
+        let (sets, root_sets, pushed_root) = self.heap_descriptor_sets(
+            &mut o,
+            &derived,
+            heap,
+            &set_handles_layouts,
+            plan.passes.len(),
+        )?;
+        self.write_heap(&mut o, &plan, &sets, bufs.offsets, bufs.counters)?;
+        let root_writes = root_writes(&o, &plan, &bufs);
+        self.update_root_sets(&root_sets, &root_writes);
+
+        let (pipeline_handle, pipeline) =
+            self.create_pipeline(&mut o, pipeline_layout, words, &reflection.entry_point)?;
+        let root_index = layout.root_descriptor_set;
+        // Everything but the root set is bound once; the root set is last in the layout.
+        let bound_once: Vec<vk::DescriptorSet> = sets
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| u32::try_from(*i).ok() != root_index)
+            .map(|(_, s)| *s)
+            .collect();
+        let recording = HeapRecording {
+            passes: &plan.passes,
+            blocks: &bufs.blocks,
+            pipeline_layout,
+            root_index,
+            pushed_root,
+            root_writes: &root_writes,
+            root_sets: &root_sets,
+            push_range,
+            push_descriptor: ash::khr::push_descriptor::Device::new(&self.instance, d),
+        };
+        let record = |cb: vk::CommandBuffer, _module: usize| {
+            // SAFETY: recording with the pipeline, layout and sets created above; the sets bound
+            // from 0 are all sets before the root set, which is the layout's last.
+            unsafe {
+                d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline_handle);
+                if !bound_once.is_empty() {
+                    d.cmd_bind_descriptor_sets(
+                        cb,
+                        vk::PipelineBindPoint::COMPUTE,
+                        pipeline_layout,
+                        0,
+                        &bound_once,
+                        &[],
+                    );
+                }
+            }
+            self.record_heap_passes(cb, &recording);
+        };
+        let setup = started.elapsed();
+        let flow = self.run_flow(
+            &mut o,
+            bufs.memory_count,
+            1,
+            options.timing,
+            options.timeout,
+            &record,
+        )?;
+        let teardown_started = Instant::now();
+        drop(o);
+        Ok(HeapExecuted {
+            outputs: flow.outputs.into_iter().next().unwrap_or_default(),
+            setup,
+            pipeline,
+            execute: flow.execute,
+            dispatch_times: flow.times.into_iter().next().unwrap_or_default(),
+            teardown: teardown_started.elapsed(),
+        })
+    }
+
+    /// What the device must offer for a heap case, its layout and its plan.
+    fn check_heap_case(
+        &self,
+        case: &Case,
+        heap: &HeapLayout,
+        reflection: &Reflection,
+        options: &crate::report::RunOptions,
+    ) -> Result<(DerivedLayout, HeapPlan), RunError> {
         if !self.caps.descriptor_heaps {
             return Err(RunError::Unsupported(
                 "the device lacks the descriptor-indexing features a D3D12 heap needs (runtime arrays, partially bound, variable count, update after bind)".into(),
@@ -421,13 +507,22 @@ impl Runtime {
                 }
             }
         }
+        Ok((derived, plan))
+    }
 
-        let d = &self.device;
-        let mut o = Objects::new(d, options.timing.is_some());
+    /// The case memories (memory `i` is buffer `i`), the offset and counter side buffers, the
+    /// root blocks with their addresses, the spilled root block's buffer and the dummy buffer.
+    fn heap_buffers(
+        &self,
+        o: &mut Objects<'_>,
+        heap: &HeapLayout,
+        plan: &HeapPlan,
+        derived: &DerivedLayout,
+    ) -> Result<HeapBuffers, RunError> {
         let addresses = plan.uses_addresses && derived.limits.buffer_device_address;
         // Case memories first, so that memory i is buffer i.
         for m in &heap.memories {
-            let i = self.create_buffer(&mut o, m.size, addresses)?;
+            let i = self.create_buffer(o, m.size, addresses)?;
             if let Some(bytes) = o.bytes_mut(i) {
                 m.init.fill(bytes);
             }
@@ -442,7 +537,7 @@ impl Runtime {
         };
         let offsets = match &plan.offsets {
             Some((sb, words)) => {
-                let i = side(&mut o, 16)?;
+                let i = side(o, 16)?;
                 if let Some(bytes) = o.bytes_mut(i) {
                     for (dst, w) in bytes.chunks_exact_mut(4).zip(words) {
                         dst.copy_from_slice(&w.to_le_bytes());
@@ -454,14 +549,14 @@ impl Runtime {
         };
         let counters = match &plan.counters {
             Some((sb, entries)) => {
-                let i = side(&mut o, 8)?;
+                let i = side(o, 8)?;
                 let values: Vec<(usize, u64)> = entries
                     .iter()
                     .map(|e| {
                         let at = usize::try_from(e.slot)
                             .unwrap_or(usize::MAX)
                             .saturating_mul(8);
-                        (at, address_of(&o, e.memory, e.offset))
+                        (at, address_of(o, e.memory, e.offset))
                     })
                     .collect();
                 if let Some(bytes) = o.bytes_mut(i) {
@@ -483,7 +578,7 @@ impl Runtime {
                 let mut block = p.block.clone();
                 for a in &p.addresses {
                     let at = usize::try_from(a.offset_in_block).unwrap_or(usize::MAX);
-                    let va = address_of(&o, a.memory, a.offset);
+                    let va = address_of(o, a.memory, a.offset);
                     if let Some(dst) = block.get_mut(at..at.saturating_add(8)) {
                         dst.copy_from_slice(&va.to_le_bytes());
                     }
@@ -498,7 +593,7 @@ impl Runtime {
                     .max(16)
                     .next_multiple_of(self.limits.min_uniform_buffer_offset_alignment.max(16));
                 let count = u64::try_from(blocks.len()).unwrap_or(u64::MAX);
-                let i = self.create_buffer(&mut o, stride.saturating_mul(count.max(1)), false)?;
+                let i = self.create_buffer(o, stride.saturating_mul(count.max(1)), false)?;
                 if let Some(bytes) = o.bytes_mut(i) {
                     for (k, block) in blocks.iter().enumerate() {
                         let at = usize::try_from(stride)
@@ -517,14 +612,41 @@ impl Runtime {
         let dummy = if self.caps.null_descriptor {
             None
         } else {
-            Some(self.create_buffer(&mut o, 256, false)?)
+            Some(self.create_buffer(o, 256, false)?)
         };
+        Ok(HeapBuffers {
+            memory_count,
+            offsets,
+            counters,
+            blocks,
+            block_size,
+            spill,
+            dummy,
+        })
+    }
 
+    /// The set layouts (with the static samplers they hold immutably), the push constant range and
+    /// the pipeline layout.
+    fn heap_pipeline_layout(
+        &self,
+        o: &mut Objects<'_>,
+        derived: &DerivedLayout,
+        plan: &HeapPlan,
+    ) -> Result<
+        (
+            Vec<vk::DescriptorSetLayout>,
+            Option<vk::PushConstantRange>,
+            vk::PipelineLayout,
+        ),
+        RunError,
+    > {
+        let layout = &derived.layout;
+        let d = &self.device;
         // Static samplers, then the set layouts that hold them immutably.
         let static_vk = plan
             .static_samplers
             .iter()
-            .map(|s| self.create_sampler(&mut o, s))
+            .map(|s| self.create_sampler(o, s))
             .collect::<Result<Vec<_>, _>>()?;
         let mut set_handles_layouts = Vec::with_capacity(layout.set_layouts.len());
         for (i, set) in layout.set_layouts.iter().enumerate() {
@@ -534,7 +656,7 @@ impl Runtime {
                     set.set
                 )));
             }
-            set_handles_layouts.push(self.create_set_layout(&mut o, set, &static_vk)?);
+            set_handles_layouts.push(self.create_set_layout(o, set, &static_vk)?);
         }
         let push_range = layout
             .push_constant_range(dxil_rootsig::BindPoint::Compute)
@@ -552,7 +674,20 @@ impl Runtime {
         let pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_err("vkCreatePipelineLayout"))?;
         o.pipeline_layouts.push(pipeline_layout);
+        Ok((set_handles_layouts, push_range, pipeline_layout))
+    }
 
+    /// The descriptor sets by set number, the root sets (one per pass, when the root set is an
+    /// ordinary set) and whether the root set is pushed instead.
+    fn heap_descriptor_sets(
+        &self,
+        o: &mut Objects<'_>,
+        derived: &DerivedLayout,
+        heap: &HeapLayout,
+        set_handles_layouts: &[vk::DescriptorSetLayout],
+        passes: usize,
+    ) -> Result<(Vec<vk::DescriptorSet>, Vec<vk::DescriptorSet>, bool), RunError> {
+        let layout = &derived.layout;
         // Descriptor sets: heap sets from an update-after-bind pool with variable counts; the
         // static sampler set and per-pass root sets from an ordinary pool.
         let heap_count_of = |set: u32| match layout
@@ -573,9 +708,9 @@ impl Runtime {
             .filter(|s| s.purpose == SetPurpose::Heap)
             .collect();
         self.allocate_sets(
-            &mut o,
+            o,
             &heap_sets,
-            &set_handles_layouts,
+            set_handles_layouts,
             true,
             &heap_count_of,
             &mut sets,
@@ -592,9 +727,9 @@ impl Runtime {
             .collect();
         if !plain.is_empty() {
             self.allocate_sets(
-                &mut o,
+                o,
                 &plain,
-                &set_handles_layouts,
+                set_handles_layouts,
                 false,
                 &heap_count_of,
                 &mut sets,
@@ -608,45 +743,16 @@ impl Runtime {
                 .and_then(|s| set_handles_layouts.get(s))
                 .copied()
                 .unwrap_or_default();
-            root_sets = self.allocate_root_sets(&mut o, rs, layout_handle, plan.passes.len())?;
+            root_sets = self.allocate_root_sets(o, rs, layout_handle, passes)?;
         }
+        Ok((sets, root_sets, pushed_root))
+    }
 
-        // Heap descriptors.
-        self.write_heap(&mut o, &plan, &sets, offsets, counters)?;
-
-        // Root descriptor writes per pass.
-        let root_writes: Vec<Vec<(u32, vk::DescriptorType, vk::DescriptorBufferInfo)>> = plan
-            .passes
-            .iter()
-            .enumerate()
-            .map(|(k, p)| {
-                let mut w: Vec<(u32, vk::DescriptorType, vk::DescriptorBufferInfo)> = p
-                    .root_descriptors
-                    .iter()
-                    .map(|r| {
-                        let info = buffer_info(&o, r.span, dummy);
-                        (r.binding, vk_descriptor_type(r.ty), info)
-                    })
-                    .collect();
-                if let Some((_, binding, buffer, stride)) = spill
-                    && let Some(&handle) = o.buffers.get(buffer)
-                {
-                    w.push((
-                        binding,
-                        vk::DescriptorType::UNIFORM_BUFFER,
-                        vk::DescriptorBufferInfo {
-                            buffer: handle,
-                            offset: stride * u64::try_from(k).unwrap_or(0),
-                            range: block_size.max(16).min(stride),
-                        },
-                    ));
-                }
-                w
-            })
-            .collect();
+    /// Writes each pass's root descriptors into its own root set.
+    fn update_root_sets(&self, root_sets: &[vk::DescriptorSet], root_writes: &[Vec<RootWrite>]) {
         if !root_sets.is_empty() {
             let mut writes = Vec::new();
-            for (set, per_pass) in root_sets.iter().zip(&root_writes) {
+            for (set, per_pass) in root_sets.iter().zip(root_writes) {
                 for (binding, ty, info) in per_pass {
                     writes.push(
                         vk::WriteDescriptorSet::default()
@@ -659,136 +765,67 @@ impl Runtime {
             }
             // SAFETY: each write targets a binding of the root set layout with its type, and
             // points at live buffers (or a null buffer with nullDescriptor enabled).
-            unsafe { d.update_descriptor_sets(&writes, &[]) };
+            unsafe { self.device.update_descriptor_sets(&writes, &[]) };
         }
+    }
 
-        let (pipeline_handle, pipeline) =
-            self.create_pipeline(&mut o, pipeline_layout, words, &reflection.entry_point)?;
-        let push_descriptor = ash::khr::push_descriptor::Device::new(&self.instance, d);
-        let root_index = layout.root_descriptor_set;
-        // Everything but the root set is bound once; the root set is last in the layout.
-        let bound_once: Vec<vk::DescriptorSet> = sets
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| u32::try_from(*i).ok() != root_index)
-            .map(|(_, s)| *s)
-            .collect();
-        let all_access = vk::AccessFlags::SHADER_READ
-            | vk::AccessFlags::SHADER_WRITE
-            | vk::AccessFlags::UNIFORM_READ;
-        let barrier = |cb, src_stage, dst_stage, src, dst| {
-            let b = vk::MemoryBarrier::default()
-                .src_access_mask(src)
-                .dst_access_mask(dst);
-            // SAFETY: recording into a command buffer in the recording state.
-            unsafe {
-                d.cmd_pipeline_barrier(
-                    cb,
-                    src_stage,
-                    dst_stage,
-                    vk::DependencyFlags::empty(),
-                    &[b],
-                    &[],
-                    &[],
-                );
+    /// Records every pass: barrier, root arguments, dispatch.
+    fn record_heap_passes(&self, cb: vk::CommandBuffer, r: &HeapRecording<'_>) {
+        let d = &self.device;
+        for (k, (pass, block)) in r.passes.iter().zip(r.blocks).enumerate() {
+            if k > 0 {
+                pass_barrier(d, cb);
             }
-        };
-        let record = |cb: vk::CommandBuffer, _module: usize| {
-            // SAFETY: recording with the pipeline, layout and sets created above; the sets bound
-            // from 0 are all sets before the root set, which is the layout's last.
-            unsafe {
-                d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, pipeline_handle);
-                if !bound_once.is_empty() {
-                    d.cmd_bind_descriptor_sets(
-                        cb,
-                        vk::PipelineBindPoint::COMPUTE,
-                        pipeline_layout,
-                        0,
-                        &bound_once,
-                        &[],
-                    );
-                }
-            }
-            for (k, (pass, block)) in plan.passes.iter().zip(&blocks).enumerate() {
-                if k > 0 {
-                    barrier(
-                        cb,
-                        vk::PipelineStageFlags::COMPUTE_SHADER,
-                        vk::PipelineStageFlags::COMPUTE_SHADER,
-                        vk::AccessFlags::SHADER_WRITE,
-                        all_access,
-                    );
-                }
-                if let Some(root) = root_index {
-                    if pushed_root {
-                        let infos = root_writes.get(k).map_or(&[][..], Vec::as_slice);
-                        let writes: Vec<vk::WriteDescriptorSet<'_>> = infos
-                            .iter()
-                            .map(|(binding, ty, info)| {
-                                vk::WriteDescriptorSet::default()
-                                    .dst_binding(*binding)
-                                    .descriptor_type(*ty)
-                                    .buffer_info(std::slice::from_ref(info))
-                            })
-                            .collect();
-                        // SAFETY: the root set layout was created with the push-descriptor flag and
-                        // VK_KHR_push_descriptor is enabled (max_push_descriptors > 0 only then);
-                        // each write matches a binding of that layout.
-                        unsafe {
-                            push_descriptor.cmd_push_descriptor_set(
-                                cb,
-                                vk::PipelineBindPoint::COMPUTE,
-                                pipeline_layout,
-                                root,
-                                &writes,
-                            );
-                        }
-                    } else if let Some(&set) = root_sets.get(k) {
-                        // SAFETY: a set of the root set layout, written above for this pass.
-                        unsafe {
-                            d.cmd_bind_descriptor_sets(
-                                cb,
-                                vk::PipelineBindPoint::COMPUTE,
-                                pipeline_layout,
-                                root,
-                                &[set],
-                                &[],
-                            );
-                        }
-                    }
-                }
-                if let Some(range) = push_range {
-                    let size = usize::try_from(range.size).unwrap_or(0);
-                    let bytes = block.get(..size).unwrap_or(block);
-                    // SAFETY: the range is the pipeline layout's own, and the block has its size.
+            if let Some(root) = r.root_index {
+                if r.pushed_root {
+                    let infos = r.root_writes.get(k).map_or(&[][..], Vec::as_slice);
+                    let writes: Vec<vk::WriteDescriptorSet<'_>> = infos
+                        .iter()
+                        .map(|(binding, ty, info)| {
+                            vk::WriteDescriptorSet::default()
+                                .dst_binding(*binding)
+                                .descriptor_type(*ty)
+                                .buffer_info(std::slice::from_ref(info))
+                        })
+                        .collect();
+                    // SAFETY: the root set layout was created with the push-descriptor flag and
+                    // VK_KHR_push_descriptor is enabled (max_push_descriptors > 0 only then);
+                    // each write matches a binding of that layout.
                     unsafe {
-                        d.cmd_push_constants(cb, pipeline_layout, range.stage_flags, 0, bytes);
+                        r.push_descriptor.cmd_push_descriptor_set(
+                            cb,
+                            vk::PipelineBindPoint::COMPUTE,
+                            r.pipeline_layout,
+                            root,
+                            &writes,
+                        );
+                    }
+                } else if let Some(&set) = r.root_sets.get(k) {
+                    // SAFETY: a set of the root set layout, written above for this pass.
+                    unsafe {
+                        d.cmd_bind_descriptor_sets(
+                            cb,
+                            vk::PipelineBindPoint::COMPUTE,
+                            r.pipeline_layout,
+                            root,
+                            &[set],
+                            &[],
+                        );
                     }
                 }
-                let [x, y, z] = pass.groups;
-                // SAFETY: pipeline and every set it uses are bound; group counts were checked.
-                unsafe { d.cmd_dispatch(cb, x, y, z) };
             }
-        };
-        let setup = started.elapsed();
-        let flow = self.run_flow(
-            &mut o,
-            memory_count,
-            1,
-            options.timing,
-            options.timeout,
-            &record,
-        )?;
-        let teardown_started = Instant::now();
-        drop(o);
-        Ok(HeapExecuted {
-            outputs: flow.outputs.into_iter().next().unwrap_or_default(),
-            setup,
-            pipeline,
-            execute: flow.execute,
-            dispatch_times: flow.times.into_iter().next().unwrap_or_default(),
-            teardown: teardown_started.elapsed(),
-        })
+            if let Some(range) = r.push_range {
+                let size = usize::try_from(range.size).unwrap_or(0);
+                let bytes = block.get(..size).unwrap_or(block);
+                // SAFETY: the range is the pipeline layout's own, and the block has its size.
+                unsafe {
+                    d.cmd_push_constants(cb, r.pipeline_layout, range.stage_flags, 0, bytes);
+                }
+            }
+            let [x, y, z] = pass.groups;
+            // SAFETY: pipeline and every set it uses are bound; group counts were checked.
+            unsafe { d.cmd_dispatch(cb, x, y, z) };
+        }
     }
 
     /// Allocates `sets` (heap sets from an update-after-bind pool with variable counts, or
@@ -1039,5 +1076,94 @@ fn buffer_info(
                 range: vk::WHOLE_SIZE,
             },
         },
+    }
+}
+
+/// One root descriptor write: binding, descriptor type, buffer range.
+type RootWrite = (u32, vk::DescriptorType, vk::DescriptorBufferInfo);
+
+/// The buffers of a heap run (indices into [`Objects::buffers`]).
+struct HeapBuffers {
+    memory_count: usize,
+    offsets: Option<(dxil_rootsig::SetBinding, usize)>,
+    counters: Option<(dxil_rootsig::SetBinding, usize)>,
+    /// Each pass's root block with its addresses filled in.
+    blocks: Vec<Vec<u8>>,
+    block_size: u64,
+    /// The spilled root block's uniform buffer: set, binding, buffer and the stride per pass.
+    spill: Option<(u32, u32, usize, u64)>,
+    /// A small zeroed buffer for root descriptors when the device has no null descriptor.
+    dummy: Option<usize>,
+}
+
+/// What recording the passes of a heap run needs.
+struct HeapRecording<'a> {
+    passes: &'a [crate::heap::PassPlan],
+    blocks: &'a [Vec<u8>],
+    pipeline_layout: vk::PipelineLayout,
+    root_index: Option<u32>,
+    pushed_root: bool,
+    root_writes: &'a [Vec<RootWrite>],
+    root_sets: &'a [vk::DescriptorSet],
+    push_range: Option<vk::PushConstantRange>,
+    push_descriptor: ash::khr::push_descriptor::Device,
+}
+
+/// Each pass's root descriptor writes (and the spilled root block's uniform buffer).
+fn root_writes(o: &Objects<'_>, plan: &HeapPlan, bufs: &HeapBuffers) -> Vec<Vec<RootWrite>> {
+    let (dummy, spill, block_size) = (bufs.dummy, bufs.spill, bufs.block_size);
+    // Root descriptor writes per pass.
+    let root_writes: Vec<Vec<(u32, vk::DescriptorType, vk::DescriptorBufferInfo)>> = plan
+        .passes
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let mut w: Vec<(u32, vk::DescriptorType, vk::DescriptorBufferInfo)> = p
+                .root_descriptors
+                .iter()
+                .map(|r| {
+                    let info = buffer_info(o, r.span, dummy);
+                    (r.binding, vk_descriptor_type(r.ty), info)
+                })
+                .collect();
+            if let Some((_, binding, buffer, stride)) = spill
+                && let Some(&handle) = o.buffers.get(buffer)
+            {
+                w.push((
+                    binding,
+                    vk::DescriptorType::UNIFORM_BUFFER,
+                    vk::DescriptorBufferInfo {
+                        buffer: handle,
+                        offset: stride * u64::try_from(k).unwrap_or(0),
+                        range: block_size.max(16).min(stride),
+                    },
+                ));
+            }
+            w
+        })
+        .collect();
+    root_writes
+}
+
+/// Makes one pass's shader writes visible to the next pass.
+fn pass_barrier(d: &ash::Device, cb: vk::CommandBuffer) {
+    let b = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+        .dst_access_mask(
+            vk::AccessFlags::SHADER_READ
+                | vk::AccessFlags::SHADER_WRITE
+                | vk::AccessFlags::UNIFORM_READ,
+        );
+    // SAFETY: recording into a command buffer in the recording state.
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::DependencyFlags::empty(),
+            &[b],
+            &[],
+            &[],
+        );
     }
 }
