@@ -241,6 +241,166 @@ struct Opened {
 }
 
 fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened, RunError> {
+    let (physical, prop, names, index) = choose_physical(instance, wanted)?;
+    let name = names.get(index).cloned().unwrap_or_default();
+    if prop.api_version < vk::API_VERSION_1_2 {
+        return Err(RunError::Unsupported(format!(
+            "device `{name}` supports Vulkan {}.{}; 1.2 is needed",
+            vk::api_version_major(prop.api_version),
+            vk::api_version_minor(prop.api_version)
+        )));
+    }
+    // SAFETY: valid physical device; query only.
+    let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
+    let Some(queue_family) = families
+        .iter()
+        .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+        .and_then(|i| u32::try_from(i).ok())
+    else {
+        return Err(RunError::Unsupported(format!(
+            "device `{name}` has no compute queue"
+        )));
+    };
+
+    let timestamp_bits = usize::try_from(queue_family)
+        .ok()
+        .and_then(|i| families.get(i))
+        .map_or(0, |f| f.timestamp_valid_bits);
+
+    // SAFETY: valid physical device; query only.
+    let available = unsafe { instance.enumerate_device_extension_properties(physical) }
+        .map_err(vk_err("vkEnumerateDeviceExtensionProperties"))?;
+    let has_ext = |ext: &CStr| {
+        available
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(ext))
+    };
+    let extensions: Vec<&CStr> = OPTIONAL_EXTENSIONS
+        .iter()
+        .copied()
+        .filter(|e| has_ext(e))
+        .collect();
+    let ext = Ext {
+        v13: prop.api_version >= vk::API_VERSION_1_3,
+        robustness2: has_ext(ash::ext::robustness2::NAME),
+        mutable: has_ext(ash::ext::mutable_descriptor_type::NAME),
+        exec_props: has_ext(ash::khr::pipeline_executable_properties::NAME),
+    };
+    let supported = query_features(instance, physical, ext);
+    let mut en = enabled_features(&supported, ext);
+    let priorities = [1.0f32];
+    let queue_info = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(queue_family)
+        .queue_priorities(&priorities)];
+    let ext_ptrs: Vec<*const std::ffi::c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
+    let mut e2 = vk::PhysicalDeviceFeatures2::default()
+        .features(en.e10)
+        .push_next(&mut en.e11)
+        .push_next(&mut en.e12);
+    if ext.v13 {
+        e2 = e2.push_next(&mut en.e13);
+    }
+    if ext.robustness2 {
+        e2 = e2.push_next(&mut en.erb2);
+    }
+    if ext.mutable {
+        e2 = e2.push_next(&mut en.emut);
+    }
+    if ext.exec_props {
+        e2 = e2.push_next(&mut en.eexec);
+    }
+    let create = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queue_info)
+        .enabled_extension_names(&ext_ptrs)
+        .push_next(&mut e2);
+    // SAFETY: every feature enabled was reported supported, every extension was listed,
+    // the chain only holds structures matching them, and all of it lives across the call.
+    let device = unsafe { instance.create_device(physical, &create, None) }
+        .map_err(vk_err("vkCreateDevice"))?;
+    // SAFETY: the family was requested with one queue at device creation.
+    let queue = unsafe { device.get_device_queue(queue_family, 0) };
+
+    let has_push_descriptor = has_ext(ash::khr::push_descriptor::NAME);
+    let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut indexing = vk::PhysicalDeviceDescriptorIndexingProperties::default();
+    let mut push = vk::PhysicalDevicePushDescriptorPropertiesKHR::default();
+    let mut p2 = vk::PhysicalDeviceProperties2::default()
+        .push_next(&mut sub)
+        .push_next(&mut driver)
+        .push_next(&mut indexing);
+    if has_push_descriptor {
+        p2 = p2.push_next(&mut push);
+    }
+    // SAFETY: core 1.1/1.2 structures on a 1.2+ device, and the push-descriptor properties only
+    // when the device lists the extension; all alive across the call.
+    unsafe { instance.get_physical_device_properties2(physical, &mut p2) };
+    let caps = binding_caps(&en, ext, &indexing, has_push_descriptor.then_some(&push));
+    // SAFETY: valid physical device; query only.
+    let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
+
+    let subgroup_operations = subgroup_operations(&sub);
+    let driver_text = format!(
+        "{} {}",
+        c_chars_to_string(&driver.driver_name),
+        c_chars_to_string(&driver.driver_info)
+    )
+    .trim()
+    .to_string();
+
+    let info = DeviceInfo {
+        name,
+        device_type: device_type_name(prop.device_type),
+        vendor_id: prop.vendor_id,
+        api_version: (
+            vk::api_version_major(prop.api_version),
+            vk::api_version_minor(prop.api_version),
+            vk::api_version_patch(prop.api_version),
+        ),
+        driver: driver_text,
+        enabled_features: en.names.0,
+        missing_features: en.names.1,
+        enabled_extensions: extensions.iter().filter_map(|e| e.to_str().ok()).collect(),
+        subgroup_size: sub.subgroup_size,
+        subgroup_operations,
+        all_devices: names,
+    };
+    Ok(Opened {
+        physical,
+        device,
+        queue,
+        queue_family,
+        timestamp_bits,
+        memory,
+        limits: prop.limits,
+        caps,
+        info,
+    })
+}
+
+/// Which optional parts the device has: Vulkan 1.3, and the extensions whose features we query.
+#[derive(Clone, Copy)]
+struct Ext {
+    v13: bool,
+    robustness2: bool,
+    mutable: bool,
+    exec_props: bool,
+}
+
+/// The physical device named (by part of its name) or the first discrete GPU, else the first;
+/// with its properties, every device's name and its index.
+fn choose_physical(
+    instance: &ash::Instance,
+    wanted: Option<&str>,
+) -> Result<
+    (
+        vk::PhysicalDevice,
+        vk::PhysicalDeviceProperties,
+        Vec<String>,
+        usize,
+    ),
+    RunError,
+> {
     // SAFETY: valid instance; queries only.
     let physicals = unsafe { instance.enumerate_physical_devices() }
         .map_err(vk_err("vkEnumeratePhysicalDevices"))?;
@@ -272,51 +432,22 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     let (Some(&physical), Some(prop)) = (physicals.get(index), props.get(index)) else {
         return Err(RunError::NoDevice);
     };
-    let name = names.get(index).cloned().unwrap_or_default();
-    if prop.api_version < vk::API_VERSION_1_2 {
-        return Err(RunError::Unsupported(format!(
-            "device `{name}` supports Vulkan {}.{}; 1.2 is needed",
-            vk::api_version_major(prop.api_version),
-            vk::api_version_minor(prop.api_version)
-        )));
-    }
-    let has13 = prop.api_version >= vk::API_VERSION_1_3;
+    Ok((physical, *prop, names, index))
+}
 
-    // SAFETY: valid physical device; query only.
-    let families = unsafe { instance.get_physical_device_queue_family_properties(physical) };
-    let Some(queue_family) = families
-        .iter()
-        .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-        .and_then(|i| u32::try_from(i).ok())
-    else {
-        return Err(RunError::Unsupported(format!(
-            "device `{name}` has no compute queue"
-        )));
-    };
+/// The features the device offers (the chain's `p_next` pointers are stale once this returns:
+/// only the flags are read).
+struct Supported {
+    s10: vk::PhysicalDeviceFeatures,
+    s11: vk::PhysicalDeviceVulkan11Features<'static>,
+    s12: vk::PhysicalDeviceVulkan12Features<'static>,
+    s13: vk::PhysicalDeviceVulkan13Features<'static>,
+    srb2: vk::PhysicalDeviceRobustness2FeaturesEXT<'static>,
+    smut: vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT<'static>,
+    sexec: vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>,
+}
 
-    let timestamp_bits = usize::try_from(queue_family)
-        .ok()
-        .and_then(|i| families.get(i))
-        .map_or(0, |f| f.timestamp_valid_bits);
-
-    // SAFETY: valid physical device; query only.
-    let available = unsafe { instance.enumerate_device_extension_properties(physical) }
-        .map_err(vk_err("vkEnumerateDeviceExtensionProperties"))?;
-    let has_ext = |ext: &CStr| {
-        available
-            .iter()
-            .any(|e| e.extension_name_as_c_str() == Ok(ext))
-    };
-    let extensions: Vec<&CStr> = OPTIONAL_EXTENSIONS
-        .iter()
-        .copied()
-        .filter(|e| has_ext(e))
-        .collect();
-    let has_robustness2 = has_ext(ash::ext::robustness2::NAME);
-    let has_mutable = has_ext(ash::ext::mutable_descriptor_type::NAME);
-    let has_exec_props = has_ext(ash::khr::pipeline_executable_properties::NAME);
-
-    // What the device offers.
+fn query_features(instance: &ash::Instance, physical: vk::PhysicalDevice, ext: Ext) -> Supported {
     let mut s11 = vk::PhysicalDeviceVulkan11Features::default();
     let mut s12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut s13 = vk::PhysicalDeviceVulkan13Features::default();
@@ -326,29 +457,52 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     let mut s2 = vk::PhysicalDeviceFeatures2::default()
         .push_next(&mut s11)
         .push_next(&mut s12);
-    if has13 {
+    if ext.v13 {
         s2 = s2.push_next(&mut s13);
     }
-    if has_robustness2 {
+    if ext.robustness2 {
         s2 = s2.push_next(&mut srb2);
     }
-    if has_mutable {
+    if ext.mutable {
         s2 = s2.push_next(&mut smut);
     }
-    if has_exec_props {
+    if ext.exec_props {
         s2 = s2.push_next(&mut sexec);
     }
     // SAFETY: the chain holds only structures for the device's API version and extensions
     // it reports, all alive across the call.
     unsafe { instance.get_physical_device_features2(physical, &mut s2) };
     let s10 = s2.features;
+    Supported {
+        s10,
+        s11,
+        s12,
+        s13,
+        srb2,
+        smut,
+        sexec,
+    }
+}
 
-    // What we turn on.
+/// The features we turn on (each one the device offers of those we use), and the names of those
+/// turned on and of those missing.
+struct Enabled {
+    names: (Vec<&'static str>, Vec<&'static str>),
+    e10: vk::PhysicalDeviceFeatures,
+    e11: vk::PhysicalDeviceVulkan11Features<'static>,
+    e12: vk::PhysicalDeviceVulkan12Features<'static>,
+    e13: vk::PhysicalDeviceVulkan13Features<'static>,
+    erb2: vk::PhysicalDeviceRobustness2FeaturesEXT<'static>,
+    emut: vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT<'static>,
+    eexec: vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR<'static>,
+}
+
+fn enabled_features(s: &Supported, ext: Ext) -> Enabled {
     let mut f: (Vec<&'static str>, Vec<&'static str>) = (Vec::new(), Vec::new());
     let mut e10 = vk::PhysicalDeviceFeatures::default();
     enable!(
         f,
-        s10,
+        s.s10,
         e10,
         [
             robust_buffer_access,
@@ -369,7 +523,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     let mut e11 = vk::PhysicalDeviceVulkan11Features::default();
     enable!(
         f,
-        s11,
+        s.s11,
         e11,
         [
             storage_buffer16_bit_access,
@@ -382,7 +536,7 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     let mut e12 = vk::PhysicalDeviceVulkan12Features::default();
     enable!(
         f,
-        s12,
+        s.s12,
         e12,
         [
             storage_buffer8_bit_access,
@@ -424,10 +578,10 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
         ]
     );
     let mut e13 = vk::PhysicalDeviceVulkan13Features::default();
-    if has13 {
+    if ext.v13 {
         enable!(
             f,
-            s13,
+            s.s13,
             e13,
             [
                 robust_image_access,
@@ -444,73 +598,44 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
         );
     }
     let mut erb2 = vk::PhysicalDeviceRobustness2FeaturesEXT::default();
-    if has_robustness2 && e10.robust_buffer_access == vk::TRUE {
+    if ext.robustness2 && e10.robust_buffer_access == vk::TRUE {
         // robustBufferAccess2 requires robustBufferAccess on.
         enable!(
             f,
-            srb2,
+            s.srb2,
             erb2,
             [robust_buffer_access2, robust_image_access2, null_descriptor]
         );
-    } else if has_robustness2 {
-        enable!(f, srb2, erb2, [null_descriptor]);
+    } else if ext.robustness2 {
+        enable!(f, s.srb2, erb2, [null_descriptor]);
     }
     let mut emut = vk::PhysicalDeviceMutableDescriptorTypeFeaturesEXT::default();
-    if has_mutable {
-        enable!(f, smut, emut, [mutable_descriptor_type]);
+    if ext.mutable {
+        enable!(f, s.smut, emut, [mutable_descriptor_type]);
     }
     let mut eexec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
-    if has_exec_props {
-        enable!(f, sexec, eexec, [pipeline_executable_info]);
+    if ext.exec_props {
+        enable!(f, s.sexec, eexec, [pipeline_executable_info]);
     }
+    Enabled {
+        names: f,
+        e10,
+        e11,
+        e12,
+        e13,
+        erb2,
+        emut,
+        eexec,
+    }
+}
 
-    let priorities = [1.0f32];
-    let queue_info = [vk::DeviceQueueCreateInfo::default()
-        .queue_family_index(queue_family)
-        .queue_priorities(&priorities)];
-    let ext_ptrs: Vec<*const std::ffi::c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
-    let mut e2 = vk::PhysicalDeviceFeatures2::default()
-        .features(e10)
-        .push_next(&mut e11)
-        .push_next(&mut e12);
-    if has13 {
-        e2 = e2.push_next(&mut e13);
-    }
-    if has_robustness2 {
-        e2 = e2.push_next(&mut erb2);
-    }
-    if has_mutable {
-        e2 = e2.push_next(&mut emut);
-    }
-    if has_exec_props {
-        e2 = e2.push_next(&mut eexec);
-    }
-    let create = vk::DeviceCreateInfo::default()
-        .queue_create_infos(&queue_info)
-        .enabled_extension_names(&ext_ptrs)
-        .push_next(&mut e2);
-    // SAFETY: every feature enabled was reported supported, every extension was listed,
-    // the chain only holds structures matching them, and all of it lives across the call.
-    let device = unsafe { instance.create_device(physical, &create, None) }
-        .map_err(vk_err("vkCreateDevice"))?;
-    // SAFETY: the family was requested with one queue at device creation.
-    let queue = unsafe { device.get_device_queue(queue_family, 0) };
-
-    let has_push_descriptor = has_ext(ash::khr::push_descriptor::NAME);
-    let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
-    let mut driver = vk::PhysicalDeviceDriverProperties::default();
-    let mut indexing = vk::PhysicalDeviceDescriptorIndexingProperties::default();
-    let mut push = vk::PhysicalDevicePushDescriptorPropertiesKHR::default();
-    let mut p2 = vk::PhysicalDeviceProperties2::default()
-        .push_next(&mut sub)
-        .push_next(&mut driver)
-        .push_next(&mut indexing);
-    if has_push_descriptor {
-        p2 = p2.push_next(&mut push);
-    }
-    // SAFETY: core 1.1/1.2 structures on a 1.2+ device, and the push-descriptor properties only
-    // when the device lists the extension; all alive across the call.
-    unsafe { instance.get_physical_device_properties2(physical, &mut p2) };
+/// What the binding model may use on this device.
+fn binding_caps(
+    en: &Enabled,
+    ext: Ext,
+    indexing: &vk::PhysicalDeviceDescriptorIndexingProperties<'_>,
+    push: Option<&vk::PhysicalDevicePushDescriptorPropertiesKHR<'_>>,
+) -> BindingCaps {
     let on = |b: vk::Bool32| b == vk::TRUE;
     let max_heap_descriptors = [
         indexing.max_per_stage_descriptor_update_after_bind_storage_buffers,
@@ -522,35 +647,36 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
     .into_iter()
     .min()
     .unwrap_or(0);
-    let caps = BindingCaps {
-        max_push_descriptors: if has_push_descriptor {
-            push.max_push_descriptors
-        } else {
-            0
-        },
-        mutable_descriptors: has_mutable && on(emut.mutable_descriptor_type),
-        buffer_device_address: on(e12.buffer_device_address),
-        null_descriptor: has_robustness2 && on(erb2.null_descriptor),
-        descriptor_heaps: on(e12.runtime_descriptor_array)
-            && on(e12.descriptor_binding_partially_bound)
-            && on(e12.descriptor_binding_variable_descriptor_count)
-            && on(e12.descriptor_binding_storage_buffer_update_after_bind)
-            && on(e12.descriptor_binding_uniform_texel_buffer_update_after_bind)
-            && on(e12.descriptor_binding_storage_texel_buffer_update_after_bind)
-            && on(e12.descriptor_binding_sampled_image_update_after_bind)
-            && on(e12.descriptor_binding_storage_image_update_after_bind),
-        update_unused_while_pending: on(e12.descriptor_binding_update_unused_while_pending),
-        uniform_buffer_heap: on(e12.descriptor_binding_uniform_buffer_update_after_bind)
-            && on(e12.shader_uniform_buffer_array_non_uniform_indexing)
+    BindingCaps {
+        max_push_descriptors: push.map_or(0, |p| p.max_push_descriptors),
+        mutable_descriptors: ext.mutable && on(en.emut.mutable_descriptor_type),
+        buffer_device_address: on(en.e12.buffer_device_address),
+        null_descriptor: ext.robustness2 && on(en.erb2.null_descriptor),
+        descriptor_heaps: on(en.e12.runtime_descriptor_array)
+            && on(en.e12.descriptor_binding_partially_bound)
+            && on(en.e12.descriptor_binding_variable_descriptor_count)
+            && on(en.e12.descriptor_binding_storage_buffer_update_after_bind)
+            && on(en
+                .e12
+                .descriptor_binding_uniform_texel_buffer_update_after_bind)
+            && on(en
+                .e12
+                .descriptor_binding_storage_texel_buffer_update_after_bind)
+            && on(en.e12.descriptor_binding_sampled_image_update_after_bind)
+            && on(en.e12.descriptor_binding_storage_image_update_after_bind),
+        update_unused_while_pending: on(en.e12.descriptor_binding_update_unused_while_pending),
+        uniform_buffer_heap: on(en.e12.descriptor_binding_uniform_buffer_update_after_bind)
+            && on(en.e12.shader_uniform_buffer_array_non_uniform_indexing)
             && indexing.max_per_stage_descriptor_update_after_bind_uniform_buffers >= 1_000_000,
         max_heap_descriptors,
-        sampler_anisotropy: on(e10.sampler_anisotropy),
-        sampler_filter_minmax: on(e12.sampler_filter_minmax),
-        sampler_mirror_clamp_to_edge: on(e12.sampler_mirror_clamp_to_edge),
-    };
-    // SAFETY: valid physical device; query only.
-    let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
+        sampler_anisotropy: on(en.e10.sampler_anisotropy),
+        sampler_filter_minmax: on(en.e12.sampler_filter_minmax),
+        sampler_mirror_clamp_to_edge: on(en.e12.sampler_mirror_clamp_to_edge),
+    }
+}
 
+/// The subgroup operations the device supports in compute shaders, by name.
+fn subgroup_operations(sub: &vk::PhysicalDeviceSubgroupProperties<'_>) -> Vec<&'static str> {
     let mut subgroup_operations = Vec::new();
     if sub.supported_stages.contains(vk::ShaderStageFlags::COMPUTE) {
         for (bit, label) in [
@@ -571,40 +697,5 @@ fn open_device(instance: &ash::Instance, wanted: Option<&str>) -> Result<Opened,
             }
         }
     }
-    let driver_text = format!(
-        "{} {}",
-        c_chars_to_string(&driver.driver_name),
-        c_chars_to_string(&driver.driver_info)
-    )
-    .trim()
-    .to_string();
-
-    let info = DeviceInfo {
-        name,
-        device_type: device_type_name(prop.device_type),
-        vendor_id: prop.vendor_id,
-        api_version: (
-            vk::api_version_major(prop.api_version),
-            vk::api_version_minor(prop.api_version),
-            vk::api_version_patch(prop.api_version),
-        ),
-        driver: driver_text,
-        enabled_features: f.0,
-        missing_features: f.1,
-        enabled_extensions: extensions.iter().filter_map(|e| e.to_str().ok()).collect(),
-        subgroup_size: sub.subgroup_size,
-        subgroup_operations,
-        all_devices: names,
-    };
-    Ok(Opened {
-        physical,
-        device,
-        queue,
-        queue_family,
-        timestamp_bits,
-        memory,
-        limits: prop.limits,
-        caps,
-        info,
-    })
+    subgroup_operations
 }
