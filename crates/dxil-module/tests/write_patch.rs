@@ -60,19 +60,21 @@ fn read_site(bitcode: &[u8], site: &PatchSite) -> u64 {
 
 #[test]
 fn patchable_constant_is_written_long_and_patches_in_place() {
-    // In the module's constants block, and in the function's.
-    for in_functions in [false, true] {
-        patches_in_place(in_functions);
+    // In the module's constants block, in the function's, and in a block of its own just
+    // before its first use.
+    for (in_functions, late) in [(false, false), (true, false), (true, true)] {
+        patches_in_place(in_functions, late);
     }
 }
 
-fn patches_in_place(in_functions: bool) {
+fn patches_in_place(in_functions: bool, late: bool) {
     let Some((m, c)) = module_with_argument_constant() else {
         return;
     };
     let opts = WriteOptions {
         patchable_constants: vec![c],
         patchable_in_functions: in_functions,
+        patchable_late: late,
     };
     let out = write_module_with_sites(&m, &opts).unwrap();
     assert_eq!(out.patch_sites.len(), 1);
@@ -187,10 +189,11 @@ fn patchable_constants_are_checked() {
         ty: float,
         data: ConstData::Float(0x3F80_0000),
     });
-    for patchable_in_functions in [false, true] {
+    for (patchable_in_functions, patchable_late) in [(false, false), (true, false), (true, true)] {
         let opts = WriteOptions {
             patchable_constants: vec![f],
             patchable_in_functions,
+            patchable_late,
         };
         assert_eq!(
             write_module(&m, &opts).unwrap_err().kind(),
