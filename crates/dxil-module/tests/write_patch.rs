@@ -62,15 +62,21 @@ fn read_site(bitcode: &[u8], site: &PatchSite) -> u64 {
 fn patchable_constant_is_written_long_and_patches_in_place() {
     // In the module's constants block, in the function's, and in a block of its own just
     // before its first use.
-    for (in_functions, late) in [(false, false), (true, false), (true, true)] {
-        patches_in_place(in_functions, late);
+    let sites: Vec<Option<u64>> = [(false, false), (true, false), (true, true)]
+        .into_iter()
+        .map(|(in_functions, late)| patches_in_place(in_functions, late))
+        .collect();
+    if let [Some(module), Some(function), Some(late)] = sites[..] {
+        assert!(
+            module < function && function < late,
+            "each placement puts the site later: {sites:?}"
+        );
     }
 }
 
-fn patches_in_place(in_functions: bool, late: bool) {
-    let Some((m, c)) = module_with_argument_constant() else {
-        return;
-    };
+/// Returns the site's bit offset.
+fn patches_in_place(in_functions: bool, late: bool) -> Option<u64> {
+    let (m, c) = module_with_argument_constant()?;
     let opts = WriteOptions {
         patchable_constants: vec![c],
         patchable_in_functions: in_functions,
@@ -132,6 +138,7 @@ fn patches_in_place(in_functions: bool, late: bool) {
         patched, out.bitcode,
         "a refused patch leaves the bits alone"
     );
+    Some(site.bit_offset)
 }
 
 #[test]
