@@ -116,6 +116,8 @@ pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output
     aopts.write.patchable_constants = patchable.clone();
     // In the function's constants block, after the module's metadata: fewer bytes to rehash.
     aopts.write.patchable_in_functions = true;
+    // In a constants block of their own, just before their first use: fewer still.
+    aopts.write.patchable_late = true;
     let embed = options.spec_constants == SpecMode::Patchable
         && options.embed_spec_table
         && !base_table.constants.is_empty();

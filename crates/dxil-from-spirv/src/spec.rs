@@ -1,8 +1,9 @@
 //! Patchable specialization constants: the table of where each value lies in a container,
 //! and patching in place.
 //!
-//! Each patchable constant is an `i32` in the constants block of each function that uses it,
-//! which the bitcode writer encodes as a 5-chunk VBR8 field whatever its value, so any 32-bit
+//! Each patchable constant is an `i32` in each function that uses it, in a constants block
+//! of their own just before the first instruction that uses one (`WriteOptions::patchable_late`
+//! of `dxil-module`), which the bitcode writer encodes as a 5-chunk VBR8 field whatever its value, so any 32-bit
 //! value fits without moving a bit. Patching rewrites those chunks, then the `HASH` part (MD5
 //! of the bitcode, written after the `DXIL` part in patchable containers) and the container
 //! digest; nothing else changes.
@@ -268,10 +269,25 @@ pub fn patch(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) -> 
 /// site are kept, so that each [`Patcher::set`] rewrites the value bits and hashes only the
 /// bytes from the first site to the end. The result is byte for byte what [`patch`] writes.
 ///
-/// The translator writes the sites in the function's constants block and the `HASH` part
-/// after the bitcode, so the saving is everything before the function body (the header parts,
-/// the types, the module's constants and metadata). The two tails (the bitcode's for the `HASH`
-/// part, the container's for its digest) are hashed in one interleaved pass.
+/// The translator writes the sites just before the first instruction that uses one and the
+/// `HASH` part after the bitcode, so the saving is everything before that instruction (the
+/// header parts, the types, the module's constants and metadata, the function's other
+/// constants). The two tails (the bitcode's for the `HASH` part, the container's for its
+/// digest) are hashed in one interleaved pass, so the cost is about two MD5 block functions
+/// per 64 bytes after the first site.
+///
+/// The sites cannot go later than that first use: LLVM 3.7's reader numbers a function's
+/// constants block from the size of its value list, which a forward reference to a value not
+/// yet read has already grown to that value's slot, so a constants block after the
+/// instructions that use it misnumbers them (DXC's validator then reports "Referring to an
+/// argument in another function!": the forward references' placeholders are never replaced).
+///
+/// Measured (`cargo bench -p dxil-from-spirv --bench spec_patch`, 2-core AMD EPYC, load 10,
+/// before/after alternated in one run): `tests/data/spec_big.spv` (9672 bytes; the first site,
+/// the float constant used by the shader's 8th instruction, at byte 2141, so about 7.4 KB of
+/// bitcode follow it) `Patcher::set` 16.2-16.4 µs minimum, 16.7-18.1 µs median (in the
+/// function's first constants block, byte 1842: 16.5-16.8 µs minimum, 17.5-18.7 µs median);
+/// the corpus's 2.2 KB containers 1.0-2.6 µs median.
 pub struct Patcher {
     container: Vec<u8>,
     table: SpecTable,

@@ -86,14 +86,18 @@ fn llvm_dis_accepts_written_corpus_modules() {
         let mut opts = WriteOptions {
             patchable_constants: patch,
             patchable_in_functions: false,
+            patchable_late: false,
         };
         let patched = write_module_with_sites(&m, &opts).unwrap().bitcode;
         opts.patchable_in_functions = true;
         let in_functions = write_module_with_sites(&m, &opts).unwrap().bitcode;
+        opts.patchable_late = true;
+        let late = write_module_with_sites(&m, &opts).unwrap().bitcode;
         for (tag, bc) in [
             ("plain", &plain),
             ("patch", &patched),
             ("patch-fn", &in_functions),
+            ("patch-late", &late),
         ] {
             if let Err(e) = disassemble(tool, &dir, &format!("{i}-{tag}"), bc) {
                 panic!("{name} ({tag}): llvm-dis-14 rejects our bitcode: {e}");

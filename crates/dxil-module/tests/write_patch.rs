@@ -60,19 +60,27 @@ fn read_site(bitcode: &[u8], site: &PatchSite) -> u64 {
 
 #[test]
 fn patchable_constant_is_written_long_and_patches_in_place() {
-    // In the module's constants block, and in the function's.
-    for in_functions in [false, true] {
-        patches_in_place(in_functions);
+    // In the module's constants block, in the function's, and in a block of its own just
+    // before its first use.
+    let sites: Vec<Option<u64>> = [(false, false), (true, false), (true, true)]
+        .into_iter()
+        .map(|(in_functions, late)| patches_in_place(in_functions, late))
+        .collect();
+    if let [Some(module), Some(function), Some(late)] = sites[..] {
+        assert!(
+            module < function && function < late,
+            "each placement puts the site later: {sites:?}"
+        );
     }
 }
 
-fn patches_in_place(in_functions: bool) {
-    let Some((m, c)) = module_with_argument_constant() else {
-        return;
-    };
+/// Returns the site's bit offset.
+fn patches_in_place(in_functions: bool, late: bool) -> Option<u64> {
+    let (m, c) = module_with_argument_constant()?;
     let opts = WriteOptions {
         patchable_constants: vec![c],
         patchable_in_functions: in_functions,
+        patchable_late: late,
     };
     let out = write_module_with_sites(&m, &opts).unwrap();
     assert_eq!(out.patch_sites.len(), 1);
@@ -130,6 +138,7 @@ fn patches_in_place(in_functions: bool) {
         patched, out.bitcode,
         "a refused patch leaves the bits alone"
     );
+    Some(site.bit_offset)
 }
 
 #[test]
@@ -187,10 +196,11 @@ fn patchable_constants_are_checked() {
         ty: float,
         data: ConstData::Float(0x3F80_0000),
     });
-    for patchable_in_functions in [false, true] {
+    for (patchable_in_functions, patchable_late) in [(false, false), (true, false), (true, true)] {
         let opts = WriteOptions {
             patchable_constants: vec![f],
             patchable_in_functions,
+            patchable_late,
         };
         assert_eq!(
             write_module(&m, &opts).unwrap_err().kind(),

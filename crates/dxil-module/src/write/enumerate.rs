@@ -248,6 +248,14 @@ pub(crate) struct Enumerator<'m> {
     // Per-function state.
     pub first_func_const: u32,
     pub first_inst: u32,
+    /// Moves each function's patchable constants into a second constants block, written
+    /// before instruction [`Enumerator::late_at`] (see `WriteOptions::patchable_late`).
+    pub late_patchable: bool,
+    /// The instruction before which the second constants block goes (none: `usize::MAX`),
+    /// and its value ids.
+    pub late_at: usize,
+    pub late_first: u32,
+    pub late_end: u32,
     inst_ids: Vec<u32>,
     func_consts: Vec<u32>,
     /// Function-local metadata values, in id order (ids follow the module's metadata).
@@ -296,6 +304,10 @@ impl<'m> Enumerator<'m> {
             label_ty,
             first_func_const: 0,
             first_inst: 0,
+            late_patchable: false,
+            late_at: usize::MAX,
+            late_first: 0,
+            late_end: 0,
             inst_ids: Vec::new(),
             func_consts: Vec::new(),
             local_mds: Vec::new(),
@@ -1017,6 +1029,11 @@ impl<'m> Enumerator<'m> {
             r.map_err(|e| e.with_instruction(i as u32))?;
         }
         self.optimize_constants(self.first_func_const as usize, self.values.len());
+        self.late_at = usize::MAX;
+        let late = match self.late_patchable {
+            true => self.take_late_constants(body)?,
+            false => Vec::new(),
+        };
         self.first_inst = self.values.len() as u32;
         self.inst_ids.clear();
         self.inst_ids.resize(body.insts.len(), NONE);
@@ -1024,6 +1041,17 @@ impl<'m> Enumerator<'m> {
         self.local_md_ids.clear();
         let mut locals: Vec<Value> = Vec::new();
         for (i, inst) in body.insts.iter().enumerate() {
+            if i == self.late_at {
+                self.late_first = self.values.len() as u32;
+                for &e in &late {
+                    let id = self.values.len() as u32;
+                    if let Some(slot) = self.lookup(e.0) {
+                        *slot = id;
+                    }
+                    self.values.push(e);
+                }
+                self.late_end = self.values.len() as u32;
+            }
             llvm_operands(&inst.kind, &body.pool, |o| {
                 if let Operand::Value(v) = o
                     && let ValueRef::Metadata(md) = v.get()
@@ -1053,6 +1081,76 @@ impl<'m> Enumerator<'m> {
             self.local_mds.push(lv);
         }
         Ok(())
+    }
+
+    /// With [`Enumerator::late_patchable`]: takes the function's patchable constants out of
+    /// its first constants block and sets [`Enumerator::late_at`], the latest instruction
+    /// before their first use at which LLVM's reader can number a second constants block
+    /// right. That reader numbers a constants block from the size of its value list, which a
+    /// forward reference (a phi's operand, a metadata value) grows to the referenced slot:
+    /// the block must come where no instruction read so far refers to one not yet read.
+    /// Function-local metadata refers to values before any instruction, so it keeps the
+    /// constants in the first block, as does a constant that has one as an operand.
+    fn take_late_constants(&mut self, body: &Body) -> Result<Vec<(Value, u32)>> {
+        let start = self.first_func_const as usize;
+        let is_late = |e: &Self, v: Value| match v.get() {
+            ValueRef::Const(c) => e.consts.unique.get(c.index()).copied().unwrap_or(false),
+            _ => false,
+        };
+        if !self.values[start..].iter().any(|&(v, _)| is_late(self, v)) {
+            return Ok(Vec::new());
+        }
+        for &(v, _) in &self.values[start..] {
+            let ValueRef::Const(c) = v.get() else {
+                continue;
+            };
+            let mut i = 0;
+            while let Some(op) = self.nth_operand(c.0, i) {
+                if is_late(self, op) {
+                    return Ok(Vec::new());
+                }
+                i += 1;
+            }
+        }
+        // `reach`: one past the highest instruction referred to so far.
+        let (mut reach, mut point, mut at) = (0usize, 0usize, None);
+        let mut local_md = false;
+        for (i, inst) in body.insts.iter().enumerate() {
+            if reach <= i {
+                point = i;
+            }
+            let mut uses = false;
+            llvm_operands(&inst.kind, &body.pool, |o| {
+                let Operand::Value(v) = o else { return };
+                match v.get() {
+                    ValueRef::Inst(t) => reach = reach.max(t.index() + 1),
+                    ValueRef::Metadata(md) => {
+                        local_md |= self
+                            .mds
+                            .rep_of(md)
+                            .is_ok_and(|r| matches!(self.mds.norm(r), NMd::Local(_)))
+                    }
+                    _ => uses |= is_late(self, self.canon(v)),
+                }
+            });
+            if uses && at.is_none() {
+                at = Some(point);
+            }
+        }
+        let Some(at) = at.filter(|_| !local_md) else {
+            return Ok(Vec::new());
+        };
+        let all = self.values.split_off(start);
+        let (late, keep): (Vec<_>, Vec<_>) = all.into_iter().partition(|&(v, _)| is_late(self, v));
+        for e in keep {
+            let id = self.values.len() as u32;
+            if let Some(slot) = self.lookup(e.0) {
+                *slot = id;
+            }
+            self.values.push(e);
+        }
+        self.late_at = at;
+        Ok(late)
     }
 
     /// `purgeFunction`.

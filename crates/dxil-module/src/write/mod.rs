@@ -55,6 +55,12 @@ pub struct WriteOptions {
     /// so a patcher that keeps hash states of the unchanged bytes rehashes less (the module's
     /// metadata lies between the two places).
     pub patchable_in_functions: bool,
+    /// With [`WriteOptions::patchable_in_functions`]: writes a function's patchable constants
+    /// in a second constants block of their own, as late in the function block as LLVM 3.7's
+    /// reader allows: before the instruction that first uses one, or earlier where a forward
+    /// reference (a phi operand) is pending there. The bytes before that point then stay as
+    /// they are when a patch changes a value, so a patcher rehashes only the rest.
+    pub patchable_late: bool,
 }
 
 /// Chunk width of a patchable constant's VBR field (the `INTEGER` abbreviation's VBR8).
@@ -87,7 +93,8 @@ pub fn write_module(m: &Module, opts: &WriteOptions) -> Result<Vec<u8>> {
 
 /// Like [`write_module`], also returning where the patchable constants were written.
 pub fn write_module_with_sites(m: &Module, opts: &WriteOptions) -> Result<WriteOutput> {
-    let e = Enumerator::new(m, &opts.patchable_constants, !opts.patchable_in_functions)?;
+    let mut e = Enumerator::new(m, &opts.patchable_constants, !opts.patchable_in_functions)?;
+    e.late_patchable = opts.patchable_in_functions && opts.patchable_late;
     let typebits = log2_ceil(e.types.len() as u64 + 1);
     let mut w = Writer {
         e,
@@ -943,6 +950,11 @@ impl<'m> Writer<'m, '_> {
         let mut locs: Vec<(crate::entity::InstId, crate::inst::DebugLoc)> = body.debug_locs.clone();
         locs.sort_by_key(|l| l.0);
         for (i, inst) in body.insts.iter().enumerate() {
+            if i == self.e.late_at {
+                let (first, end) = (self.e.late_first as usize, self.e.late_end as usize);
+                self.write_constants(first, end, false, Some(f))?;
+                inst_id = end as u32;
+            }
             self.write_inst(f, body, inst, inst_id)
                 .map_err(|e| e.with_instruction(i as u32))?;
             if !self.e.types.is_void(self.e.types.node_of(inst.ty)?) {
