@@ -118,6 +118,15 @@ fn state_ops(op: Op) -> Option<(OpCode, OpCode)> {
 impl Tr<'_> {
     /// Whether a type holds ray queries (a ray query or an array or struct of them).
     pub fn holds_ray_query(&self, ty: u32, depth: u32) -> bool {
+        // Every local asks: most modules cannot have ray queries at all.
+        if depth == 0
+            && !self
+                .spv
+                .capabilities
+                .contains(&spirv::Capability::RayQueryKHR)
+        {
+            return false;
+        }
         if depth > super::types::MAX_TYPE_DEPTH {
             return false;
         }
@@ -212,6 +221,17 @@ impl Tr<'_> {
     }
 
     pub(super) fn ray_query(&mut self, inst: &Inst<'_>, op: Op) -> Result<()> {
+        // Ray query variables get their handles only in modules that declare ray queries.
+        if op != Op::ConvertUToAccelerationStructureKHR
+            && !self
+                .spv
+                .capabilities
+                .contains(&spirv::Capability::RayQueryKHR)
+        {
+            return Err(malformed(format!(
+                "Op{op:?} without the RayQueryKHR capability"
+            )));
+        }
         self.features.need_sm(6, 5);
         let void = self.b.t.void;
         match op {
