@@ -5,6 +5,8 @@
 
 const COMPUTE: &[u8] = include_bytes!("data/ray_query_comp.spv");
 const PIXEL: &[u8] = include_bytes!("data/ray_query_frag.spv");
+const HULL: &[u8] = include_bytes!("data/ray_query_tesc.spv");
+const PRIVATE: &[u8] = include_bytes!("data/ray_query_private.spv");
 
 mod support;
 use support::listing;
@@ -76,4 +78,32 @@ fn pixel_shader_ray_query() {
         .expect("the acceleration structure's binding");
     assert_eq!(acc.class, dxil_from_spirv::RegisterClass::Srv);
     support::dxv("rayquery", "ray_query_frag", &out.container);
+}
+
+#[test]
+fn hull_shader_ray_query() {
+    let out = dxil_from_spirv::translate_bytes(HULL, &Default::default()).unwrap();
+    assert_eq!(out.profile, "hs_6_5");
+    let text = listing(&out.container);
+    // The control-point function and the patch-constant function each run the shader.
+    assert_eq!(
+        text.matches("call i32 @dx.op.allocateRayQuery(i32 178")
+            .count(),
+        2,
+        "{text}"
+    );
+    support::dxv("rayquery", "ray_query_tesc", &out.container);
+}
+
+#[test]
+fn private_ray_query_and_unsized_acceleration_structures() {
+    let out = dxil_from_spirv::translate_bytes(PRIVATE, &Default::default()).unwrap();
+    assert_eq!(out.profile, "cs_6_5");
+    let acc = out
+        .bindings
+        .iter()
+        .find(|b| b.kind == dxil_from_spirv::DescriptorKind::AccelerationStructure)
+        .expect("the acceleration structures' binding");
+    assert_eq!(acc.count, u32::MAX);
+    support::dxv("rayquery", "ray_query_private", &out.container);
 }
