@@ -198,7 +198,13 @@ impl Tr<'_> {
             Type::Struct { members } => {
                 let mut at = base;
                 for i in 0..members.1 {
-                    let m = self.spv.type_lists[(members.0 + i) as usize];
+                    let m = *self
+                        .spv
+                        .type_lists
+                        .get((members.0 + i) as usize)
+                        .ok_or_else(|| {
+                            malformed(format!("struct %{ty} member {i} out of range"))
+                        })?;
                     self.ray_query_slots(m, wide, at, out, depth + 1)?;
                     at = at.saturating_add(self.slots(m, wide, 0)?);
                 }
