@@ -56,6 +56,8 @@ pub enum DescriptorKind {
     CombinedImage,
     /// The sampler half of a combined image-sampler.
     CombinedSampler,
+    /// A ray tracing acceleration structure (an SRV).
+    AccelerationStructure,
 }
 
 /// A binding to place.

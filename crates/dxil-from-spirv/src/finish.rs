@@ -191,6 +191,7 @@ fn descriptor_kind(r: &Resource) -> DescriptorKind {
         ResKind::PushConstants { .. } => DescriptorKind::PushConstants,
         ResKind::Sampler { .. } if r.is_sampler_half => DescriptorKind::CombinedSampler,
         ResKind::Sampler { .. } => DescriptorKind::Sampler,
+        ResKind::AccelStruct => DescriptorKind::AccelerationStructure,
         ResKind::Typed { kind, .. } => {
             let buffer = kind == dxil_shader::ResourceKind::TypedBuffer;
             match (r.class, buffer) {
@@ -392,6 +393,7 @@ fn resource_properties(r: &Resource) -> (u32, u32) {
             (K::CBuffer.raw(), size.div_ceil(16) * 16)
         }
         ResKind::Sampler { comparison } => (K::Sampler.raw() | (u32::from(comparison) << 15), 0),
+        ResKind::AccelStruct => (K::RTAccelerationStructure.raw(), 0),
         ResKind::Typed {
             kind,
             comp,

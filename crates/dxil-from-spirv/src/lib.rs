@@ -30,20 +30,27 @@
 //! What is refused, with an [`Error`] naming the instruction (`tests/corpus.expected` gives
 //! every corpus input's outcome):
 //! - not expressible in DXIL: pointers into memory (buffer device addresses, variable
-//!   pointers, `OpConvertUToPtr`), the dispatch size (`NumWorkgroups`), `DrawIndex`,
-//!   partitioned reductions, inclusive scans and min/max or logical scans (the partition,
-//!   `OpGroupNonUniformPartitionNV`, is `WaveMatch`, and exclusive sums, products and bitwise
-//!   scans over it are `WaveMultiPrefixOp`), vendor built-ins (NV viewport
-//!   masks, per-view and secondary positions, warp ids), subpass inputs, render targets past
-//!   7, more than 8 clip and cull distances, elements that would share a signature row with
-//!   different interpolation, loops without an exit, mesh shaders that output points (D3D12
-//!   mesh shaders output lines or triangles);
+//!   pointers, `OpConvertUToPtr`), acceleration structures from addresses
+//!   (`OpConvertUToAccelerationStructureKHR`), the dispatch size (`NumWorkgroups`),
+//!   `DrawIndex`, `FragInvocationCountEXT` (it follows the pipeline's sample shading state),
+//!   vendor built-ins (NV viewport masks, per-view and secondary positions, warp ids),
+//!   subpass inputs, render targets past 7, more than 8 clip and cull distances, elements
+//!   that would share a signature row with different interpolation, loops without an exit,
+//!   mesh shaders that output points (D3D12 mesh shaders output lines or triangles);
 //! - not translated (yet): NV mesh and task shaders (the EXT ones are), mesh outputs read
-//!   back, ray queries, 8-bit integers (DXIL has no
-//!   8-bit type: they would need emulation in 32-bit words), clustered subgroup operations and
-//!   subgroup min/max scans (DXIL has only sum and product prefixes: they would need lane
-//!   loops), shading-rate and fragment-size built-ins, `SamplePosition`, writable multisampled
-//!   images, 64-bit stage inputs and outputs, structs inside arrays of stage variables.
+//!   back, ray queries with opacity micromaps (shader model 6.9's `AllocateRayQuery2`),
+//!   8-bit integers (DXIL has no 8-bit type: they would need emulation in 32-bit words),
+//!   clustered subgroup operations, partitioned reductions and subgroup min/max scans
+//!   (DXIL has only sum and product prefixes, and partitioned prefixes of sums, products and
+//!   bitwise operations, `WaveMultiPrefixOp`: the rest would need lane loops), writable
+//!   multisampled images, 64-bit stage inputs and outputs, structs inside arrays of stage
+//!   variables.
+//!
+//! Ray queries (SPV_KHR_ray_query) become `AllocateRayQuery` handles kept in the query
+//! variable's local array and `RayQuery_*` operations (shader model 6.5, any stage);
+//! acceleration structures are SRVs of kind `RTAccelerationStructure`. `SamplePosition` is
+//! `RenderTargetGetSamplePosition` at `SV_SampleIndex` (which, like the Vulkan built-in, makes
+//! the shader run per sample), `FragSizeEXT` is decoded from `SV_ShadingRate`.
 //!
 //! A tessellation control shader's memory side effects (storage writes, atomics) run once in
 //! each of the hull shader's two functions.

@@ -72,6 +72,9 @@ fn resource_symbol_type(b: &mut Builder, r: &Resource) -> TypeId {
             let arr = b.array_of(i32t, words);
             b.named_struct_owned(format!("dx.cbuffer.{words}"), &[arr])
         }
+        (_, ResKind::AccelStruct) => {
+            b.named_struct("struct.RaytracingAccelerationStructure", &[i32t])
+        }
         (_, ResKind::Sampler { comparison }) => {
             if comparison {
                 b.named_struct("struct.SamplerComparisonState", &[i32t])
@@ -156,6 +159,12 @@ pub fn resources(md: &mut Md<'_>, res: &[Resource]) -> Option<MdId> {
                 }
                 Some(md.node(&ops))
             }
+            // DXC states the element type of an acceleration structure as `i32`.
+            ResKind::AccelStruct => {
+                let t = md.i32(0);
+                let c = md.i32(i64::from(dxil_shader::ComponentType::I32.raw()));
+                Some(md.node(&[Some(t), Some(c)]))
+            }
             _ if r.atomic64 => {
                 let t = md.i32(3);
                 let one = md.i32(1);
@@ -170,6 +179,7 @@ pub fn resources(md: &mut Md<'_>, res: &[Resource]) -> Option<MdId> {
                     ResKind::Typed {
                         kind, sample_count, ..
                     } => (kind, sample_count),
+                    ResKind::AccelStruct => (ResourceKind::RTAccelerationStructure, 0),
                     _ => (ResourceKind::RawBuffer, 0),
                 };
                 ops.push(Some(md.i32(i64::from(shape.raw()))));
@@ -237,6 +247,7 @@ pub fn shader_flags(
     let mut cmp_grad_bias = false;
     let mut extended_command_info = false;
     let mut lod_clamp = false;
+    let mut raytracing_1_1 = false;
     for body in m.functions.iter().filter_map(|f| f.body.as_ref()) {
         // The validator sets SampleCmpGradientOrBias from the last sampling operation of a
         // function only (it assigns instead of accumulating): do as it does.
@@ -322,6 +333,7 @@ pub fn shader_flags(
                             OpCode::StartVertexLocation | OpCode::StartInstanceLocation => {
                                 extended_command_info = true;
                             }
+                            OpCode::AllocateRayQuery => raytracing_1_1 = true,
                             _ => {}
                         }
                     }
@@ -407,6 +419,9 @@ pub fn shader_flags(
     }
     if extended_command_info {
         set(&mut f, ShaderFlags::EXTENDED_COMMAND_INFO);
+    }
+    if raytracing_1_1 {
+        set(&mut f, ShaderFlags::RAYTRACING_TIER_1_1);
     }
     if res.iter().any(|r| r.rov) {
         set(&mut f, ShaderFlags::ROVS);

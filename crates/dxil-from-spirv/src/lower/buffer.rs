@@ -34,6 +34,9 @@ pub enum ResKind {
     },
     /// A sampler; `comparison` once it is used for depth comparison.
     Sampler { comparison: bool },
+    /// A ray tracing acceleration structure (an SRV of kind `RTAccelerationStructure`),
+    /// which only ray queries read.
+    AccelStruct,
 }
 
 /// A handle creation to complete: the `createHandle` (or `createHandleFromBinding`) call,
@@ -123,6 +126,15 @@ impl Tr<'_> {
         }
         let mut used = vec![false; spv.bound as usize];
         for &g in &self.entry.interface {
+            // A private ray query the code never names would allocate a query (and ask for
+            // inline ray tracing) for nothing.
+            if self.global_class(g) == Some(StorageClass::Private)
+                && let Ok(d) = spv.def(g)
+                && let Ok((_, pointee)) = self.pointee(d.ty)
+                && self.holds_ray_query(pointee, 0)
+            {
+                continue;
+            }
             if let Some(u) = used.get_mut(g as usize) {
                 *u = is_global.get(g as usize).copied().unwrap_or(false);
             }
@@ -299,7 +311,11 @@ impl Tr<'_> {
                 return Ok(());
             }
             (StorageClass::UniformConstant, Type::AccelerationStructure) => {
-                return Err(unsupported("ray queries (acceleration structures)"));
+                r.kind = ResKind::AccelStruct;
+                r.class = ResourceClass::SRV;
+                // Acceleration structures exist from DXR (shader model 6.3); the translation
+                // needs only inline ray tracing (6.5), which `ray_query` asks for.
+                self.features.need_sm(6, 3);
             }
             (_, t) => {
                 return Err(unsupported(format!(
@@ -466,7 +482,10 @@ impl Tr<'_> {
         if r.count == 1
             && let Some(h) = r.handle
         {
-            if matches!(r.kind, ResKind::Typed { .. } | ResKind::Sampler { .. }) {
+            if matches!(
+                r.kind,
+                ResKind::Typed { .. } | ResKind::Sampler { .. } | ResKind::AccelStruct
+            ) {
                 return Ok(Ptr::new(Base::Resource { res, index: None }, pointee));
             }
             return Ok(Ptr::new(Base::Buffer { res, handle: h }, block));
@@ -561,7 +580,7 @@ impl Tr<'_> {
             .contains(DecorFlags::NON_UNIFORM);
         let elem = self.element_type(p.ty)?;
         match self.resources[res as usize].kind {
-            ResKind::Typed { .. } | ResKind::Sampler { .. } => {
+            ResKind::Typed { .. } | ResKind::Sampler { .. } | ResKind::AccelStruct => {
                 p.base = Base::Resource {
                     res,
                     index: Some(v),

@@ -46,6 +46,14 @@ pub enum BuiltinOp {
     NumSubgroups,
     SubgroupId,
     SampleIndex,
+    /// A component of the sample's position in the pixel (0 to 1, Vulkan's convention).
+    SamplePosition(u8),
+    /// A component of the fragment's size in pixels, decoded from the SV_ShadingRate input
+    /// element (its index).
+    FragSize {
+        comp: u8,
+        elem: u32,
+    },
     Coverage,
     InnerCoverage,
     Helper,
@@ -179,6 +187,32 @@ impl Tr<'_> {
                 packing: Packing::NotPacked,
                 op: Some(BuiltinOp::SampleIndex),
             },
+            // Reading SV_SampleIndex makes the shader run per sample, as reading
+            // SamplePosition does in Vulkan; D3D gives the position relative to the pixel's
+            // centre, which `builtin_value` moves by half a pixel.
+            (B::SamplePosition, true) if m == EM::Fragment => Mapped::Elem {
+                name: "SV_SampleIndex",
+                kind: SemanticKind::SampleIndex,
+                comp: u32c,
+                packing: Packing::NotPacked,
+                op: Some(BuiltinOp::SamplePosition(comp)),
+            },
+            // The pixels one invocation shades: D3D12's coarse pixel, whose size
+            // SV_ShadingRate encodes (log2 width in bits 2-3, log2 height in bits 0-1).
+            (B::FragSizeEXT, true) if m == EM::Fragment => Mapped::Elem {
+                name: "SV_ShadingRate",
+                kind: SemanticKind::ShadingRate,
+                comp: u32c,
+                packing: Packing::Packed,
+                op: Some(BuiltinOp::FragSize { comp, elem: 0 }),
+            },
+            (B::FragInvocationCountEXT, _) => {
+                return Err(inexpressible(
+                    "built-in FragInvocationCountEXT (how many invocations shade a fragment \
+                     follows the Vulkan pipeline's sample shading state, which neither the \
+                     SPIR-V module nor a D3D12 shader can read)",
+                ));
+            }
             (B::SampleMask, true) => Mapped::Op(BuiltinOp::Coverage),
             (B::SampleMask, false) => Mapped::Elem {
                 name: "SV_Coverage",
@@ -653,8 +687,17 @@ impl Tr<'_> {
                 packing,
                 op,
             } => {
-                if let Some(op) = op {
-                    leaves.extend((0..n).map(|_| Leaf::Op(op)));
+                // SampleId and SamplePosition share the one SV_SampleIndex element,
+                // ShadingRateKHR and FragSizeEXT the one SV_ShadingRate.
+                if matches!(kind, SemanticKind::SampleIndex | SemanticKind::ShadingRate)
+                    && let Some(e) = self
+                        .signature_mut(sig)
+                        .elems
+                        .iter()
+                        .position(|e| e.kind == kind)
+                {
+                    Self::shared_leaves(op, n, e as u32, sig, leaves);
+                    return Ok(());
                 }
                 let flags = self.spv.decor.get(var).flags;
                 let is_clip = matches!(
@@ -678,6 +721,9 @@ impl Tr<'_> {
                     vec![(0, rows, 1)]
                 } else if kind == SemanticKind::Coverage {
                     // gl_SampleMask is an array; D3D12 has 32 samples at most, one word.
+                    vec![(0, 1, 1)]
+                } else if matches!(kind, SemanticKind::SampleIndex | SemanticKind::ShadingRate) {
+                    // One scalar behind gl_SamplePosition's or gl_FragSizeEXT's two components.
                     vec![(0, 1, 1)]
                 } else {
                     vec![(0, 1, n.min(4) as u8)]
@@ -722,7 +768,9 @@ impl Tr<'_> {
                     };
                     ids.push(self.signature_mut(sig).add(e)?);
                 }
-                if op.is_none() {
+                if op.is_some() {
+                    Self::shared_leaves(op, n, ids[0], sig, leaves);
+                } else {
                     for i in 0..n {
                         let (elem, row, col) = if is_clip {
                             (ids[(i / 4) as usize], 0, (i % 4) as u8)
@@ -769,6 +817,33 @@ impl Tr<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The leaves of a built-in read from element `elem` (which another built-in may have
+    /// made): through `op` per component, or directly.
+    fn shared_leaves(
+        op: Option<BuiltinOp>,
+        n: u32,
+        elem: u32,
+        sig: SigKind,
+        leaves: &mut Vec<Leaf>,
+    ) {
+        for c in 0..n {
+            let c8 = c as u8;
+            leaves.push(match op {
+                Some(BuiltinOp::SamplePosition(_)) => Leaf::Op(BuiltinOp::SamplePosition(c8)),
+                Some(BuiltinOp::FragSize { .. }) => {
+                    Leaf::Op(BuiltinOp::FragSize { comp: c8, elem })
+                }
+                Some(op) => Leaf::Op(op),
+                None => Leaf::Sig {
+                    sig,
+                    elem,
+                    row: 0,
+                    col: c8,
+                },
+            });
+        }
     }
 
     /// Clip and cull distances share a block of at most two rows: clip distances first, cull
@@ -1162,6 +1237,42 @@ impl Tr<'_> {
                 self.b.binary(BinOp::UDiv, x, lanes)?
             }
             BuiltinOp::SampleIndex => self.b.dxop(OpCode::SampleIndex, Some(i32t), i32t, &[])?,
+            BuiltinOp::FragSize { comp, elem } => {
+                self.mark_usage(SigKind::Input, elem, 0);
+                let id = self.b.i32c(i64::from(elem));
+                let row = self.b.i32c(0);
+                let col = self.b.i8c(0);
+                let vertex = self.b.undef_scalar(Scalar::I32);
+                let rate =
+                    self.b
+                        .dxop(OpCode::LoadInput, Some(i32t), i32t, &[id, row, col, vertex])?;
+                // Width: 1 << bits 2-3; height: 1 << bits 0-1.
+                let shift = if comp == 0 {
+                    let two = self.b.i32c(2);
+                    self.b.binary(BinOp::LShr, rate, two)?
+                } else {
+                    rate
+                };
+                let three = self.b.i32c(3);
+                let log2 = self.b.binary(BinOp::And, shift, three)?;
+                let one = self.b.i32c(1);
+                self.b.binary(BinOp::Shl, one, log2)?
+            }
+            BuiltinOp::SamplePosition(c) => {
+                let index = self.b.dxop(OpCode::SampleIndex, Some(i32t), i32t, &[])?;
+                let pos_ty = self.b.named_struct("dx.types.SamplePos", &[f32t, f32t]);
+                let pos = self.b.dxop(
+                    OpCode::RenderTargetGetSamplePosition,
+                    None,
+                    pos_ty,
+                    &[index],
+                )?;
+                let v = self.b.extract_value(pos, u32::from(c.min(1)), f32t)?;
+                let half = self
+                    .b
+                    .const_float_bits(Scalar::F32, 0.5f32.to_bits().into());
+                self.b.binary(BinOp::FAdd, v, half)?
+            }
             BuiltinOp::Coverage => self.b.dxop(OpCode::Coverage, Some(i32t), i32t, &[])?,
             BuiltinOp::InnerCoverage => {
                 self.features.inner_coverage = true;

@@ -114,6 +114,7 @@ impl Tr<'_> {
         }
         Ok(match self.spv.ty(ty)? {
             Type::Bool | Type::Int { .. } | Type::Float { .. } => kind_bit(self.scalar_kind(ty)?),
+            Type::RayQuery => kind_bit(Scalar::I32),
             Type::Vector { elem, .. } => self.kinds_of(elem, depth + 1)?,
             Type::Matrix { col, .. } => self.kinds_of(col, depth + 1)?,
             Type::Array { elem, .. } | Type::RuntimeArray { elem } => {
@@ -201,6 +202,7 @@ impl Tr<'_> {
                 let (_, pointee) = self.pointee(ptr_ty)?;
                 let l = self
                     .new_local(pointee, 0)
+                    .and_then(|l| self.init_ray_queries(l, pointee).map(|()| l))
                     .map_err(|e| e.or_at(inst.location()))?;
                 self.local_of.insert(id, l);
             }
@@ -217,6 +219,7 @@ impl Tr<'_> {
             let (_, pointee) = self.pointee(def.ty)?;
             let l = self
                 .new_local(pointee, 0)
+                .and_then(|l| self.init_ray_queries(l, pointee).map(|()| l))
                 .map_err(|e| e.or_at(inst.location()))?;
             self.local_of.insert(g, l);
             self.set_ptr(g, Ptr::new(Base::Local(l), pointee))?;

@@ -14,6 +14,7 @@ mod image;
 mod io;
 mod memory;
 mod mesh;
+mod rayquery;
 mod sig;
 mod stage;
 mod types;
@@ -699,6 +700,7 @@ impl<'a> Tr<'a> {
             Op::BeginInvocationInterlockEXT | Op::EndInvocationInterlockEXT => self.interlock(op),
             Op::SetMeshOutputsEXT => self.set_mesh_outputs(inst),
             _ if atomic::is_atomic(op) => self.atomic(inst, op),
+            _ if rayquery::is_ray_query(op) => self.ray_query(inst, op),
             _ => self.value_op(inst, op),
         }
     }

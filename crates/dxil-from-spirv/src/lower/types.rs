@@ -107,6 +107,8 @@ impl Tr<'_> {
                 let s = self.scalar_kind(ty)?;
                 self.types.leaf_pool.push(s);
             }
+            // A ray query is the `i32` handle `AllocateRayQuery` returns.
+            Type::RayQuery => self.types.leaf_pool.push(Scalar::I32),
             Type::Vector { elem, n } => {
                 let s = self.scalar_kind(elem)?;
                 for _ in 0..n {
@@ -144,7 +146,7 @@ impl Tr<'_> {
             return Err(limit("types nested too deeply"));
         }
         Ok(match self.spv.ty(ty)? {
-            Type::Bool | Type::Int { .. } | Type::Float { .. } => 1,
+            Type::Bool | Type::Int { .. } | Type::Float { .. } | Type::RayQuery => 1,
             Type::Vector { n, .. } => u64::from(n),
             Type::Matrix { col, n } => u64::from(n) * self.leaf_count(col, depth + 1)?,
             Type::Array { elem, len } => self
@@ -226,6 +228,7 @@ impl Tr<'_> {
                 let s = self.scalar_kind(ty)?;
                 if wide && s.bits() == 64 { 2 } else { 1 }
             }
+            Type::RayQuery => 1,
             Type::Vector { elem, n } => u64::from(n) * self.slots(elem, wide, depth + 1)?,
             Type::Matrix { col, n } => u64::from(n) * self.slots(col, wide, depth + 1)?,
             Type::Array { elem, len } => {

@@ -87,37 +87,76 @@ impl Tr<'_> {
         acc.ok_or_else(|| malformed("partition of an empty value"))
     }
 
-    /// A partitioned exclusive scan (`PartitionedExclusiveScanNV`) as `WaveMultiPrefixOp`
+    /// A partitioned scan (`Partitioned{Ex,In}clusiveScanNV`) as `WaveMultiPrefixOp`
     /// (shader model 6.5), whose four mask words are the partition's ballot. DXIL has it for
-    /// sums, products and bitwise operations only.
-    fn multi_prefix(&mut self, op: Op, v: &[Value], mask: &[Value]) -> Result<Vec<Value>> {
-        // `WaveMultiPrefixOpKind`.
-        let kind = match op {
-            Op::GroupNonUniformIAdd | Op::GroupNonUniformFAdd => 0,
-            Op::GroupNonUniformBitwiseAnd => 1,
-            Op::GroupNonUniformBitwiseOr => 2,
-            Op::GroupNonUniformBitwiseXor => 3,
-            Op::GroupNonUniformIMul | Op::GroupNonUniformFMul => 4,
-            _ => return Err(unsupported("partitioned subgroup operations")),
+    /// sums, products and bitwise operations (booleans go through it as 0 or 1 in `i32`); an
+    /// inclusive scan combines the exclusive one with the lane's own value (the order of
+    /// floating-point group operations is unspecified in SPIR-V).
+    fn multi_prefix(
+        &mut self,
+        op: Op,
+        v: &[Value],
+        mask: &[Value],
+        inclusive: bool,
+    ) -> Result<Vec<Value>> {
+        // `WaveMultiPrefixOpKind`, and whether the operands are booleans.
+        let (kind, logical) = match op {
+            Op::GroupNonUniformIAdd | Op::GroupNonUniformFAdd => (0, false),
+            Op::GroupNonUniformBitwiseAnd => (1, false),
+            Op::GroupNonUniformBitwiseOr => (2, false),
+            Op::GroupNonUniformBitwiseXor => (3, false),
+            Op::GroupNonUniformIMul | Op::GroupNonUniformFMul => (4, false),
+            Op::GroupNonUniformLogicalAnd => (1, true),
+            Op::GroupNonUniformLogicalOr => (2, true),
+            Op::GroupNonUniformLogicalXor => (3, true),
+            _ => {
+                return Err(unsupported(
+                    "partitioned min/max scans (DXIL's WaveMultiPrefix operations are sums, \
+                     products and bitwise operations only)",
+                ));
+            }
         };
         let [m0, m1, m2, m3] = mask else {
             return Err(malformed("a partition ballot that is not four words"));
         };
         self.features.need_sm(6, 5);
+        let i32t = self.b.t.i32;
         let mut out = Vec::with_capacity(v.len());
         for &x in v {
+            let x = if logical {
+                self.b.cast(CastOp::ZExt, x, i32t)?
+            } else {
+                x
+            };
             let s = self.b.scalar_type_of(x)?;
             self.check_overload(OpCode::WaveMultiPrefixOp, s)?;
             let t = self.b.scalar(s);
             let k = self.b.i8c(kind);
             // `SignedOpKind`: sums, products and bit operations do not depend on it.
             let sign = self.b.i8c(0);
-            out.push(self.b.dxop(
+            let mut r = self.b.dxop(
                 OpCode::WaveMultiPrefixOp,
                 Some(t),
                 t,
                 &[x, *m0, *m1, *m2, *m3, k, sign],
-            )?);
+            )?;
+            if inclusive {
+                let bin = match (kind, s.is_float()) {
+                    (0, true) => BinOp::FAdd,
+                    (0, false) => BinOp::Add,
+                    (1, _) => BinOp::And,
+                    (2, _) => BinOp::Or,
+                    (3, _) => BinOp::Xor,
+                    (_, true) => BinOp::FMul,
+                    _ => BinOp::Mul,
+                };
+                r = self.b.binary(bin, r, x)?;
+            }
+            if logical {
+                let z = self.b.i32c(0);
+                r = self.b.cmp(Predicate::ICMP_NE, r, z)?;
+            }
+            out.push(r);
         }
         Ok(out)
     }
@@ -409,25 +448,26 @@ impl Tr<'_> {
     fn group_arith(&mut self, inst: &Inst<'_>, op: Op, a: usize, id: u32) -> Result<()> {
         let group = inst.word(a)?;
         let v = self.values(inst.word(a + 1)?)?;
-        if group == GroupOperation::PartitionedExclusiveScanNV as u32
+        let exclusive_p = group == GroupOperation::PartitionedExclusiveScanNV as u32;
+        if (exclusive_p || group == GroupOperation::PartitionedInclusiveScanNV as u32)
             && inst.operand_count() == a + 3
         {
             let mask = self.values(inst.word(a + 2)?)?;
-            let out = self.multi_prefix(op, &v, &mask)?;
+            let out = self.multi_prefix(op, &v, &mask, !exclusive_p)?;
             return self.set_vals(id, &out);
         }
         if inst.operand_count() > a + 2 {
-            // The extra operand is a cluster size, or for the Partitioned*NV operations the
-            // partition's ballot: DXIL has neither (WaveMultiPrefix* covers exclusive
-            // partitioned scans only).
-            let partitioned = (GroupOperation::PartitionedReduceNV as u32
-                ..=GroupOperation::PartitionedExclusiveScanNV as u32)
-                .contains(&group);
-            return Err(unsupported(if partitioned {
-                "partitioned subgroup operations"
-            } else {
-                "clustered subgroup operations"
-            }));
+            // The extra operand is a cluster size, or for a partitioned reduction the
+            // partition's ballot: DXIL has neither (WaveMultiPrefix* gives partitioned scans,
+            // not the total over the partition).
+            return Err(unsupported(
+                if group == GroupOperation::PartitionedReduceNV as u32 {
+                    "partitioned reductions (DXIL reduces only over all active lanes: a loop \
+                     over the partitions would be needed)"
+                } else {
+                    "clustered subgroup operations"
+                },
+            ));
         }
         enum Kind {
             Active(i64, i64),
