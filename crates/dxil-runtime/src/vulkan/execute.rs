@@ -368,13 +368,6 @@ impl Runtime {
     /// dispatch, a barrier between passes).
     fn record_module(&self, cb: vk::CommandBuffer, b: &Bound, plan: &Plan<'_>) {
         let d = &self.device;
-        let between_passes = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(
-                vk::AccessFlags::SHADER_READ
-                    | vk::AccessFlags::SHADER_WRITE
-                    | vk::AccessFlags::UNIFORM_READ,
-            );
         // SAFETY: recording into a command buffer in the recording state, with a pipeline, layout
         // and sets created for this plan; push ranges match the layout's range; group counts were
         // checked against the device's limits.
@@ -392,15 +385,7 @@ impl Runtime {
             }
             for (i, pass) in plan.passes.iter().enumerate() {
                 if i > 0 {
-                    d.cmd_pipeline_barrier(
-                        cb,
-                        vk::PipelineStageFlags::COMPUTE_SHADER,
-                        vk::PipelineStageFlags::COMPUTE_SHADER,
-                        vk::DependencyFlags::empty(),
-                        &[between_passes],
-                        &[],
-                        &[],
-                    );
+                    pass_barrier(d, cb);
                 }
                 if b.push_size > 0 {
                     let mut bytes = pass.push_constants.clone();
@@ -486,5 +471,28 @@ impl Runtime {
         let name = CString::new(entry)
             .map_err(|_| RunError::BadSpirv("entry point name has a NUL".into()))?;
         self.time_pipeline(o, layout, words, &name)
+    }
+}
+
+/// Makes one pass's shader writes visible to the next pass.
+pub(super) fn pass_barrier(d: &ash::Device, cb: vk::CommandBuffer) {
+    let b = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+        .dst_access_mask(
+            vk::AccessFlags::SHADER_READ
+                | vk::AccessFlags::SHADER_WRITE
+                | vk::AccessFlags::UNIFORM_READ,
+        );
+    // SAFETY: recording into a command buffer in the recording state.
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cb,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::DependencyFlags::empty(),
+            &[b],
+            &[],
+            &[],
+        );
     }
 }

@@ -11,7 +11,7 @@ use dxil_rootsig::{
 };
 
 use super::device::Runtime;
-use super::execute::{Objects, to_u32, vk_err};
+use super::execute::{Objects, pass_barrier, to_u32, vk_err};
 use crate::binding::{DerivedLayout, RootBlockLocation};
 use crate::case::{Case, HeapLayout};
 use crate::heap::{Descriptor, HeapPlan, PlanLimits, SamplerSpec, Span, plan_heap};
@@ -1143,27 +1143,4 @@ fn root_writes(o: &Objects<'_>, plan: &HeapPlan, bufs: &HeapBuffers) -> Vec<Vec<
         })
         .collect();
     root_writes
-}
-
-/// Makes one pass's shader writes visible to the next pass.
-fn pass_barrier(d: &ash::Device, cb: vk::CommandBuffer) {
-    let b = vk::MemoryBarrier::default()
-        .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-        .dst_access_mask(
-            vk::AccessFlags::SHADER_READ
-                | vk::AccessFlags::SHADER_WRITE
-                | vk::AccessFlags::UNIFORM_READ,
-        );
-    // SAFETY: recording into a command buffer in the recording state.
-    unsafe {
-        d.cmd_pipeline_barrier(
-            cb,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::DependencyFlags::empty(),
-            &[b],
-            &[],
-            &[],
-        );
-    }
 }
