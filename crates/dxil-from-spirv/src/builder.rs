@@ -755,15 +755,7 @@ impl Builder {
                 return Err(malformed("phi operand of another type"));
             }
         }
-        let start = self.body.pool.len() as u32;
-        for &(v, b) in pairs {
-            self.body.pool.push(v.0);
-            self.body.pool.push(b);
-        }
-        let range = PoolRange {
-            start,
-            len: (pairs.len() * 2) as u32,
-        };
+        let range = self.push_pairs(pairs);
         match phi
             .as_inst()
             .and_then(|i| self.body.insts.get_mut(i.index()))
@@ -979,6 +971,19 @@ impl Builder {
     }
 
     /// `switch` with `(case constant, virtual block)` pairs.
+    /// Pools `(value, block)` pairs (phi incoming values, switch cases) as the model keeps them.
+    fn push_pairs(&mut self, pairs: &[(Value, u32)]) -> PoolRange {
+        let start = self.body.pool.len() as u32;
+        for &(v, b) in pairs {
+            self.body.pool.push(v.0);
+            self.body.pool.push(b);
+        }
+        PoolRange {
+            start,
+            len: (pairs.len() * 2) as u32,
+        }
+    }
+
     pub fn switch(&mut self, cond: Value, default: u32, cases: &[(Value, u32)]) -> Result<()> {
         if self
             .scalar_of(self.type_of(cond)?)
@@ -986,15 +991,7 @@ impl Builder {
         {
             return Err(malformed("switch on a value that is not an integer"));
         }
-        let start = self.body.pool.len() as u32;
-        for &(v, b) in cases {
-            self.body.pool.push(v.0);
-            self.body.pool.push(b);
-        }
-        let cases = PoolRange {
-            start,
-            len: (cases.len() * 2) as u32,
-        };
+        let cases = self.push_pairs(cases);
         self.terminate(InstKind::Switch {
             cond,
             default: BlockId(default),
