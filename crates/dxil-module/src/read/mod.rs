@@ -1288,7 +1288,7 @@ impl<'a> Reader<'a> {
     }
 
     fn read_metadata(&mut self, mut f: Option<&mut FnState>) -> Result<()> {
-        let mut pending_name: Option<String> = None;
+        let mut pending_name: Option<std::borrow::Cow<'static, str>> = None;
         loop {
             match self.step()? {
                 Next::Record(code) => {
@@ -1342,7 +1342,7 @@ impl<'a> Reader<'a> {
                             });
                             self.note_local_md(f.as_deref_mut(), id);
                         }
-                        4 => pending_name = Some(chars_to_string(&self.ops)),
+                        4 => pending_name = Some(self.named_md_name()),
                         10 => {
                             let name = pending_name
                                 .take()
@@ -1456,6 +1456,19 @@ impl<'a> Reader<'a> {
             });
         }
         Ok(())
+    }
+
+    /// The name of a METADATA_NAME record: the known names of DXC modules without allocating.
+    fn named_md_name(&self) -> std::borrow::Cow<'static, str> {
+        let mut buf = [0u8; 32];
+        if self.ops.len() <= buf.len() {
+            for (b, c) in buf.iter_mut().zip(&self.ops) {
+                *b = *c as u8;
+            }
+            NamedMd::name_from_bytes(&buf[..self.ops.len()])
+        } else {
+            std::borrow::Cow::Owned(chars_to_string(&self.ops))
+        }
     }
 
     fn note_local_md(&self, f: Option<&mut FnState>, id: MdId) {
