@@ -24,9 +24,9 @@ fi
 export PATH="$OUT/bin:$PATH"
 
 # 1. Ours.
-(cd "$REPO" && nice -n 10 cargo build --release -p dxil-spirv-c)
+(cd "$REPO" && nice -n 10 cargo build --profile capi -p dxil-spirv-c)
 mkdir -p "$OUT/lib/dxil-rs"
-cp "$REPO/target/release/libdxil_spirv_c.so" "$OUT/lib/dxil-rs/libdxil-spirv-c-shared.so.2"
+cp "$REPO/target/capi/libdxil_spirv_c.so" "$OUT/lib/dxil-rs/libdxil-spirv-c-shared.so.2"
 
 # 2. A copy of the vkd3d-proton tree whose dxil-spirv subproject links the shared library.
 SRC="$OUT/vkd3d-src"

@@ -54,7 +54,7 @@ impl Md<'_> {
 
     pub fn named(&mut self, name: &str, ops: Vec<MdId>) {
         self.b.m.metadata.named.push(NamedMd {
-            name: name.into(),
+            name: name.to_owned().into(),
             operands: ops,
         });
     }

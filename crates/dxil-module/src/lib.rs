@@ -27,8 +27,8 @@ pub use inst::{
 };
 pub use metadata::{MdData, MdKind, Metadata, NamedMd};
 pub use module::{
-    Attachment, AttrGroup, Attribute, BlockData, Body, FUNCTION_SLOT, Function, GlobalVar,
-    LocalName, Module,
+    Attachment, AttrGroup, Attribute, BlockData, Body, DXIL_DATALAYOUTS, DXIL_TRIPLE,
+    FUNCTION_SLOT, Function, GlobalVar, LocalName, Module,
 };
 pub use read::{ReadError, ReadErrorKind, read_module};
 pub use types::{TypeData, Types};

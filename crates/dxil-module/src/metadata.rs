@@ -20,8 +20,35 @@ pub enum MdData {
 /// `!name = !{!1, !2}`.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct NamedMd {
-    pub name: String,
+    /// Borrowed from [`KNOWN_NAMED`] when it is one of them (every DXC module names the same
+    /// few lists; sharing the names saves an allocation and a free per list).
+    pub name: std::borrow::Cow<'static, str>,
     pub operands: Vec<MdId>,
+}
+
+/// Named metadata DXC writes into (nearly) every module.
+pub const KNOWN_NAMED: [&str; 11] = [
+    "llvm.ident",
+    "dx.version",
+    "dx.valver",
+    "dx.shaderModel",
+    "dx.entryPoints",
+    "dx.resources",
+    "dx.viewIdState",
+    "dx.typeAnnotations",
+    "dx.dxrPayloadAnnotations",
+    "dx.targetTypes",
+    "dx.source.contents",
+];
+
+impl NamedMd {
+    /// The name as the file spells it, shared with [`KNOWN_NAMED`] when possible.
+    pub fn name_from_bytes(name: &[u8]) -> std::borrow::Cow<'static, str> {
+        match KNOWN_NAMED.iter().find(|k| k.as_bytes() == name) {
+            Some(k) => std::borrow::Cow::Borrowed(*k),
+            None => std::borrow::Cow::Owned(String::from_utf8_lossy(name).into_owned()),
+        }
+    }
 }
 
 /// A metadata kind (`!dx.precise`), with the id this file gives it.

@@ -1,5 +1,7 @@
 //! The module: globals, functions, bodies, attributes.
 
+use std::borrow::Cow;
+
 use crate::constants::Constants;
 use crate::entity::{AttrListId, BlockId, FuncId, GlobalId, InstId, MdId, PoolRange, TypeId};
 use crate::inst::{DebugLoc, InstData, InstKind};
@@ -235,13 +237,24 @@ impl Body {
     }
 }
 
+/// The target triple of every DXIL module.
+pub const DXIL_TRIPLE: &str = "dxil-ms-dx";
+
+/// The data layouts DXC writes: without and with native 16-bit types.
+pub const DXIL_DATALAYOUTS: [&str; 2] = [
+    "e-m:e-p:32:32-i1:32-i8:32-i16:32-i32:32-i64:64-f16:32-f32:32-f64:64-n8:16:32:64",
+    "e-m:e-p:32:32-i1:32-i8:8-i16:16-i32:32-i64:64-f16:16-f32:32-f64:64-n8:16:32:64",
+];
+
 /// An LLVM 3.7 module as DXIL stores it.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
     /// MODULE_CODE_VERSION (1 = relative value ids).
     pub version: u64,
-    pub triple: String,
-    pub datalayout: String,
+    /// Borrowed from [`DXIL_TRIPLE`] when it is that (read modules share it).
+    pub triple: Cow<'static, str>,
+    /// Borrowed from [`DXIL_DATALAYOUTS`] when it is one of them.
+    pub datalayout: Cow<'static, str>,
     pub section_names: Vec<String>,
     pub gc_names: Vec<String>,
     pub types: Types,

@@ -81,7 +81,7 @@ impl Builder {
 
     pub fn named(&mut self, name: &str, ops: &[MdId]) {
         self.m.metadata.named.push(NamedMd {
-            name: name.to_string(),
+            name: name.to_string().into(),
             operands: ops.to_vec(),
         });
     }

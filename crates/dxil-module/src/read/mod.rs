@@ -12,6 +12,7 @@
 mod error;
 mod names;
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 
 use dxil_bitstream::{BitstreamReader, Entry, Step};
@@ -26,7 +27,8 @@ use crate::inst::{
 };
 use crate::metadata::{KNOWN_KINDS, MdData, MdKind, NamedMd};
 use crate::module::{
-    Attachment, AttrGroup, Attribute, BlockData, Body, Function, GlobalVar, LocalName, Module,
+    Attachment, AttrGroup, Attribute, BlockData, Body, DXIL_DATALAYOUTS, DXIL_TRIPLE, Function,
+    GlobalVar, LocalName, Module,
 };
 use crate::types::{OtherFloatKind, TypeData};
 use crate::value::{MAX_VALUE_INDEX, Value, ValueRef};
@@ -255,6 +257,17 @@ fn is_constant_operand(v: Value) -> bool {
 
 /// Room made for function declarations at the first one (a fixed number, not a length field).
 const FUNCTIONS_RESERVED: usize = 16;
+
+/// One of `known` when the characters spell it (every DXC module has the same triple and one of
+/// two data layouts: sharing them saves an allocation and a free each), else a new string.
+fn known_or_owned(ops: &[u64], known: &[&'static str]) -> Cow<'static, str> {
+    let same =
+        |k: &str| k.len() == ops.len() && k.bytes().zip(ops).all(|(b, &c)| u64::from(b) == c);
+    match known.iter().find(|k| same(k)) {
+        Some(k) => Cow::Borrowed(*k),
+        None => Cow::Owned(chars_to_string(ops)),
+    }
+}
 
 fn chars_to_string(ops: &[u64]) -> String {
     let bytes: Vec<u8> = ops.iter().map(|&c| c as u8).collect();
@@ -487,8 +500,8 @@ impl<'a> Reader<'a> {
                 }
                 self.m.version = v;
             }
-            2 => self.m.triple = chars_to_string(&self.ops),
-            3 => self.m.datalayout = chars_to_string(&self.ops),
+            2 => self.m.triple = known_or_owned(&self.ops, &[DXIL_TRIPLE]),
+            3 => self.m.datalayout = known_or_owned(&self.ops, &DXIL_DATALAYOUTS),
             4 => return Err(self.unsupported("module-level inline asm")),
             5 => {
                 let s = chars_to_string(&self.ops);
@@ -1288,7 +1301,7 @@ impl<'a> Reader<'a> {
     }
 
     fn read_metadata(&mut self, mut f: Option<&mut FnState>) -> Result<()> {
-        let mut pending_name: Option<String> = None;
+        let mut pending_name: Option<Cow<'static, str>> = None;
         loop {
             match self.step()? {
                 Next::Record(code) => {
@@ -1342,7 +1355,7 @@ impl<'a> Reader<'a> {
                             });
                             self.note_local_md(f.as_deref_mut(), id);
                         }
-                        4 => pending_name = Some(chars_to_string(&self.ops)),
+                        4 => pending_name = Some(self.named_md_name()),
                         10 => {
                             let name = pending_name
                                 .take()
@@ -1456,6 +1469,19 @@ impl<'a> Reader<'a> {
             });
         }
         Ok(())
+    }
+
+    /// The name of a METADATA_NAME record: the known names of DXC modules without allocating.
+    fn named_md_name(&self) -> Cow<'static, str> {
+        let mut buf = [0u8; 32];
+        if self.ops.len() <= buf.len() {
+            for (b, c) in buf.iter_mut().zip(&self.ops) {
+                *b = *c as u8;
+            }
+            NamedMd::name_from_bytes(&buf[..self.ops.len()])
+        } else {
+            Cow::Owned(chars_to_string(&self.ops))
+        }
     }
 
     fn note_local_md(&self, f: Option<&mut FnState>, id: MdId) {

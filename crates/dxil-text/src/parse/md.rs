@@ -334,7 +334,10 @@ impl<'a> Parser<'a> {
         }
         match self.m.metadata.named.iter_mut().find(|n| n.name == name) {
             Some(existing) => existing.operands.extend(operands),
-            None => self.m.metadata.named.push(NamedMd { name, operands }),
+            None => self.m.metadata.named.push(NamedMd {
+                name: name.into(),
+                operands,
+            }),
         }
         Ok(())
     }

@@ -388,9 +388,9 @@ impl<'a> Parser<'a> {
         self.expect(Tok::Equal, "'='")?;
         let s = self.raw_string("a quoted string")?;
         if triple {
-            self.m.triple = s;
+            self.m.triple = s.into();
         } else {
-            self.m.datalayout = s;
+            self.m.datalayout = s.into();
         }
         Ok(())
     }

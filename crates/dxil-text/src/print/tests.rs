@@ -1410,7 +1410,7 @@ fn malformed_models_print_without_panicking() {
         operands: PoolRange { start: 50, len: 50 },
     });
     b.m.metadata.named.push(NamedMd {
-        name: String::new(),
+        name: String::new().into(),
         operands: vec![MdId(0), MdId(1), MdId(2), MdId(3), MdId(900)],
     });
     // A body whose blocks, names, operands and attachments point anywhere.
