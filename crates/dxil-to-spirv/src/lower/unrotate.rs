@@ -1,0 +1,427 @@
+//! Un-rotating ray query loops, a peephole on a function's emitted words.
+//!
+//! HLSL's `while (q.Proceed()) { ... }` reaches DXIL rotated by LLVM: a guard
+//! `if (q.Proceed())` in front of a bottom-tested loop whose latch calls `q.Proceed()` again.
+//! Lavapipe expands every `OpRayQueryProceedKHR` into a whole acceleration structure traversal,
+//! so the two call sites cost it two traversals' worth of code: the corpus's three shaders of
+//! this shape took 1.5-3.6x as long as DXC's modules (which keep the loop top-tested, one call) to
+//! create a pipeline for, about half of the whole corpus's extra pipeline creation time.
+//!
+//! Where the shape is exact, the loop becomes top-tested again: the header calls `Proceed` and
+//! leaves the loop when it returns false, the guard and the latch's call go, and the values the
+//! loop hands out (the latch's loads of the loop's variables, repeated on the exit path) are the
+//! header's phis, which hold the same values on both ways out. The calls happen in the same order
+//! with the same operands, and every other instruction of the loop runs after the same call as
+//! before (the header's own instructions move to a block after the new test).
+//!
+//! The shape (block names as in the code):
+//!
+//! ```text
+//! G:  ...  c = Proceed q; SelectionMerge M; BranchConditional c P M
+//! P:  Branch H
+//! H:  phis [init, P] [next, C]; ...; LoopMerge LM C; Branch X
+//! L:  ...  p = Proceed q; BranchConditional p C E
+//! C:  Branch H
+//! E:  loads of variables the latch loaded last; Branch LM
+//! LM: Branch M
+//! M:  phis [init, G] [exit load, LM]; ...
+//! ```
+
+use spirv::Op;
+
+use super::loops::{Inst, decode, label_operands};
+use crate::spv::Builder;
+
+const LABEL: u32 = Op::Label as u32;
+const BRANCH: u32 = Op::Branch as u32;
+const BRANCH_COND: u32 = Op::BranchConditional as u32;
+const SELECTION_MERGE: u32 = Op::SelectionMerge as u32;
+const LOOP_MERGE: u32 = Op::LoopMerge as u32;
+const PHI: u32 = Op::Phi as u32;
+const LOAD: u32 = Op::Load as u32;
+const EXT_INST: u32 = Op::ExtInst as u32;
+const PROCEED: u32 = Op::RayQueryProceedKHR as u32;
+
+/// How many loops one function may have un-rotated (each rewrite re-reads the body).
+const MAX_LOOPS: usize = 4;
+
+/// Un-rotates every ray query loop of the shape in the module docs. `entry` is the label of the
+/// function's first block, which the body leaves out (it is emitted with the variables).
+pub(super) fn unrotate_ray_query_loops(body: &mut Vec<u32>, entry: u32, b: &mut Builder) {
+    // Cheap first: a rotated loop has two calls, and most functions have none.
+    if count_op(body, PROCEED) < 2 {
+        return;
+    }
+    // The entry block may hold the guard: with its label in front, every block looks alike.
+    let mut words = Vec::with_capacity(body.len() + 2);
+    words.extend_from_slice(&[(2 << 16) | LABEL, entry]);
+    words.extend_from_slice(body);
+    let mut changed = false;
+    for _ in 0..MAX_LOOPS {
+        if count_op(&words, PROCEED) < 2 {
+            break;
+        }
+        let Some(insts) = decode(&words) else { break };
+        let blocks = Blocks::new(&words, &insts);
+        let Some(plan) = (0..blocks.starts.len()).find_map(|g| find(&words, &insts, &blocks, g))
+        else {
+            break;
+        };
+        let h2 = b.id().word();
+        words = rewrite(&words, &insts, &blocks, &plan, h2);
+        changed = true;
+    }
+    if changed {
+        body.clear();
+        body.extend_from_slice(&words[2..]);
+    }
+}
+
+fn count_op(body: &[u32], op: u32) -> usize {
+    let mut n = 0;
+    let mut at = 0;
+    while let Some(&w) = body.get(at) {
+        n += usize::from(w & 0xFFFF == op);
+        let len = (w >> 16) as usize;
+        if len == 0 {
+            break;
+        }
+        at += len;
+    }
+    n
+}
+
+/// The blocks of a body: each block's instruction range, by label id.
+struct Blocks {
+    /// Index of each block's label instruction; a block ends where the next starts.
+    starts: Vec<usize>,
+    by_label: rustc_hash::FxHashMap<u32, usize>,
+    /// How many instructions name each label (branches, merges, phis).
+    mentions: rustc_hash::FxHashMap<u32, usize>,
+    /// The same without phis: the edges and merges into a block.
+    into: rustc_hash::FxHashMap<u32, usize>,
+    end: usize,
+}
+
+impl Blocks {
+    fn new(body: &[u32], insts: &[Inst]) -> Blocks {
+        let mut starts = Vec::new();
+        let mut by_label = rustc_hash::FxHashMap::default();
+        let mut mentions: rustc_hash::FxHashMap<u32, usize> = Default::default();
+        let mut into: rustc_hash::FxHashMap<u32, usize> = Default::default();
+        for (k, &x) in insts.iter().enumerate() {
+            if x.op == LABEL
+                && let Some(&id) = body.get(x.at + 1)
+            {
+                by_label.insert(id, starts.len());
+                starts.push(k);
+            }
+            for p in label_operands(x) {
+                *mentions.entry(body[p]).or_default() += 1;
+                if x.op != PHI {
+                    *into.entry(body[p]).or_default() += 1;
+                }
+            }
+        }
+        Blocks {
+            starts,
+            by_label,
+            mentions,
+            into,
+            end: insts.len(),
+        }
+    }
+
+    /// Instruction range of block `i` (its label first).
+    fn range(&self, i: usize) -> std::ops::Range<usize> {
+        let end = self.starts.get(i + 1).copied().unwrap_or(self.end);
+        self.starts[i]..end
+    }
+
+    fn mentions(&self, label: u32) -> usize {
+        self.mentions.get(&label).copied().unwrap_or(0)
+    }
+
+    /// How many branches and merges name `label`.
+    fn into(&self, label: u32) -> usize {
+        self.into.get(&label).copied().unwrap_or(0)
+    }
+}
+
+/// One loop to un-rotate: block indices, and the ids the rewrite needs.
+struct Plan {
+    g: usize,
+    h: usize,
+    l: usize,
+    e: usize,
+    m: usize,
+    /// Label ids of H and LM.
+    h_label: u32,
+    lm_label: u32,
+    /// M's phis, each with the header phi it becomes (result id, type, header phi).
+    m_phis: Vec<(u32, u32, u32)>,
+}
+
+/// Words of instruction `x`.
+fn words<'a>(body: &'a [u32], x: Inst) -> &'a [u32] {
+    &body[x.at..x.at + x.len]
+}
+
+/// The single target of a block that holds nothing but `OpBranch`.
+fn only_branch(body: &[u32], insts: &[Inst], bl: &Blocks, i: usize) -> Option<u32> {
+    let r = bl.range(i);
+    let x = (r.len() == 2).then(|| insts[r.start + 1])?;
+    (x.op == BRANCH && x.len == 2).then(|| body[x.at + 1])
+}
+
+/// `(true, false)` targets and condition of a block ending in a plain `OpBranchConditional`,
+/// with the call to `OpRayQueryProceedKHR` right before the terminator (or before its selection
+/// merge): `(cond, t, f, query, index of the call, selection merge target)`.
+fn proceed_branch(
+    body: &[u32],
+    insts: &[Inst],
+    bl: &Blocks,
+    i: usize,
+) -> Option<(u32, u32, u32, u32, usize, Option<u32>)> {
+    let r = bl.range(i);
+    let term = insts[r.end - 1];
+    if term.op != BRANCH_COND || term.len != 4 {
+        return None;
+    }
+    let w = words(body, term);
+    let (cond, t, f) = (w[1], w[2], w[3]);
+    let mut k = r.end - 2;
+    let mut merge = None;
+    if insts[k].op == SELECTION_MERGE {
+        merge = Some(body[insts[k].at + 1]);
+        k -= 1;
+    }
+    let call = insts[k];
+    if k <= r.start || call.op != PROCEED || call.len != 4 || body[call.at + 2] != cond {
+        return None;
+    }
+    Some((cond, t, f, body[call.at + 3], k, merge))
+}
+
+/// How often `id` appears among the body's words (ids and literals alike: over-counts only).
+fn occurrences(body: &[u32], id: u32) -> usize {
+    body.iter().filter(|&&w| w == id).count()
+}
+
+/// The loop whose guard ends block `g`, where it has the shape of the module docs.
+fn find(body: &[u32], insts: &[Inst], bl: &Blocks, g: usize) -> Option<Plan> {
+    let (c, p_label, m_label, q, _, merge) = proceed_branch(body, insts, bl, g)?;
+    if merge != Some(m_label) {
+        return None;
+    }
+    let p = *bl.by_label.get(&p_label)?;
+    let h_label = only_branch(body, insts, bl, p)?;
+    let h = *bl.by_label.get(&h_label)?;
+    let hr = bl.range(h);
+    let lm_inst = insts[hr.end - 2];
+    let h_term = insts[hr.end - 1];
+    if lm_inst.op != LOOP_MERGE || lm_inst.len != 4 || h_term.op != BRANCH || h_term.len != 2 {
+        return None;
+    }
+    let (lm_label, c_label) = (body[lm_inst.at + 1], body[lm_inst.at + 2]);
+    let cb = *bl.by_label.get(&c_label)?;
+    if only_branch(body, insts, bl, cb)? != h_label {
+        return None;
+    }
+    // H is entered from P and C only, P from the guard, C from the latch (and named by the
+    // header's merge).
+    let phis: Vec<Inst> = insts[hr.start + 1..hr.end]
+        .iter()
+        .copied()
+        .take_while(|x| x.op == PHI)
+        .collect();
+    if bl.into(h_label) != 2 || bl.into(c_label) != 2 || bl.into(p_label) != 1 {
+        return None;
+    }
+    let l = (0..bl.starts.len()).find(|&i| {
+        let t = insts[bl.range(i).end - 1];
+        t.op == BRANCH_COND && t.len == 4 && body[t.at + 2] == c_label
+    })?;
+    let (p1, _, e_label, q1, call, None) = proceed_branch(body, insts, bl, l)? else {
+        return None;
+    };
+    if q1 != q || [g, p, h, cb].contains(&l) {
+        return None;
+    }
+    let e = *bl.by_label.get(&e_label)?;
+    let lm = *bl.by_label.get(&lm_label)?;
+    let m = *bl.by_label.get(&m_label)?;
+    if bl.mentions(e_label) != 1 || bl.into(lm_label) != 2 {
+        return None;
+    }
+    if only_branch(body, insts, bl, lm)? != m_label {
+        return None;
+    }
+    // Header phi by its value from C, and its value from P.
+    let mut by_next = rustc_hash::FxHashMap::default();
+    for x in &phis {
+        let w = words(body, *x);
+        if x.len != 7 {
+            return None;
+        }
+        let (init, next) = match (w[4], w[6]) {
+            (a, b) if a == p_label && b == c_label => (w[3], w[5]),
+            (a, b) if a == c_label && b == p_label => (w[5], w[3]),
+            _ => return None,
+        };
+        by_next.insert(next, (w[2], init));
+    }
+    // E: loads that repeat the latch's, with nothing that writes memory after them there.
+    let latch = &insts[bl.range(l).start + 1..call];
+    let after_stores = latch
+        .iter()
+        .rposition(|&x| !reads_only(body, x))
+        .map_or(0, |k| k + 1);
+    let mut exit_value = rustc_hash::FxHashMap::default();
+    let er = bl.range(e);
+    for x in &insts[er.start + 1..er.end - 1] {
+        let w = words(body, *x);
+        if x.op != LOAD || x.len != 4 {
+            return None;
+        }
+        let same = latch[after_stores..]
+            .iter()
+            .find(|y| y.len == 4 && body[y.at + 1] == w[1] && body[y.at + 3] == w[3])?;
+        let &(hphi, init) = by_next.get(&body[same.at + 2])?;
+        exit_value.insert(w[2], (hphi, init));
+    }
+    if insts[er.end - 1].op != BRANCH || insts[er.end - 1].len != 2 {
+        return None;
+    }
+    // M: reached from the guard and the loop's merge only, its phis taking the exit loads.
+    let mr = bl.range(m);
+    let g_label = bl_label(body, insts, bl, g);
+    let mut m_phis = Vec::new();
+    let mut uses = rustc_hash::FxHashMap::<u32, usize>::default();
+    for x in insts[mr.start + 1..mr.end]
+        .iter()
+        .take_while(|x| x.op == PHI)
+    {
+        let w = words(body, *x);
+        if x.len != 7 {
+            return None;
+        }
+        let (from_g, from_lm) = match (w[4], w[6]) {
+            (a, b) if a == g_label && b == lm_label => (w[3], w[5]),
+            (a, b) if a == lm_label && b == g_label => (w[5], w[3]),
+            _ => return None,
+        };
+        let &(hphi, init) = exit_value.get(&from_lm)?;
+        if init != from_g {
+            return None;
+        }
+        m_phis.push((w[2], w[1], hphi));
+        *uses.entry(from_lm).or_default() += 1;
+    }
+    // M is entered from the guard and LM only (and named by the guard's merge).
+    if bl.into(m_label) != 3 {
+        return None;
+    }
+    // The calls' results feed their branches only; the exit loads, M's phis only.
+    if occurrences(body, c) != 2 || occurrences(body, p1) != 2 {
+        return None;
+    }
+    for id in exit_value.keys() {
+        if occurrences(body, *id) != 1 + uses.get(id).copied().unwrap_or(0) {
+            return None;
+        }
+    }
+    Some(Plan {
+        g,
+        h,
+        l,
+        e,
+        m,
+        h_label,
+        lm_label,
+        m_phis,
+    })
+}
+
+/// Whether `x` leaves memory as it is: a load, a pure instruction, or a GLSL.std.450 instruction
+/// other than the two that store through a pointer operand (`Modf`, `Frexp`).
+fn reads_only(body: &[u32], x: Inst) -> bool {
+    const MODF: u32 = 35;
+    const FREXP: u32 = 51;
+    x.op == LOAD
+        || super::pure_opcode(x.op)
+        || (x.op == EXT_INST && x.len >= 5 && !matches!(body[x.at + 4], MODF | FREXP))
+}
+
+fn bl_label(body: &[u32], insts: &[Inst], bl: &Blocks, i: usize) -> u32 {
+    body[insts[bl.starts[i]].at + 1]
+}
+
+/// The body with the loop of `plan` top-tested; `h2` the new block after the header's test.
+fn rewrite(body: &[u32], insts: &[Inst], bl: &Blocks, plan: &Plan, h2: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity(body.len() + 8);
+    let push = |out: &mut Vec<u32>, x: Inst| out.extend_from_slice(words(body, x));
+    let branch =
+        |out: &mut Vec<u32>, target: u32| out.extend_from_slice(&[(2 << 16) | BRANCH, target]);
+    // The guard's call, kept for the header: `[head, bool type, result, query]`.
+    let gr = bl.range(plan.g);
+    let call = words(body, insts[gr.end - 3]).to_vec();
+    let c = call[2];
+    for i in 0..bl.starts.len() {
+        let r = bl.range(i);
+        if i == plan.g {
+            insts[r.start..r.end - 3]
+                .iter()
+                .for_each(|&x| push(&mut out, x));
+            let p = body[insts[r.end - 1].at + 2];
+            branch(&mut out, p);
+        } else if i == plan.h {
+            let phis = insts[r.start + 1..r.end]
+                .iter()
+                .take_while(|x| x.op == PHI)
+                .count();
+            insts[r.start..=r.start + phis]
+                .iter()
+                .for_each(|&x| push(&mut out, x));
+            out.extend_from_slice(&call);
+            push(&mut out, insts[r.end - 2]);
+            out.extend_from_slice(&[(4 << 16) | BRANCH_COND, c, h2, plan.lm_label]);
+            out.extend_from_slice(&[(2 << 16) | LABEL, h2]);
+            insts[r.start + 1 + phis..r.end - 2]
+                .iter()
+                .for_each(|&x| push(&mut out, x));
+            push(&mut out, insts[r.end - 1]);
+        } else if i == plan.l {
+            // Drop the call and the conditional branch: the latch always continues.
+            insts[r.start..r.end - 2]
+                .iter()
+                .for_each(|&x| push(&mut out, x));
+            let to_c = body[insts[r.end - 1].at + 2];
+            branch(&mut out, to_c);
+        } else if i == plan.e {
+            // Unreachable now: its loads are the header's phis.
+        } else if i == plan.m {
+            push(&mut out, insts[r.start]);
+            for &(res, ty, hphi) in &plan.m_phis {
+                out.extend_from_slice(&[(5 << 16) | PHI, ty, res, hphi, plan.lm_label]);
+            }
+            insts[r.start + 1 + plan.m_phis.len()..r.end]
+                .iter()
+                .for_each(|&x| push(&mut out, x));
+        } else {
+            insts[r].iter().for_each(|&x| push(&mut out, x));
+        }
+    }
+    // The header's successors now follow from its second half (no phi names the header
+    // itself otherwise: its own name P and C, M's the guard and LM).
+    if let Some(new) = decode(&out) {
+        for x in new.into_iter().filter(|x| x.op == PHI) {
+            for w in out[x.at + 4..x.at + x.len].iter_mut().step_by(2) {
+                if *w == plan.h_label {
+                    *w = h2;
+                }
+            }
+        }
+    }
+    out
+}
