@@ -151,6 +151,10 @@ impl Blocks {
 /// One loop to un-rotate: block indices, and the ids the rewrite needs.
 struct Plan {
     g: usize,
+    /// The guard's way out to M, when it is not M itself.
+    f: Option<usize>,
+    /// Instructions of H that move in front of its test (indices into the instructions).
+    hoist: Vec<usize>,
     h: usize,
     l: usize,
     e: usize,
@@ -158,7 +162,7 @@ struct Plan {
     /// Label ids of H and LM.
     h_label: u32,
     lm_label: u32,
-    /// M's phis, each with the header phi it becomes (result id, type, header phi).
+    /// M's phis, each with its one value from LM now (result id, type, value).
     m_phis: Vec<(u32, u32, u32)>,
 }
 
@@ -210,10 +214,26 @@ fn occurrences(body: &[u32], id: u32) -> usize {
 
 /// The loop whose guard ends block `g`, where it has the shape of the module docs.
 fn find(body: &[u32], insts: &[Inst], bl: &Blocks, g: usize) -> Option<Plan> {
-    let (c, p_label, m_label, q, _, merge) = proceed_branch(body, insts, bl, g)?;
-    if merge != Some(m_label) {
-        return None;
-    }
+    let (c, p_label, f_label, q, _, merge) = proceed_branch(body, insts, bl, g)?;
+    let m_label = merge?;
+    // The guard's way out: straight to M, or through a block F of pure instructions.
+    let f = if f_label == m_label {
+        None
+    } else {
+        let f = *bl.by_label.get(&f_label)?;
+        let fr = bl.range(f);
+        let t = insts[fr.end - 1];
+        let pure = insts[fr.start + 1..fr.end - 1]
+            .iter()
+            .all(|x| super::pure_opcode(x.op) && x.len >= 3);
+        if !pure || t.op != BRANCH || t.len != 2 || body[t.at + 1] != m_label {
+            return None;
+        }
+        if bl.into(f_label) != 1 {
+            return None;
+        }
+        Some(f)
+    };
     let p = *bl.by_label.get(&p_label)?;
     let h_label = only_branch(body, insts, bl, p)?;
     let h = *bl.by_label.get(&h_label)?;
@@ -293,10 +313,20 @@ fn find(body: &[u32], insts: &[Inst], bl: &Blocks, g: usize) -> Option<Plan> {
     if insts[er.end - 1].op != BRANCH || insts[er.end - 1].len != 2 {
         return None;
     }
-    // M: reached from the guard and the loop's merge only, its phis taking the exit loads.
+    // M: reached from the guard's way out and the loop's merge only; what its phis take from LM
+    // must be at hand where the loop now leaves, its header.
     let mr = bl.range(m);
-    let g_label = bl_label(body, insts, bl, g);
+    let out_label = match f {
+        Some(_) => f_label,
+        None => bl_label(body, insts, bl, g),
+    };
+    let f_defs: Vec<Inst> = f.map_or(Vec::new(), |f| {
+        let fr = bl.range(f);
+        insts[fr.start + 1..fr.end - 1].to_vec()
+    });
+    let h_defs = &insts[hr.start + 1 + phis.len()..hr.end - 2];
     let mut m_phis = Vec::new();
+    let mut hoist = Vec::new();
     let mut uses = rustc_hash::FxHashMap::<u32, usize>::default();
     for x in insts[mr.start + 1..mr.end]
         .iter()
@@ -306,33 +336,60 @@ fn find(body: &[u32], insts: &[Inst], bl: &Blocks, g: usize) -> Option<Plan> {
         if x.len != 7 {
             return None;
         }
-        let (from_g, from_lm) = match (w[4], w[6]) {
-            (a, b) if a == g_label && b == lm_label => (w[3], w[5]),
-            (a, b) if a == lm_label && b == g_label => (w[5], w[3]),
+        let (from_out, from_lm) = match (w[4], w[6]) {
+            (a, b) if a == out_label && b == lm_label => (w[3], w[5]),
+            (a, b) if a == lm_label && b == out_label => (w[5], w[3]),
             _ => return None,
         };
-        let &(hphi, init) = exit_value.get(&from_lm)?;
-        if init != from_g {
-            return None;
-        }
-        m_phis.push((w[2], w[1], hphi));
         *uses.entry(from_lm).or_default() += 1;
+        *uses.entry(from_out).or_default() += 1;
+        let value = if let Some(&(hphi, init)) = exit_value.get(&from_lm).or(by_next.get(&from_lm))
+        {
+            // The loop's last value: the header phi's on the way out.
+            (init == from_out).then_some(hphi)?
+        } else if from_lm == from_out && !f_defs.iter().any(|y| body[y.at + 2] == from_out) {
+            // Defined before the guard.
+            from_lm
+        } else {
+            // The same pure instruction of values from before the guard in the header and in F:
+            // computed in the header before its test, it serves both ways out.
+            let k = h_defs
+                .iter()
+                .position(|y| y.len >= 3 && body[y.at + 2] == from_lm)?;
+            let y = h_defs[k];
+            let z = f_defs.iter().find(|z| body[z.at + 2] == from_out)?;
+            let same = z.len == y.len
+                && body[z.at] == body[y.at]
+                && body[z.at + 1] == body[y.at + 1]
+                && body[z.at + 3..z.at + z.len] == body[y.at + 3..y.at + y.len];
+            if !same || !super::pure_opcode(y.op) {
+                return None;
+            }
+            hoist.push(hr.start + 1 + phis.len() + k);
+            from_lm
+        };
+        m_phis.push((w[2], w[1], value));
     }
-    // M is entered from the guard and LM only (and named by the guard's merge).
+    // M is entered from the guard's way out and LM only (and named by the guard's merge).
     if bl.into(m_label) != 3 {
         return None;
     }
-    // The calls' results feed their branches only; the exit loads, M's phis only.
+    // The calls' results feed their branches only; the exit loads and F's values, M's phis only.
     if occurrences(body, c) != 2 || occurrences(body, p1) != 2 {
         return None;
     }
-    for id in exit_value.keys() {
-        if occurrences(body, *id) != 1 + uses.get(id).copied().unwrap_or(0) {
+    let f_ids = f_defs.iter().map(|y| body[y.at + 2]);
+    for id in exit_value.keys().copied().chain(f_ids) {
+        if occurrences(body, id) != 1 + uses.get(&id).copied().unwrap_or(0) {
             return None;
         }
     }
+    hoist.sort_unstable();
+    hoist.dedup();
     Some(Plan {
         g,
+        f,
+        hoist,
         h,
         l,
         e,
@@ -383,13 +440,14 @@ fn rewrite(body: &[u32], insts: &[Inst], bl: &Blocks, plan: &Plan, h2: u32) -> V
             insts[r.start..=r.start + phis]
                 .iter()
                 .for_each(|&x| push(&mut out, x));
+            plan.hoist.iter().for_each(|&k| push(&mut out, insts[k]));
             out.extend_from_slice(&call);
             push(&mut out, insts[r.end - 2]);
             out.extend_from_slice(&[(4 << 16) | BRANCH_COND, c, h2, plan.lm_label]);
             out.extend_from_slice(&[(2 << 16) | LABEL, h2]);
-            insts[r.start + 1 + phis..r.end - 2]
-                .iter()
-                .for_each(|&x| push(&mut out, x));
+            (r.start + 1 + phis..r.end - 2)
+                .filter(|k| !plan.hoist.contains(k))
+                .for_each(|k| push(&mut out, insts[k]));
             push(&mut out, insts[r.end - 1]);
         } else if i == plan.l {
             // Drop the call and the conditional branch: the latch always continues.
@@ -398,12 +456,12 @@ fn rewrite(body: &[u32], insts: &[Inst], bl: &Blocks, plan: &Plan, h2: u32) -> V
                 .for_each(|&x| push(&mut out, x));
             let to_c = body[insts[r.end - 1].at + 2];
             branch(&mut out, to_c);
-        } else if i == plan.e {
+        } else if i == plan.e || Some(i) == plan.f {
             // Unreachable now: its loads are the header's phis.
         } else if i == plan.m {
             push(&mut out, insts[r.start]);
-            for &(res, ty, hphi) in &plan.m_phis {
-                out.extend_from_slice(&[(5 << 16) | PHI, ty, res, hphi, plan.lm_label]);
+            for &(res, ty, value) in &plan.m_phis {
+                out.extend_from_slice(&[(5 << 16) | PHI, ty, res, value, plan.lm_label]);
             }
             insts[r.start + 1 + plan.m_phis.len()..r.end]
                 .iter()
