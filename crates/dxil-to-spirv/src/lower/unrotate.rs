@@ -483,3 +483,89 @@ fn rewrite(body: &[u32], insts: &[Inst], bl: &Blocks, plan: &Plan, h2: u32) -> V
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ins(out: &mut Vec<u32>, op: Op, args: &[u32]) {
+        crate::spv::emit(out, op, args);
+    }
+
+    /// A rotated loop over one variable (ids from 100 up; the entry label is 100), with `store_late`
+    /// putting a store between the latch's load and its call.
+    fn rotated(store_late: bool) -> Vec<u32> {
+        let (bool_ty, q, float, var, init) = (101, 102, 103, 104, 105);
+        let mut b = Vec::new();
+        ins(&mut b, Op::RayQueryProceedKHR, &[bool_ty, 110, q]);
+        ins(&mut b, Op::SelectionMerge, &[120, 0]);
+        ins(&mut b, Op::BranchConditional, &[110, 111, 120]);
+        ins(&mut b, Op::Label, &[111]);
+        ins(&mut b, Op::Branch, &[112]);
+        ins(&mut b, Op::Label, &[112]);
+        ins(&mut b, Op::Phi, &[float, 130, init, 111, 131, 113]);
+        ins(&mut b, Op::LoopMerge, &[115, 113, 0]);
+        ins(&mut b, Op::Branch, &[114]);
+        ins(&mut b, Op::Label, &[114]);
+        ins(&mut b, Op::Store, &[var, 130]);
+        ins(&mut b, Op::Load, &[float, 131, var]);
+        if store_late {
+            ins(&mut b, Op::Store, &[var, init]);
+        }
+        ins(&mut b, Op::RayQueryProceedKHR, &[bool_ty, 132, q]);
+        ins(&mut b, Op::BranchConditional, &[132, 113, 116]);
+        ins(&mut b, Op::Label, &[113]);
+        ins(&mut b, Op::Branch, &[112]);
+        ins(&mut b, Op::Label, &[116]);
+        ins(&mut b, Op::Load, &[float, 133, var]);
+        ins(&mut b, Op::Branch, &[115]);
+        ins(&mut b, Op::Label, &[115]);
+        ins(&mut b, Op::Branch, &[120]);
+        ins(&mut b, Op::Label, &[120]);
+        ins(&mut b, Op::Phi, &[float, 134, init, 100, 133, 115]);
+        ins(&mut b, Op::Return, &[]);
+        b
+    }
+
+    #[test]
+    fn rotated_loop_becomes_top_tested() {
+        let mut body = rotated(false);
+        let mut b = Builder::new();
+        unrotate_ray_query_loops(&mut body, 100, &mut b);
+        // The new block after the header's test takes the builder's first id.
+        let h2 = 1;
+        let (bool_ty, q, float, var, init) = (101, 102, 103, 104, 105);
+        let mut want = Vec::new();
+        ins(&mut want, Op::Branch, &[111]);
+        ins(&mut want, Op::Label, &[111]);
+        ins(&mut want, Op::Branch, &[112]);
+        ins(&mut want, Op::Label, &[112]);
+        ins(&mut want, Op::Phi, &[float, 130, init, 111, 131, 113]);
+        ins(&mut want, Op::RayQueryProceedKHR, &[bool_ty, 110, q]);
+        ins(&mut want, Op::LoopMerge, &[115, 113, 0]);
+        ins(&mut want, Op::BranchConditional, &[110, h2, 115]);
+        ins(&mut want, Op::Label, &[h2]);
+        ins(&mut want, Op::Branch, &[114]);
+        ins(&mut want, Op::Label, &[114]);
+        ins(&mut want, Op::Store, &[var, 130]);
+        ins(&mut want, Op::Load, &[float, 131, var]);
+        ins(&mut want, Op::Branch, &[113]);
+        ins(&mut want, Op::Label, &[113]);
+        ins(&mut want, Op::Branch, &[112]);
+        ins(&mut want, Op::Label, &[115]);
+        ins(&mut want, Op::Branch, &[120]);
+        ins(&mut want, Op::Label, &[120]);
+        ins(&mut want, Op::Phi, &[float, 134, 130, 115]);
+        ins(&mut want, Op::Return, &[]);
+        assert_eq!(body, want);
+    }
+
+    #[test]
+    fn store_after_the_latch_load_keeps_the_loop() {
+        // The exit's load would see the later store, which the header's phi does not hold.
+        let before = rotated(true);
+        let mut body = before.clone();
+        unrotate_ray_query_loops(&mut body, 100, &mut Builder::new());
+        assert_eq!(body, before);
+    }
+}
