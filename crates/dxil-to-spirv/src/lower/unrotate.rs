@@ -167,7 +167,7 @@ struct Plan {
 }
 
 /// Words of instruction `x`.
-fn words<'a>(body: &'a [u32], x: Inst) -> &'a [u32] {
+fn words(body: &[u32], x: Inst) -> &[u32] {
     &body[x.at..x.at + x.len]
 }
 
