@@ -883,6 +883,9 @@ impl<'a> Ctx<'a> {
         }
 
         super::reroll::reroll(&mut self.f.body, &mut self.b);
+        if let Some(&entry) = self.f.labels.first() {
+            super::unrotate::unrotate_ray_query_loops(&mut self.f.body, entry.word(), &mut self.b);
+        }
         if super::loops::has_loop(&self.f.body) {
             super::loops::one_block_loops(&mut self.f.body);
             if let (Some(zero), Some(one)) = (self.b.find_const_u32(0), self.b.find_const_u32(1)) {

@@ -32,6 +32,7 @@ mod stage;
 mod tests;
 mod texture;
 mod types;
+mod unrotate;
 mod verify;
 mod wave;
 
