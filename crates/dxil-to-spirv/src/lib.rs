@@ -507,7 +507,7 @@ impl Translator {
         let outputs = if r.stream_output.is_empty() {
             Vec::new()
         } else {
-            entry.outputs.clone()
+            entry.signatures().outputs.clone()
         };
         let mut t = self.translate_entry(module, entry, options)?;
         r.check(t.stage)?;
