@@ -259,12 +259,9 @@ pub struct EntryInfo {
     pub fp32_denorm: Option<DenormMode>,
     /// `[WaveSize(n)]` / `[WaveSize(min, max, preferred)]`: (min, max, preferred; 0 = no preference).
     pub wave_size: Option<(u32, u32, u32)>,
-    /// Input signature elements (graphics stages), in `inputSigId` order as DXC writes them.
-    pub inputs: Vec<dxil_shader::SignatureElement>,
-    /// Output signature elements (graphics stages).
-    pub outputs: Vec<dxil_shader::SignatureElement>,
-    /// The third signature: patch constants (hull and domain shaders) or per-primitive outputs (mesh shaders).
-    pub patch_constant_or_primitive: Vec<dxil_shader::SignatureElement>,
+    /// The entry's index in `dxil.entry_points`, where [`EntryInfo::signatures`] reads its signatures: copying the
+    /// three element lists (names included) for every translation cost about a fiftieth of a small shader's.
+    pub entry_index: usize,
     /// Geometry shaders: input primitive, `maxvertexcount`, streams, output topology, instance count.
     pub gs_state: Option<dxil_shader::GsState>,
     /// Hull shaders: patch constant function, control points, domain, partitioning, output primitive.
@@ -281,6 +278,25 @@ pub struct EntryInfo {
     /// that table classifies every function name, which costs about a tenth of a small shader's translation, so it
     /// is built once (shared with a caller that read it first, see [`entry_info`]).
     pub dxil: std::sync::Arc<dxil_shader::DxilModule>,
+}
+
+impl EntryInfo {
+    /// The entry's signatures: inputs and outputs (graphics stages, in `inputSigId` order as DXC writes them), and
+    /// the third, patch constants (hull and domain shaders) or per-primitive outputs (mesh shaders).
+    pub fn signatures(&self) -> &dxil_shader::Signatures {
+        Self::signatures_in(&self.dxil, self.entry_index)
+    }
+
+    /// [`EntryInfo::signatures`] from a view the caller holds (a clone of `dxil`), for code that borrows the
+    /// signatures while it changes the translator that owns this entry.
+    pub fn signatures_in(dm: &dxil_shader::DxilModule, index: usize) -> &dxil_shader::Signatures {
+        static NONE: dxil_shader::Signatures = dxil_shader::Signatures {
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            patch_constant_or_primitive: Vec::new(),
+        };
+        dm.entry_points.get(index).map_or(&NONE, |e| &e.signatures)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -318,11 +334,11 @@ pub fn entry_info(
                 dm.shader_model.stage_name()
             ))
         })?;
-    let entry = match want {
+    let entry_index = match want {
         Some(w) => dm
             .entry_points
             .iter()
-            .find(|e| {
+            .position(|e| {
                 e.name == w
                     || (library
                         && e.function.is_some()
@@ -332,9 +348,10 @@ pub fn entry_info(
         None => dm
             .entry_points
             .iter()
-            .find(|e| e.function.is_some())
+            .position(|e| e.function.is_some())
             .ok_or_else(|| bad("dx.entryPoints has no entry with a function"))?,
     };
+    let entry = &dm.entry_points[entry_index];
     let function = entry
         .function
         .ok_or_else(|| bad(format!("entry point `{}` has no function", entry.name)))?;
@@ -375,9 +392,6 @@ pub fn entry_info(
     } else {
         entry.name.clone()
     };
-    let inputs = entry.signatures.inputs.clone();
-    let outputs = entry.signatures.outputs.clone();
-    let patch_constant_or_primitive = entry.signatures.patch_constant_or_primitive.clone();
     let gs_state = props.gs_state;
     let shader_model = (dm.shader_model.major, dm.shader_model.minor);
     Ok(EntryInfo {
@@ -390,9 +404,7 @@ pub fn entry_info(
         resources,
         fp32_denorm: denorm_mode(m, function),
         wave_size,
-        inputs,
-        outputs,
-        patch_constant_or_primitive,
+        entry_index,
         gs_state,
         hs_state: props.hs_state,
         ds_state: props.ds_state,

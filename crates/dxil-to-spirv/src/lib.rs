@@ -472,8 +472,13 @@ impl Translation {
             {
                 return true;
             }
-            // Decorations come before the first function.
-            if op == spirv::Op::Function as u32 {
+            // Decorations come before the types, constants and variables (the module's logical layout), so the
+            // scan stops at the first of those rather than walking the globals too.
+            if op == spirv::Op::Function as u32
+                || (spirv::Op::TypeVoid as u32..=spirv::Op::TypeForwardPointer as u32).contains(&op)
+                || (spirv::Op::ConstantTrue as u32..=spirv::Op::ConstantNull as u32).contains(&op)
+                || op == spirv::Op::Variable as u32
+            {
                 return false;
             }
             i += count;
@@ -507,7 +512,7 @@ impl Translator {
         let outputs = if r.stream_output.is_empty() {
             Vec::new()
         } else {
-            entry.outputs.clone()
+            entry.signatures().outputs.clone()
         };
         let mut t = self.translate_entry(module, entry, options)?;
         r.check(t.stage)?;

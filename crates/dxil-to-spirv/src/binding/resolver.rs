@@ -469,7 +469,7 @@ impl ResolverBindings {
     /// slot, which the lowering converts. `None` for every other answer.
     fn address_table(
         &self,
-        who: &str,
+        who: &dyn fmt::Display,
         r: &D3dBinding,
         heap: bool,
         b: &VkBinding,
@@ -581,7 +581,7 @@ impl ResolverBindings {
         }
     }
 
-    fn constant_word(&self, who: &str, word: u32) -> Result<u32, String> {
+    fn constant_word(&self, who: &dyn fmt::Display, word: u32) -> Result<u32, String> {
         if word >= self.root.constant_words {
             return Err(format!(
                 "{who}: table word {word} is past the root block's {} constant words",
@@ -594,7 +594,7 @@ impl ResolverBindings {
     /// The descriptor type declared for a view the lowering reads as `ty`, stored as `kind`.
     fn descriptor_type(
         &self,
-        who: &str,
+        who: &dyn fmt::Display,
         r: &D3dBinding,
         kind: DescriptorKind,
         ty: DescriptorType,
@@ -631,7 +631,7 @@ impl ResolverBindings {
 
     fn offsets(
         &self,
-        who: &str,
+        who: &dyn fmt::Display,
         q: &ResourceQuery,
         declared: DescriptorType,
         offsets: Option<OffsetBuffer>,
@@ -671,7 +671,11 @@ impl ResolverBindings {
     }
 
     fn counter_placement(&self, r: &D3dBinding, heap: bool) -> Result<Placement, String> {
-        let who = format!("counter of {}", what(r, heap));
+        let who = Who {
+            r,
+            heap,
+            counter: true,
+        };
         let mut q = self.query(r, heap);
         q.has_counter = true;
         let (m, _) = self
@@ -721,11 +725,32 @@ enum Answer {
     RootConstants(u32),
 }
 
-fn what(r: &D3dBinding, heap: bool) -> String {
-    if heap {
-        format!("descriptor heap {:?} {:?}", r.class, r.kind)
-    } else {
-        r.to_string()
+/// What an error message names: formatted only when a message is made, since every placement asks for one and
+/// formatting it up front was about a twentieth of a small shader's translation.
+struct Who<'r> {
+    r: &'r D3dBinding,
+    heap: bool,
+    counter: bool,
+}
+
+impl fmt::Display for Who<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.counter {
+            f.write_str("counter of ")?;
+        }
+        if self.heap {
+            write!(f, "descriptor heap {:?} {:?}", self.r.class, self.r.kind)
+        } else {
+            write!(f, "{}", self.r)
+        }
+    }
+}
+
+fn what(r: &D3dBinding, heap: bool) -> Who<'_> {
+    Who {
+        r,
+        heap,
+        counter: false,
     }
 }
 

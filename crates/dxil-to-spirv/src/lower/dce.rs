@@ -53,10 +53,18 @@ pub struct Scratch {
     out: Vec<u32>,
 }
 
-/// Adds `d` to the use count of `w` where `w` can be an id (below the module's id bound).
-fn count(uses: &mut [u32], w: u32, d: i32) {
+/// Counts a use of `w` where `w` can be an id (below the module's id bound). A count cannot reach `u32::MAX`:
+/// it is at most the number of words.
+fn inc(uses: &mut [u32], w: u32) {
     if let Some(e) = uses.get_mut(w as usize) {
-        *e = e.saturating_add_signed(d);
+        *e = e.wrapping_add(1);
+    }
+}
+
+/// Takes back a use that [`inc`] counted.
+fn dec(uses: &mut [u32], w: u32) {
+    if let Some(e) = uses.get_mut(w as usize) {
+        *e = e.saturating_sub(1);
     }
 }
 
@@ -113,7 +121,7 @@ pub(super) fn remove_dead(
     uses.clear();
     uses.resize(bound as usize, 0);
     for &w in annotations {
-        count(uses, w, 1);
+        inc(uses, w);
     }
     // One walk decodes the body, marks what may go and counts uses: every operand word, the result of a
     // removable instruction excepted (its own definition is no use).
@@ -129,10 +137,10 @@ pub(super) fn remove_dead(
         let r =
             removable(body, x) && (opcode(w) != Op::ExtInst as u32 || Some(body[at + 3]) == glsl);
         for &u in &body[at + 1..at + len] {
-            count(uses, u, 1);
+            inc(uses, u);
         }
         if r {
-            count(uses, body[at + 2], -1);
+            dec(uses, body[at + 2]);
         }
         insts.push(x);
         rem.push(r);
@@ -178,7 +186,7 @@ pub(super) fn remove_dead(
             {
                 dead[k] = true;
                 for j in 1..x.len {
-                    count(uses, body[x.at + j], -1);
+                    dec(uses, body[x.at + j]);
                 }
             }
         }
@@ -193,16 +201,33 @@ pub(super) fn remove_dead(
         if uses_of(uses, body[x.at + 2]) == 0 {
             dead[k] = true;
             for j in 3..x.len {
-                count(uses, body[x.at + j], -1);
+                dec(uses, body[x.at + j]);
             }
         }
     }
     if dead.iter().any(|&d| d) {
-        out.clear();
-        for (x, _) in insts.iter().zip(dead.iter()).filter(|(_, d)| !**d) {
-            out.extend_from_slice(&body[x.at..x.at + x.len]);
+        // Kept instructions move down in place, a run of them at a time (a copy per instruction cost more than
+        // the rest of the pass on small shaders).
+        let mut to = 0;
+        let mut run: Option<(usize, usize)> = None;
+        for (x, &d) in insts.iter().zip(dead.iter()) {
+            match (d, run) {
+                (false, Some((from, end))) if end == x.at => run = Some((from, x.at + x.len)),
+                (false, _) => {
+                    if let Some((from, end)) = run {
+                        body.copy_within(from..end, to);
+                        to += end - from;
+                    }
+                    run = Some((x.at, x.at + x.len));
+                }
+                (true, _) => {}
+            }
         }
-        std::mem::swap(body, out);
+        if let Some((from, end)) = run {
+            body.copy_within(from..end, to);
+            to += end - from;
+        }
+        body.truncate(to);
     }
     if dead_vars.iter().any(|&d| d) {
         out.clear();

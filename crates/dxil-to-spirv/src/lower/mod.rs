@@ -452,29 +452,31 @@ impl<'a> Ctx<'a> {
             }
         }
         let head = ((args.len() as u32 + 3) << 16) | op as u32;
-        let key = (args.len() <= 4 && pure).then(|| {
+        // One hash and probe for both the lookup and the insertion (value numbering asks for every pure value).
+        let id = if args.len() <= 4 && pure {
             let mut k = [0u32; 4];
             k[..args.len()].copy_from_slice(args);
-            (head, ty.word(), k)
-        });
-        if let Some(k) = key
-            && let Some(&id) = self.f.cse.get(&k)
-        {
-            return id;
-        }
-        let id = self.b.id();
+            match self.f.cse.entry((head, ty.word(), k)) {
+                std::collections::hash_map::Entry::Occupied(e) => return *e.get(),
+                std::collections::hash_map::Entry::Vacant(e) => *e.insert(self.b.id()),
+            }
+        } else {
+            self.b.id()
+        };
         let body = &mut self.f.body;
+        body.reserve(3 + args.len());
         body.push(head);
         body.push(ty.word());
         body.push(id.word());
-        body.extend_from_slice(args);
-        if let Some(k) = key {
-            self.f.cse.insert(k, id);
+        // Operand lists are a few words: a loop beats a `memcpy` call here.
+        for &a in args {
+            body.push(a);
         }
         let f = &mut self.f;
         let at = id.word() as usize;
         if f.ty_of.len() <= at {
-            f.ty_of.resize(at + 1, 0);
+            // Ids grow by one per value: doubling keeps this from resizing for each (0 reads as "no type").
+            f.ty_of.resize((at + 1).next_power_of_two(), 0);
         }
         f.ty_of[at] = ty.word();
         if op == Op::Bitcast
@@ -653,11 +655,19 @@ impl<'a> Ctx<'a> {
     /// `check_dx_op`.
     #[inline]
     pub fn dx_opcode(&self, callee: Value, args: Args<'_>) -> Result<Option<OpCode>, Error> {
-        if !self.is_dx_op(callee) {
+        // A callee that passed `check_dx_op` is a `dx.op` function: its memo spares the name comparison, and the
+        // check itself where the opcode is the one it passed with (every call of a valid module).
+        let memo = callee
+            .as_function()
+            .and_then(|f| self.dx_checked.get(f.index()))
+            .map_or(0, Cell::get);
+        if memo == 0 && !self.is_dx_op(callee) {
             return Ok(None);
         }
         let op = self.dx_opcode_of(args)?;
-        self.check_dx_op(callee, op)?;
+        if memo != op.as_u32() + 1 {
+            self.check_dx_op(callee, op)?;
+        }
         Ok(Some(op))
     }
 

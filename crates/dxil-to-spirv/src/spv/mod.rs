@@ -253,6 +253,17 @@ pub fn emit(buf: &mut Vec<u32>, op: Op, args: &[u32]) {
 /// Appends a nul-terminated, word-padded string operand.
 pub fn push_string(buf: &mut Vec<u32>, s: &str) {
     let bytes = s.as_bytes();
+    if !bytes.contains(&0) {
+        // The usual case, four bytes at a time (every extension and entry point name goes through here).
+        let mut chunks = bytes.chunks_exact(4);
+        for c in &mut chunks {
+            buf.push(u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        }
+        let mut last = [0u8; 4];
+        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        buf.push(u32::from_le_bytes(last));
+        return;
+    }
     let mut word = 0u32;
     let mut i = 0;
     for &b in bytes {

@@ -39,7 +39,7 @@ use dxil_shader::{InterpolationMode, SemanticKind, SignatureElement};
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, ExecutionModel, Op, StorageClass};
 
 use super::{Args, Ctx, Val};
-use crate::dxil::Stage;
+use crate::dxil::{EntryInfo, Stage};
 use crate::error::{Error, Invalid, MetadataError, Unsupported};
 use crate::spv::{Id, TypeKey};
 
@@ -275,25 +275,16 @@ impl<'a> Ctx<'a> {
             Stage::Pixel => self.pixel_prepare()?,
             _ => {}
         }
-        let inputs = std::mem::take(&mut self.entry.inputs);
-        let outputs = std::mem::take(&mut self.entry.outputs);
-        let mut r = self
-            .declare_elements(&inputs, Sig::Input)
-            .and_then(|()| self.declare_elements(&outputs, Sig::Output));
-        if self.entry.stage == Stage::Mesh && r.is_ok() {
-            self.io.mesh.prim_location_base = mesh::rows_used(&outputs);
-            let prims = std::mem::take(&mut self.entry.patch_constant_or_primitive);
-            r = self.declare_elements(&prims, Sig::Primitive);
-            self.entry.patch_constant_or_primitive = prims;
+        let dm = std::sync::Arc::clone(&self.entry.dxil);
+        let sig = EntryInfo::signatures_in(&dm, self.entry.entry_index);
+        self.declare_elements(&sig.inputs, Sig::Input)?;
+        self.declare_elements(&sig.outputs, Sig::Output)?;
+        if self.entry.stage == Stage::Mesh {
+            self.io.mesh.prim_location_base = mesh::rows_used(&sig.outputs);
+            self.declare_elements(&sig.patch_constant_or_primitive, Sig::Primitive)?;
         }
-        self.entry.inputs = inputs;
-        self.entry.outputs = outputs;
-        r?;
         if matches!(self.entry.stage, Stage::Hull | Stage::Domain) {
-            let patch = std::mem::take(&mut self.entry.patch_constant_or_primitive);
-            let r = self.declare_patch_constants(&patch);
-            self.entry.patch_constant_or_primitive = patch;
-            r?;
+            self.declare_patch_constants(&sig.patch_constant_or_primitive)?;
         }
         Ok(())
     }

@@ -67,7 +67,7 @@ impl<'a> Ctx<'a> {
             control_points(hs.input_control_points, "input")?;
             self.io.input_vertices = MAX_CONTROL_POINTS;
             self.io.output_vertices = control_points(hs.output_control_points, "output")?;
-            self.io.patch_location_offset = rows_after(&self.entry.outputs);
+            self.io.patch_location_offset = rows_after(&self.entry.signatures().outputs);
         } else {
             let ds = self.entry.ds_state.ok_or_else(|| {
                 MetadataError::signature("domain shader without its state (tag 2)")
@@ -75,7 +75,7 @@ impl<'a> Ctx<'a> {
             self.io.input_vertices = control_points(ds.input_control_points, "input")?;
             self.io.patch_location_offset = match self.opts.patch_location_offset {
                 Some(o) => o,
-                None => rows_after(&self.entry.inputs),
+                None => rows_after(&self.entry.signatures().inputs),
             };
         }
         Ok(())
