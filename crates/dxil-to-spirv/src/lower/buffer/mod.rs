@@ -531,6 +531,32 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Loads component `k` of an access: with checks, a structured element's bounds test is made
+    /// once (`elem_in`) and shared by its components; a raw access tests each unit.
+    fn load_component(
+        &mut self,
+        ad: &RawAddr,
+        es: u32,
+        k: u32,
+        et: TypeId,
+        checks: bool,
+        elem_in: &mut Option<Id>,
+    ) -> Result<Id, Error> {
+        let un = self.unit_of(ad, es, k);
+        let inb = if !checks {
+            None
+        } else if ad.structured {
+            if elem_in.is_none() {
+                *elem_in = Some(self.in_bounds(ad, &un)?);
+            }
+            *elem_in
+        } else {
+            Some(self.in_bounds(ad, &un)?)
+        };
+        let bits = self.load_unit(&ad.h, &un, inb)?;
+        self.value_of_bits(bits, et)
+    }
+
     /// Loads components of a raw/structured access into a `ResRet`-shaped aggregate.
     fn raw_load_common(
         &mut self,
@@ -569,19 +595,7 @@ impl<'a> Ctx<'a> {
             if used & (1 << k) == 0 {
                 continue;
             }
-            let un = self.unit_of(&ad, es, k);
-            let inb = if !checks {
-                None
-            } else if ad.structured {
-                if elem_in.is_none() {
-                    elem_in = Some(self.in_bounds(&ad, &un)?);
-                }
-                elem_in
-            } else {
-                Some(self.in_bounds(&ad, &un)?)
-            };
-            let bits = self.load_unit(&ad.h, &un, inb)?;
-            parts[k as usize] = Some(self.value_of_bits(bits, et)?);
+            parts[k as usize] = Some(self.load_component(&ad, es, k, et, checks, &mut elem_in)?);
         }
         if used & 0x10 != 0 {
             parts[4] = Some(self.b.const_u32(1));
@@ -640,19 +654,7 @@ impl<'a> Ctx<'a> {
             }
         }
         for k in comps.len() as u32..n {
-            let un = self.unit_of(&ad, es, k);
-            let inb = if !checks {
-                None
-            } else if ad.structured {
-                if elem_in.is_none() {
-                    elem_in = Some(self.in_bounds(&ad, &un)?);
-                }
-                elem_in
-            } else {
-                Some(self.in_bounds(&ad, &un)?)
-            };
-            let bits = self.load_unit(&ad.h, &un, inb)?;
-            comps.push(self.value_of_bits(bits, et)?);
+            comps.push(self.load_component(&ad, es, k, et, checks, &mut elem_in)?);
         }
         let vt = self.ty(vty)?;
         let v = self.op_ids(Op::CompositeConstruct, vt, &comps);
