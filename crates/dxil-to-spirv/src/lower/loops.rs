@@ -65,13 +65,13 @@ pub(super) fn decode(body: &[u32]) -> Option<Vec<Inst>> {
     Some(out)
 }
 
-const LABEL: u32 = Op::Label as u32;
-const BRANCH: u32 = Op::Branch as u32;
-const BRANCH_COND: u32 = Op::BranchConditional as u32;
-const LOOP_MERGE: u32 = Op::LoopMerge as u32;
-const SELECTION_MERGE: u32 = Op::SelectionMerge as u32;
-const SWITCH: u32 = Op::Switch as u32;
-const PHI: u32 = Op::Phi as u32;
+pub(super) const LABEL: u32 = Op::Label as u32;
+pub(super) const BRANCH: u32 = Op::Branch as u32;
+pub(super) const BRANCH_COND: u32 = Op::BranchConditional as u32;
+pub(super) const LOOP_MERGE: u32 = Op::LoopMerge as u32;
+pub(super) const SELECTION_MERGE: u32 = Op::SelectionMerge as u32;
+pub(super) const SWITCH: u32 = Op::Switch as u32;
+pub(super) const PHI: u32 = Op::Phi as u32;
 const IEQUAL: u32 = Op::IEqual as u32;
 const INOT_EQUAL: u32 = Op::INotEqual as u32;
 const IADD: u32 = Op::IAdd as u32;

@@ -17,18 +17,14 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use spirv::Op;
 
-use super::loops::{Inst, decode, label_operands};
+use super::loops::{
+    BRANCH, BRANCH_COND, Inst, LABEL, LOOP_MERGE, PHI, SWITCH, decode, label_operands,
+};
 use crate::spv::{self, Builder, Id, TypeKey};
 
 /// The shortest chain worth a loop; shorter ones stay as DXC left them.
 const MIN_CHAIN: usize = 8;
 
-const LABEL: u32 = Op::Label as u32;
-const BRANCH: u32 = Op::Branch as u32;
-const BRANCH_COND: u32 = Op::BranchConditional as u32;
-const SWITCH: u32 = Op::Switch as u32;
-const PHI: u32 = Op::Phi as u32;
-const LOOP_MERGE: u32 = Op::LoopMerge as u32;
 /// GLSL.std.450 `UMin`.
 const GLSL_UMIN: u32 = 38;
 

@@ -30,15 +30,11 @@
 
 use spirv::Op;
 
-use super::loops::{Inst, decode, label_operands};
+use super::loops::{
+    BRANCH, BRANCH_COND, Inst, LABEL, LOOP_MERGE, PHI, SELECTION_MERGE, decode, label_operands,
+};
 use crate::spv::Builder;
 
-const LABEL: u32 = Op::Label as u32;
-const BRANCH: u32 = Op::Branch as u32;
-const BRANCH_COND: u32 = Op::BranchConditional as u32;
-const SELECTION_MERGE: u32 = Op::SelectionMerge as u32;
-const LOOP_MERGE: u32 = Op::LoopMerge as u32;
-const PHI: u32 = Op::Phi as u32;
 const LOAD: u32 = Op::Load as u32;
 const EXT_INST: u32 = Op::ExtInst as u32;
 const PROCEED: u32 = Op::RayQueryProceedKHR as u32;
