@@ -525,9 +525,7 @@ impl Tr<'_> {
                 "derivatives outside fragment and compute shaders",
             ));
         }
-        if self.model == spirv::ExecutionModel::GLCompute {
-            self.features.need_sm(6, 6);
-        }
+        self.compute_derivatives()?;
         self.unary_dxop(code, v)
     }
 

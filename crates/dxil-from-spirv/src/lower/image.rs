@@ -1,7 +1,7 @@
 //! Images and samplers: sampling, fetches, storage image reads and writes, queries,
 //! gathers, texel pointers for atomics.
 
-use dxil_module::{BinOp, CastOp, TypeId, Value};
+use dxil_module::{BinOp, CastOp, Predicate, TypeId, Value};
 use dxil_shader::ops::OpCode;
 use dxil_shader::{ComponentType, ResourceClass, ResourceKind};
 use spirv::Op;
@@ -10,7 +10,7 @@ use super::buffer::ResKind;
 use super::memory::{Base, Ptr};
 use super::{Slot, Tr};
 use crate::builder::Scalar;
-use crate::error::{Result, malformed, unsupported};
+use crate::error::{Result, inexpressible, malformed, unsupported};
 use crate::spv::Inst;
 
 /// Image operand bits (`ImageOperands`).
@@ -281,8 +281,18 @@ impl Tr<'_> {
         let n = if status { kinds.len() - 1 } else { kinds.len() };
         let mut out = Vec::with_capacity(kinds.len());
         if status {
-            let i32t = self.b.t.i32;
-            out.push(self.b.extract_value(r, 4, i32t)?);
+            // DXC's validator takes CheckAccessFullyMapped only on a status extracted straight
+            // from a resource operation, while SPIR-V's residency code may pass through memory
+            // (unoptimized SPIR-V stores the whole result struct) before
+            // OpImageSparseTexelsResident reads it. The code is opaque to the shader, so the
+            // check is made here and the code carries its answer: 1 resident, 0 not.
+            let (i1, i32t) = (self.b.t.i1, self.b.t.i32);
+            let status = self.b.extract_value(r, 4, i32t)?;
+            self.features.tiled_resources = true;
+            let mapped = self
+                .b
+                .dxop(OpCode::CheckAccessFullyMapped, Some(i32t), i1, &[status])?;
+            out.push(self.b.cast(CastOp::ZExt, mapped, i32t)?);
         }
         let texel_kinds = if status { &kinds[1..] } else { &kinds[..] };
         if texel_kinds.iter().any(|k| k.bits() == 64) && s == Scalar::I32 {
@@ -370,17 +380,44 @@ impl Tr<'_> {
             Op::ImageQueryLod => self.query_lod(inst),
             Op::ImageSparseTexelsResident => {
                 let id = inst.word(1)?;
+                // The code is CheckAccessFullyMapped's answer already (see `unpack_ret`).
                 let code = self.scalar(inst.word(2)?)?;
-                let i1 = self.b.t.i1;
-                let i32t = self.b.t.i32;
-                self.features.tiled_resources = true;
-                let r = self
-                    .b
-                    .dxop(OpCode::CheckAccessFullyMapped, Some(i32t), i1, &[code])?;
+                let z = self.b.i32c(0);
+                let r = self.b.cmp(Predicate::ICMP_NE, code, z)?;
                 self.set_scalar(id, r)
             }
             Op::ImageTexelPointer => self.texel_pointer(inst),
             _ => Err(unsupported(format!("Op{op:?}"))),
+        }
+    }
+
+    /// Derivatives outside fragment shaders need shader model 6.6 and a thread group whose
+    /// quads DXC's validator can form: a 1D group of a multiple of 4 threads, or X and Y both
+    /// even. Any other shape is refused here rather than written as DXIL dxv rejects.
+    pub(super) fn compute_derivatives(&mut self) -> Result<()> {
+        match self.model {
+            spirv::ExecutionModel::Fragment => return Ok(()),
+            spirv::ExecutionModel::GLCompute => {}
+            _ => {
+                return Err(unsupported(
+                    "derivatives outside fragment and compute shaders",
+                ));
+            }
+        }
+        self.features.need_sm(6, 6);
+        let [x, y, z] = self.workgroup_size()?;
+        let quads = if y == 1 && z == 1 {
+            x % 4 == 0
+        } else {
+            x % 2 == 0 && y % 2 == 0
+        };
+        if quads {
+            Ok(())
+        } else {
+            Err(inexpressible(format!(
+                "derivatives in a thread group of {x}x{y}x{z} (DXIL forms quads only in a 1D group \
+                 of a multiple of 4 threads or with X and Y both even)"
+            )))
         }
     }
 
@@ -466,9 +503,7 @@ impl Tr<'_> {
                     "implicit-LOD sampling outside fragment and compute shaders",
                 ));
             }
-            if self.model == spirv::ExecutionModel::GLCompute {
-                self.features.need_sm(6, 6);
-            }
+            self.compute_derivatives()?;
             match (dref, o.bias) {
                 (false, None) => {
                     args.push(clamp);
@@ -764,9 +799,7 @@ impl Tr<'_> {
             ResKind::Sampler { .. } => self.resources[sampler_res as usize].sampler_modes |= 4,
             _ => return Err(malformed("LOD query with something that is not a sampler")),
         }
-        if self.model != spirv::ExecutionModel::Fragment {
-            self.features.need_sm(6, 6);
-        }
+        self.compute_derivatives()?;
         let f32t = self.b.t.f32;
         let mut out = Vec::with_capacity(2);
         for clamped in [true, false] {
