@@ -2,7 +2,9 @@
 //! a residency code kept in a function variable before `OpImageSparseTexelsResident` reads it
 //! (DXC's validator takes `CheckAccessFullyMapped` only on a status straight from a resource
 //! operation), and derivatives in a compute thread group that DXIL cannot cut into quads
-//! (refused, not written as DXIL the validator rejects).
+//! (refused, not written as DXIL the validator rejects); and glslang's debug information
+//! (`-gV`), whose non-semantic line records can sit between a block's terminator and the end of
+//! the function.
 
 mod support;
 use support::listing;
@@ -28,4 +30,11 @@ fn derivatives_need_quads_in_compute() {
     let e = dxil_from_spirv::translate_bytes(bytes, &Default::default()).unwrap_err();
     assert_eq!(e.kind, dxil_from_spirv::ErrorKind::Inexpressible, "{e}");
     assert!(e.to_string().contains("thread group of 8x9x1"), "{e}");
+}
+
+#[test]
+fn debug_records_between_blocks() {
+    let bytes = include_bytes!("data/debug_info.spv");
+    let out = dxil_from_spirv::translate_bytes(bytes, &Default::default()).unwrap();
+    support::dxv("unoptimized", "debug_info", &out.container);
 }

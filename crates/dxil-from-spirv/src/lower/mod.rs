@@ -710,10 +710,7 @@ impl<'a> Tr<'a> {
         if Some(set) == self.spv.glsl_std {
             return self.glsl(inst);
         }
-        if self.spv.other_imports.iter().any(|(id, name)| {
-            *id == set && (name.starts_with("NonSemantic.") || name.starts_with("DebugInfo"))
-        }) {
-            // Debug and non-semantic instructions carry no meaning for the translation.
+        if self.spv.is_non_semantic(set) {
             return Ok(());
         }
         Err(unsupported(

@@ -623,6 +623,7 @@ impl<'a> Module<'a> {
             } else if block.is_none()
                 && current.as_ref().is_some_and(|f| !f.blocks.is_empty())
                 && !matches!(op, Op::Label | Op::FunctionEnd | Op::Line | Op::NoLine)
+                && !(op == Op::ExtInst && self.is_non_semantic(inst.word(2)?))
             {
                 return Err(malformed("instruction between blocks").or_at(at));
             }
@@ -633,6 +634,17 @@ impl<'a> Module<'a> {
         self.names.sort_unstable_by_key(|(id, _)| *id);
         self.decor.finish();
         Ok(())
+    }
+}
+
+impl Module<'_> {
+    /// Whether `set` is an imported set of debug or non-semantic instructions, which carry
+    /// nothing for the translation (glslang's `-gV` even puts its line records between a
+    /// block's terminator and the next label).
+    pub fn is_non_semantic(&self, set: u32) -> bool {
+        self.other_imports.iter().any(|(id, name)| {
+            *id == set && (name.starts_with("NonSemantic.") || name.starts_with("DebugInfo"))
+        })
     }
 }
 
