@@ -408,6 +408,9 @@ pub fn shader_flags(
     if features.inner_coverage {
         set(&mut f, ShaderFlags::INNER_COVERAGE);
     }
+    if features.mesh_derivatives {
+        set(&mut f, ShaderFlags::DERIVATIVES_IN_MESH_AND_AMP_SHADERS);
+    }
     if features.tiled_resources || lod_clamp {
         set(&mut f, ShaderFlags::TILED_RESOURCES);
     }

@@ -2,7 +2,8 @@
 //! a residency code kept in a function variable before `OpImageSparseTexelsResident` reads it
 //! (DXC's validator takes `CheckAccessFullyMapped` only on a status straight from a resource
 //! operation), and derivatives in a compute thread group that DXIL cannot cut into quads
-//! (refused, not written as DXIL the validator rejects); and glslang's debug information
+//! (refused, not written as DXIL the validator rejects) or in a mesh shader (shader model 6.6
+//! and its shader flag); and glslang's debug information
 //! (`-gV`), whose non-semantic line records can sit between a block's terminator and the end of
 //! the function.
 
@@ -37,4 +38,12 @@ fn debug_records_between_blocks() {
     let bytes = include_bytes!("data/debug_info.spv");
     let out = dxil_from_spirv::translate_bytes(bytes, &Default::default()).unwrap();
     support::dxv("unoptimized", "debug_info", &out.container);
+}
+
+#[test]
+fn derivatives_in_a_mesh_shader() {
+    let bytes = include_bytes!("data/mesh_derivatives.spv");
+    let out = dxil_from_spirv::translate_bytes(bytes, &Default::default()).unwrap();
+    assert_eq!(out.profile, "ms_6_6");
+    support::dxv("unoptimized", "mesh_derivatives", &out.container);
 }

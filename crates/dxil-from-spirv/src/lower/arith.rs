@@ -517,14 +517,6 @@ impl Tr<'_> {
     }
 
     fn derivative(&mut self, code: OpCode, v: Value) -> Result<Value> {
-        if !matches!(
-            self.model,
-            spirv::ExecutionModel::Fragment | spirv::ExecutionModel::GLCompute
-        ) {
-            return Err(unsupported(
-                "derivatives outside fragment and compute shaders",
-            ));
-        }
         self.compute_derivatives()?;
         self.unary_dxop(code, v)
     }

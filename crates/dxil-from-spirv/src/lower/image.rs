@@ -391,16 +391,22 @@ impl Tr<'_> {
         }
     }
 
-    /// Derivatives outside fragment shaders need shader model 6.6 and a thread group whose
+    /// Derivatives outside fragment shaders (compute, mesh and amplification shaders) need
+    /// shader model 6.6 and a thread group whose
     /// quads DXC's validator can form: a 1D group of a multiple of 4 threads, or X and Y both
     /// even. Any other shape is refused here rather than written as DXIL dxv rejects.
     pub(super) fn compute_derivatives(&mut self) -> Result<()> {
+        use spirv::ExecutionModel as M;
         match self.model {
-            spirv::ExecutionModel::Fragment => return Ok(()),
-            spirv::ExecutionModel::GLCompute => {}
+            M::Fragment => return Ok(()),
+            M::GLCompute => {}
+            M::MeshEXT | M::TaskEXT | M::MeshNV | M::TaskNV => {
+                self.features.mesh_derivatives = true
+            }
             _ => {
                 return Err(unsupported(
-                    "derivatives outside fragment and compute shaders",
+                    "derivatives and implicit-LOD sampling outside fragment, compute, mesh and \
+                     task shaders",
                 ));
             }
         }
@@ -495,14 +501,6 @@ impl Tr<'_> {
         args.extend_from_slice(&coords);
         args.extend_from_slice(&offs);
         let code = if implicit {
-            if !matches!(
-                self.model,
-                spirv::ExecutionModel::Fragment | spirv::ExecutionModel::GLCompute
-            ) {
-                return Err(unsupported(
-                    "implicit-LOD sampling outside fragment and compute shaders",
-                ));
-            }
             self.compute_derivatives()?;
             match (dref, o.bias) {
                 (false, None) => {

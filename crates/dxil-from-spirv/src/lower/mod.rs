@@ -75,6 +75,8 @@ pub struct Features {
     pub tiled_resources: bool,
     pub rovs: bool,
     pub shading_rate: bool,
+    /// Derivatives or implicit-LOD sampling in a mesh or amplification shader.
+    pub mesh_derivatives: bool,
 }
 
 impl Features {
