@@ -11,6 +11,10 @@ use crate::builder::Scalar;
 use crate::error::{Result, malformed, unsupported};
 use crate::spv::{Inst, Type};
 
+/// One family of value instructions: whether it handled `op` (operands `inst`, result type
+/// and id).
+type ValueFamily<'a> = fn(&mut Tr<'a>, &Inst<'_>, Op, u32, u32) -> Result<bool>;
+
 impl Tr<'_> {
     /// Instructions that compute a value from values.
     pub fn value_op(&mut self, inst: &Inst<'_>, op: Op) -> Result<()> {
@@ -22,6 +26,59 @@ impl Tr<'_> {
         }
         let ty = inst.word(0)?;
         let id = inst.word(1)?;
+        // Each family handles a few dozen instructions and says whether `op` was one of them.
+        let families: [ValueFamily<'_>; 3] = [
+            Self::composite_op,
+            Self::numeric_op,
+            Self::derivative_bit_op,
+        ];
+        for family in families {
+            if family(self, inst, op, ty, id)? {
+                return Ok(());
+            }
+        }
+        match op {
+            Op::ImageSampleImplicitLod
+            | Op::ImageSampleExplicitLod
+            | Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod
+            | Op::ImageSampleProjImplicitLod
+            | Op::ImageSampleProjExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod
+            | Op::ImageFetch
+            | Op::ImageGather
+            | Op::ImageDrefGather
+            | Op::ImageRead
+            | Op::ImageWrite
+            | Op::ImageQuerySize
+            | Op::ImageQuerySizeLod
+            | Op::ImageQueryLevels
+            | Op::ImageQuerySamples
+            | Op::ImageQueryLod
+            | Op::SampledImage
+            | Op::Image
+            | Op::ImageTexelPointer
+            | Op::ImageSparseSampleImplicitLod
+            | Op::ImageSparseSampleExplicitLod
+            | Op::ImageSparseSampleDrefImplicitLod
+            | Op::ImageSparseSampleDrefExplicitLod
+            | Op::ImageSparseFetch
+            | Op::ImageSparseGather
+            | Op::ImageSparseDrefGather
+            | Op::ImageSparseTexelsResident
+            | Op::ImageSparseRead => self.image_op(inst, op),
+            _ if is_group_op(op) => self.group_op(inst, op),
+            Op::IsHelperInvocationEXT | Op::DemoteToHelperInvocation => self.helper_op(inst, op),
+            Op::EmitVertex | Op::EndPrimitive | Op::EmitStreamVertex | Op::EndStreamPrimitive => {
+                self.geometry_op(inst, op)
+            }
+            _ => Err(unsupported(format!("Op{op:?}"))),
+        }
+    }
+
+    /// Copies, composites, vector shuffles and selects; `false` for an instruction outside the family.
+    fn composite_op(&mut self, inst: &Inst<'_>, op: Op, ty: u32, id: u32) -> Result<bool> {
         match op {
             Op::Undef => self.materialize_constant(id),
             Op::CopyObject | Op::CopyLogical => {
@@ -125,6 +182,14 @@ impl Tr<'_> {
                 }
                 self.set_vals(id, &out)
             }
+            _ => return Ok(false),
+        }?;
+        Ok(true)
+    }
+
+    /// Negation, shifts, modulo, products, conversions, tests of floats and logic; `false` for an instruction outside the family.
+    fn numeric_op(&mut self, inst: &Inst<'_>, op: Op, _ty: u32, id: u32) -> Result<bool> {
+        match op {
             Op::SNegate => self.map1(inst, |tr, v| {
                 let s = tr.b.scalar_type_of(v)?;
                 let z = tr.b.zero(s);
@@ -251,6 +316,14 @@ impl Tr<'_> {
                 };
                 self.map2(inst, |tr, a, b| tr.b.binary(bin, a, b))
             }
+            _ => return Ok(false),
+        }?;
+        Ok(true)
+    }
+
+    /// Derivatives, bit-field operations and extended-width additions and multiplications; `false` for an instruction outside the family.
+    fn derivative_bit_op(&mut self, inst: &Inst<'_>, op: Op, _ty: u32, id: u32) -> Result<bool> {
+        match op {
             Op::DPdx | Op::DPdy | Op::DPdxCoarse | Op::DPdyCoarse | Op::DPdxFine | Op::DPdyFine => {
                 let code = match op {
                     Op::DPdx | Op::DPdxCoarse => OpCode::DerivCoarseX,
@@ -356,43 +429,9 @@ impl Tr<'_> {
                 lo.extend(hi);
                 self.set_vals(id, &lo)
             }
-            Op::ImageSampleImplicitLod
-            | Op::ImageSampleExplicitLod
-            | Op::ImageSampleDrefImplicitLod
-            | Op::ImageSampleDrefExplicitLod
-            | Op::ImageSampleProjImplicitLod
-            | Op::ImageSampleProjExplicitLod
-            | Op::ImageSampleProjDrefImplicitLod
-            | Op::ImageSampleProjDrefExplicitLod
-            | Op::ImageFetch
-            | Op::ImageGather
-            | Op::ImageDrefGather
-            | Op::ImageRead
-            | Op::ImageWrite
-            | Op::ImageQuerySize
-            | Op::ImageQuerySizeLod
-            | Op::ImageQueryLevels
-            | Op::ImageQuerySamples
-            | Op::ImageQueryLod
-            | Op::SampledImage
-            | Op::Image
-            | Op::ImageTexelPointer
-            | Op::ImageSparseSampleImplicitLod
-            | Op::ImageSparseSampleExplicitLod
-            | Op::ImageSparseSampleDrefImplicitLod
-            | Op::ImageSparseSampleDrefExplicitLod
-            | Op::ImageSparseFetch
-            | Op::ImageSparseGather
-            | Op::ImageSparseDrefGather
-            | Op::ImageSparseTexelsResident
-            | Op::ImageSparseRead => self.image_op(inst, op),
-            _ if is_group_op(op) => self.group_op(inst, op),
-            Op::IsHelperInvocationEXT | Op::DemoteToHelperInvocation => self.helper_op(inst, op),
-            Op::EmitVertex | Op::EndPrimitive | Op::EmitStreamVertex | Op::EndStreamPrimitive => {
-                self.geometry_op(inst, op)
-            }
-            _ => Err(unsupported(format!("Op{op:?}"))),
-        }
+            _ => return Ok(false),
+        }?;
+        Ok(true)
     }
 
     /// Applies `f` to each scalar of operand 2.
