@@ -19,6 +19,7 @@ mod sig;
 mod stage;
 mod types;
 mod wave;
+mod wave_tree;
 
 pub use types::type_name;
 
