@@ -511,7 +511,9 @@ impl Tr<'_> {
         let inclusive = group == GroupOperation::InclusiveScan as u32;
         let exclusive = group == GroupOperation::ExclusiveScan as u32;
         if !(reduce || inclusive || exclusive) {
-            return Err(unsupported("clustered or partitioned subgroup operations"));
+            return Err(malformed(
+                "a clustered or partitioned group operation without its cluster size or partition",
+            ));
         }
         // DXIL's prefix operations are sums and products only: other scans go through the
         // lane tree over the active lanes.
