@@ -18,6 +18,12 @@ type ValueFamily<'a> = fn(&mut Tr<'a>, &Inst<'_>, Op, u32, u32) -> Result<bool>;
 impl Tr<'_> {
     /// Instructions that compute a value from values.
     pub fn value_op(&mut self, inst: &Inst<'_>, op: Op) -> Result<()> {
+        if self.int8 {
+            self.check_int8(inst, op)?;
+            if self.int8_value_op(inst, op)? {
+                return Ok(());
+            }
+        }
         if let Some((bin, float)) = binop(op) {
             return self.binary_op(inst, bin, float);
         }
@@ -569,7 +575,7 @@ impl Tr<'_> {
     }
 
     /// Converts an integer to the width of `like` (shift amounts may have another width).
-    fn match_int_width(&mut self, v: Value, like: Value) -> Result<Value> {
+    pub(super) fn match_int_width(&mut self, v: Value, like: Value) -> Result<Value> {
         let s = self.b.scalar_type_of(v)?;
         let t = self.b.scalar_type_of(like)?;
         if s == t {
@@ -802,7 +808,11 @@ impl Tr<'_> {
         let to = *kinds
             .first()
             .ok_or_else(|| malformed("conversion to an empty type"))?;
-        let tt = self.b.scalar(to);
+        // 8-bit sources are their byte zero-extended in an `i32`: the signed conversions
+        // sign-extend it first; 8-bit results are cut back to their byte.
+        let from8 = self.int8 && self.is_int8_value(inst.word(2)?);
+        let sign8 = from8 && matches!(op, Op::SConvert | Op::ConvertSToF);
+        let to8 = self.int8 && self.is_int8(ty);
         match to {
             Scalar::F64 => self.features.doubles = true,
             Scalar::I64 => self.features.int64 = true,
@@ -810,56 +820,65 @@ impl Tr<'_> {
             _ => {}
         }
         self.map1(inst, |tr, v| {
-            let from = tr.b.scalar_type_of(v)?;
-            if from == Scalar::F64 || to == Scalar::F64 {
-                tr.features.doubles = true;
-                if matches!(
-                    op,
-                    Op::ConvertFToU | Op::ConvertFToS | Op::ConvertUToF | Op::ConvertSToF
-                ) {
-                    tr.features.double_ext = true;
-                }
-            }
-            if from.bits() == 64 && !from.is_float() {
-                tr.features.int64 = true;
-            }
-            let cast = match op {
-                Op::ConvertFToU => CastOp::FPToUI,
-                Op::ConvertFToS => CastOp::FPToSI,
-                Op::ConvertUToF => CastOp::UIToFP,
-                Op::ConvertSToF => CastOp::SIToFP,
-                Op::UConvert | Op::SConvert => {
-                    if from == to {
-                        return Ok(v);
-                    }
-                    if from.bits() > to.bits() {
-                        CastOp::Trunc
-                    } else if op == Op::SConvert {
-                        CastOp::SExt
-                    } else {
-                        CastOp::ZExt
-                    }
-                }
-                _ => {
-                    if from == to {
-                        return Ok(v);
-                    }
-                    if from.bits() > to.bits() {
-                        CastOp::FPTrunc
-                    } else {
-                        CastOp::FPExt
-                    }
-                }
-            };
-            if from == Scalar::I1 {
-                // Booleans converted as integers (not valid SPIR-V, but cheap to accept).
-                let one =
-                    tr.b.const_bits(to, if to.is_float() { float_one(to) } else { 1 });
-                let zero = tr.b.zero(to);
-                return tr.b.select(v, one, zero);
-            }
-            tr.b.cast(cast, v, tt)
+            let v = if sign8 { tr.sext8(v)? } else { v };
+            let r = tr.convert_one(op, v, to)?;
+            if to8 { tr.wrap8(r) } else { Ok(r) }
         })
+    }
+
+    /// One component of [`Tr::convert`]: `v` converted to `to`.
+    fn convert_one(&mut self, op: Op, v: Value, to: Scalar) -> Result<Value> {
+        let tt = self.b.scalar(to);
+        let from = self.b.scalar_type_of(v)?;
+        if from == Scalar::F64 || to == Scalar::F64 {
+            self.features.doubles = true;
+            if matches!(
+                op,
+                Op::ConvertFToU | Op::ConvertFToS | Op::ConvertUToF | Op::ConvertSToF
+            ) {
+                self.features.double_ext = true;
+            }
+        }
+        if from.bits() == 64 && !from.is_float() {
+            self.features.int64 = true;
+        }
+        let cast = match op {
+            Op::ConvertFToU => CastOp::FPToUI,
+            Op::ConvertFToS => CastOp::FPToSI,
+            Op::ConvertUToF => CastOp::UIToFP,
+            Op::ConvertSToF => CastOp::SIToFP,
+            Op::UConvert | Op::SConvert => {
+                if from == to {
+                    return Ok(v);
+                }
+                if from.bits() > to.bits() {
+                    CastOp::Trunc
+                } else if op == Op::SConvert {
+                    CastOp::SExt
+                } else {
+                    CastOp::ZExt
+                }
+            }
+            _ => {
+                if from == to {
+                    return Ok(v);
+                }
+                if from.bits() > to.bits() {
+                    CastOp::FPTrunc
+                } else {
+                    CastOp::FPExt
+                }
+            }
+        };
+        if from == Scalar::I1 {
+            // Booleans converted as integers (not valid SPIR-V, but cheap to accept).
+            let one = self
+                .b
+                .const_bits(to, if to.is_float() { float_one(to) } else { 1 });
+            let zero = self.b.zero(to);
+            return self.b.select(v, one, zero);
+        }
+        self.b.cast(cast, v, tt)
     }
 
     fn bitcast(&mut self, inst: &Inst<'_>) -> Result<()> {
@@ -883,7 +902,10 @@ impl Tr<'_> {
             }
             return self.set_vals(id, &out);
         }
-        // Different component counts: go through integer bits.
+        // Different component counts: go through integer bits. 8-bit components are the low
+        // byte of their `i32` (the rest is zero).
+        let from8 = self.int8 && self.is_int8_value(inst.word(2)?);
+        let to8 = self.int8 && self.is_int8(ty);
         let mut bits: Vec<(Value, u32)> = Vec::new();
         for v in src {
             let from = self.b.scalar_type_of(v)?;
@@ -893,10 +915,10 @@ impl Tr<'_> {
             } else {
                 v
             };
-            bits.push((iv, from.bits()));
+            bits.push((iv, if from8 { 8 } else { from.bits() }));
         }
         let total: u32 = bits.iter().map(|b| b.1).sum();
-        let to_bits = kinds[0].bits();
+        let to_bits = if to8 { 8 } else { kinds[0].bits() };
         if total != to_bits * kinds.len() as u32 {
             return Err(malformed("OpBitcast between types of different sizes"));
         }
@@ -951,6 +973,7 @@ impl Tr<'_> {
             }
             pos += to_bits;
             let v = acc.ok_or_else(|| crate::error::internal("empty bitcast"))?;
+            let v = if to8 { self.wrap8(v)? } else { v };
             if k.bits() == 64 {
                 self.features.int64 = true;
             }

@@ -22,6 +22,14 @@ impl Tr<'_> {
         let code = inst.word(3)?;
         let op = GLOp::from_u32(code)
             .ok_or_else(|| malformed(format!("unknown GLSL.std.450 instruction {code}")))?;
+        if self.int8
+            && (self.is_int8(inst.word(0)?) || inst.rest(4).iter().any(|&a| self.is_int8_value(a)))
+        {
+            return Err(unsupported(format!(
+                "8-bit integers in GLSL.std.450 {op:?} (they are emulated in 32-bit registers \
+                 for conversions, bitcasts and integer arithmetic only)"
+            )));
+        }
         if let Some(c) = unary_code(op) {
             return self.glsl_unary(inst, id, c);
         }

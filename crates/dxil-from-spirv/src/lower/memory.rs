@@ -113,7 +113,8 @@ impl Tr<'_> {
             return Err(limit("types nested too deeply"));
         }
         Ok(match self.spv.ty(ty)? {
-            Type::Bool | Type::Int { .. } | Type::Float { .. } => kind_bit(self.scalar_kind(ty)?),
+            // Local arrays hold register values: 8-bit integers as `i32`.
+            Type::Bool | Type::Int { .. } | Type::Float { .. } => kind_bit(self.value_kind(ty)?),
             Type::RayQuery => kind_bit(Scalar::I32),
             Type::Vector { elem, .. } => self.kinds_of(elem, depth + 1)?,
             Type::Matrix { col, .. } => self.kinds_of(col, depth + 1)?,

@@ -55,6 +55,15 @@ impl Tr<'_> {
         })
     }
 
+    /// The DXIL scalar that holds a value of a SPIR-V scalar type in registers: as
+    /// [`Tr::scalar_kind`], with 8-bit integers in `i32` (see `int8`).
+    pub fn value_kind(&self, ty: u32) -> Result<Scalar> {
+        match self.spv.ty(ty)? {
+            Type::Int { width: 8, .. } => Ok(Scalar::I32),
+            _ => self.scalar_kind(ty),
+        }
+    }
+
     /// Whether a SPIR-V scalar (or vector element) type is a signed integer.
     pub fn is_signed(&self, ty: u32) -> bool {
         match self.spv.ty(ty) {
@@ -104,13 +113,13 @@ impl Tr<'_> {
         }
         match self.spv.ty(ty)? {
             Type::Bool | Type::Int { .. } | Type::Float { .. } => {
-                let s = self.scalar_kind(ty)?;
+                let s = self.value_kind(ty)?;
                 self.types.leaf_pool.push(s);
             }
             // A ray query is the `i32` handle `AllocateRayQuery` returns.
             Type::RayQuery => self.types.leaf_pool.push(Scalar::I32),
             Type::Vector { elem, n } => {
-                let s = self.scalar_kind(elem)?;
+                let s = self.value_kind(elem)?;
                 for _ in 0..n {
                     self.types.leaf_pool.push(s);
                 }
