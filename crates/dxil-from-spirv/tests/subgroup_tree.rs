@@ -5,12 +5,8 @@
 //! results must be those SPIR-V defines, computed here lane by lane (lavapipe does not run
 //! SPV_NV_shader_subgroup_partitioned, so the original module cannot be the reference).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use dxil_from_spirv::{BindingMap, Options};
-use dxil_runtime::{Case, RunOptions, Runtime, ShaderModule};
-
+#[path = "support/glsl.rs"]
+mod glsl;
 mod support;
 use support::listing;
 
@@ -19,58 +15,12 @@ const LANES: usize = 64;
 /// The result blocks after the inputs (block 18 is the subgroup size).
 const BLOCKS: usize = 19;
 
-/// The module compiled from `tests/data/NAME` for test `test` (tests run in parallel: each
-/// writes its own file), or `None` (skipped, or a panic under `CI`) without glslang.
-fn compile(name: &str, test: &str) -> Option<Vec<u32>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name);
-    let out: PathBuf =
-        std::env::temp_dir().join(format!("dxil-from-spirv-{test}-{}.spv", std::process::id()));
-    let status = Command::new("glslangValidator")
-        .args(["--target-env", "vulkan1.1"])
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .output();
-    match status {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => panic!(
-            "glslang rejects {}: {}",
-            src.display(),
-            String::from_utf8_lossy(&o.stdout)
-        ),
-        Err(e) => {
-            dxil_corpus::skip_or_fail(format!("glslangValidator not found: {e}"));
-            return None;
-        }
-    }
-    let bytes = std::fs::read(&out).unwrap();
-    let _ = std::fs::remove_file(&out);
-    Some(
-        bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect(),
-    )
-}
-
-fn translate(words: &[u32]) -> Vec<u8> {
-    let options = Options {
-        bindings: BindingMap::Shifted,
-        ..Options::default()
-    };
-    dxil_from_spirv::translate(words, &options)
-        .unwrap()
-        .container
-}
-
 #[test]
 fn subgroup_tree_validates() {
-    let Some(words) = compile("subgroup_tree.comp", "tree-validates") else {
+    let Some(words) = glsl::compile("subgroup_tree.comp", "tree-validates") else {
         return;
     };
-    let container = translate(&words);
+    let container = glsl::translate(&words);
     let text = listing(&container);
     for op in [
         "@dx.op.waveReadLaneAt.i32",
@@ -127,35 +77,13 @@ fn expected(x: &[u32], s: usize, i: usize, k: usize) -> Option<u32> {
 
 #[test]
 fn subgroup_tree_runs() {
-    let Some(words) = compile("subgroup_tree.comp", "tree-runs") else {
+    let Some(words) = glsl::compile("subgroup_tree.comp", "tree-runs") else {
         return;
     };
-    let container = translate(&words);
-    let module = dxil_to_spirv::read_container(&container).unwrap();
-    let t = dxil_to_spirv::translate(&module, &Default::default()).unwrap();
-    let shader = ShaderModule {
-        words: t.words,
-        entry: t.entry_point,
-    };
-    let rt = match Runtime::new(std::env::var("DXIL_DEVICE").ok().as_deref()) {
-        Ok(rt) => rt,
-        Err(e) => {
-            dxil_corpus::skip_or_fail(format!("no Vulkan device: {e}"));
-            return;
-        }
-    };
-    let toml = format!(
-        "shader = \"subgroup_tree.dxil\"\ndispatch = [1, 1, 1]\n\n[[resource]]\nbind = \"u0\"\n\
-         kind = \"raw\"\nsize = {}\ninit = \"random-range:7:0:99\"\n",
-        4 * LANES * BLOCKS
-    );
-    let case = Case::parse(&toml, "subgroup_tree.toml").unwrap();
-    let report = rt.run(&case, &shader, &RunOptions::default()).unwrap();
-    let bytes = &report.outputs[0].bytes;
-    let w: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
+    let container = glsl::translate(&words);
+    let shader = glsl::to_spirv(&container);
+    let Some(rt) = glsl::device() else { return };
+    let w = glsl::run_u0(&rt, &shader, LANES * BLOCKS, "random-range:7:0:99");
     let s = w[18 * LANES] as usize;
     assert!(
         s.is_power_of_two() && s <= LANES,

@@ -44,8 +44,11 @@ impl Tr<'_> {
             Type::Int { width: 32, .. } => Scalar::I32,
             Type::Int { width: 64, .. } => Scalar::I64,
             Type::Int { width: 8, .. } => {
+                // Registers hold 8-bit values in `i32` (`value_kind`); this is the layout of
+                // memory whose bytes other code reads.
                 return Err(unsupported(
-                    "8-bit integers (DXIL has no 8-bit arithmetic type)",
+                    "8-bit integers in buffers, push constants or stage variables (DXIL has no \
+                     8-bit type; byte loads and stores within 32-bit words are not written)",
                 ));
             }
             Type::Float { width: 16 } => Scalar::F16,
@@ -234,7 +237,7 @@ impl Tr<'_> {
         }
         let v = match self.spv.ty(ty)? {
             Type::Bool | Type::Int { .. } | Type::Float { .. } => {
-                let s = self.scalar_kind(ty)?;
+                let s = self.value_kind(ty)?;
                 if wide && s.bits() == 64 { 2 } else { 1 }
             }
             Type::RayQuery => 1,
