@@ -111,10 +111,7 @@ impl Tr<'_> {
             Op::GroupNonUniformLogicalOr => (2, true),
             Op::GroupNonUniformLogicalXor => (3, true),
             _ => {
-                return Err(unsupported(
-                    "partitioned min/max scans (DXIL's WaveMultiPrefix operations are sums, \
-                     products and bitwise operations only)",
-                ));
+                return Err(unsupported(format!("Op{op:?} as a partitioned scan")));
             }
         };
         let [m0, m1, m2, m3] = mask else {
