@@ -39,12 +39,21 @@
 //!   mesh shaders that output points (D3D12 mesh shaders output lines or triangles);
 //! - not translated (yet): NV mesh and task shaders (the EXT ones are), mesh outputs read
 //!   back, ray queries with opacity micromaps (shader model 6.9's `AllocateRayQuery2`),
-//!   8-bit integers (DXIL has no 8-bit type: they would need emulation in 32-bit words),
-//!   clustered subgroup operations, partitioned reductions and subgroup min/max scans
-//!   (DXIL has only sum and product prefixes, and partitioned prefixes of sums, products and
-//!   bitwise operations, `WaveMultiPrefixOp`: the rest would need lane loops), writable
-//!   multisampled images, 64-bit stage inputs and outputs, structs inside arrays of stage
-//!   variables.
+//!   8-bit integers in buffers, push constants and stage variables (registers, function,
+//!   private and workgroup variables hold them, see below), 8-bit operands of extended
+//!   instructions, subgroup operations and the other instructions that `lower::int8` does not
+//!   list, clustered or partitioned ballot counts, writable multisampled images, 64-bit
+//!   stage inputs and outputs, structs inside arrays of stage variables.
+//!
+//! Subgroup operations without a DXIL instruction (clustered and partitioned reductions,
+//! min/max, bitwise and logical scans, partitioned min/max scans) are a tree of
+//! `WaveReadLaneAt` over aligned blocks of lanes, reading only lanes of the active lanes'
+//! ballot or of the partition (module `lower::wave_tree`); partitioned sums, products and
+//! bitwise scans are `WaveMultiPrefixOp`.
+//!
+//! 8-bit integers live in `i32` registers as their byte zero-extended: arithmetic that can
+//! carry past the byte is masked back, operations that read the sign sign-extend it first
+//! (module `lower::int8`).
 //!
 //! Ray queries (SPV_KHR_ray_query) become `AllocateRayQuery` handles kept in the query
 //! variable's local array and `RayQuery_*` operations (shader model 6.5, any stage);

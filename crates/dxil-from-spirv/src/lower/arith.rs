@@ -11,9 +11,19 @@ use crate::builder::Scalar;
 use crate::error::{Result, malformed, unsupported};
 use crate::spv::{Inst, Type};
 
+/// One family of value instructions: whether it handled `op` (operands `inst`, result type
+/// and id).
+type ValueFamily<'a> = fn(&mut Tr<'a>, &Inst<'_>, Op, u32, u32) -> Result<bool>;
+
 impl Tr<'_> {
     /// Instructions that compute a value from values.
     pub fn value_op(&mut self, inst: &Inst<'_>, op: Op) -> Result<()> {
+        if self.int8 {
+            self.check_int8(inst, op)?;
+            if self.int8_value_op(inst, op)? {
+                return Ok(());
+            }
+        }
         if let Some((bin, float)) = binop(op) {
             return self.binary_op(inst, bin, float);
         }
@@ -22,6 +32,59 @@ impl Tr<'_> {
         }
         let ty = inst.word(0)?;
         let id = inst.word(1)?;
+        // Each family handles a few dozen instructions and says whether `op` was one of them.
+        let families: [ValueFamily<'_>; 3] = [
+            Self::composite_op,
+            Self::numeric_op,
+            Self::derivative_bit_op,
+        ];
+        for family in families {
+            if family(self, inst, op, ty, id)? {
+                return Ok(());
+            }
+        }
+        match op {
+            Op::ImageSampleImplicitLod
+            | Op::ImageSampleExplicitLod
+            | Op::ImageSampleDrefImplicitLod
+            | Op::ImageSampleDrefExplicitLod
+            | Op::ImageSampleProjImplicitLod
+            | Op::ImageSampleProjExplicitLod
+            | Op::ImageSampleProjDrefImplicitLod
+            | Op::ImageSampleProjDrefExplicitLod
+            | Op::ImageFetch
+            | Op::ImageGather
+            | Op::ImageDrefGather
+            | Op::ImageRead
+            | Op::ImageWrite
+            | Op::ImageQuerySize
+            | Op::ImageQuerySizeLod
+            | Op::ImageQueryLevels
+            | Op::ImageQuerySamples
+            | Op::ImageQueryLod
+            | Op::SampledImage
+            | Op::Image
+            | Op::ImageTexelPointer
+            | Op::ImageSparseSampleImplicitLod
+            | Op::ImageSparseSampleExplicitLod
+            | Op::ImageSparseSampleDrefImplicitLod
+            | Op::ImageSparseSampleDrefExplicitLod
+            | Op::ImageSparseFetch
+            | Op::ImageSparseGather
+            | Op::ImageSparseDrefGather
+            | Op::ImageSparseTexelsResident
+            | Op::ImageSparseRead => self.image_op(inst, op),
+            _ if is_group_op(op) => self.group_op(inst, op),
+            Op::IsHelperInvocationEXT | Op::DemoteToHelperInvocation => self.helper_op(inst, op),
+            Op::EmitVertex | Op::EndPrimitive | Op::EmitStreamVertex | Op::EndStreamPrimitive => {
+                self.geometry_op(inst, op)
+            }
+            _ => Err(unsupported(format!("Op{op:?}"))),
+        }
+    }
+
+    /// Copies, composites, vector shuffles and selects; `false` for an instruction outside the family.
+    fn composite_op(&mut self, inst: &Inst<'_>, op: Op, ty: u32, id: u32) -> Result<bool> {
         match op {
             Op::Undef => self.materialize_constant(id),
             Op::CopyObject | Op::CopyLogical => {
@@ -125,6 +188,14 @@ impl Tr<'_> {
                 }
                 self.set_vals(id, &out)
             }
+            _ => return Ok(false),
+        }?;
+        Ok(true)
+    }
+
+    /// Negation, shifts, modulo, products, conversions, tests of floats and logic; `false` for an instruction outside the family.
+    fn numeric_op(&mut self, inst: &Inst<'_>, op: Op, _ty: u32, id: u32) -> Result<bool> {
+        match op {
             Op::SNegate => self.map1(inst, |tr, v| {
                 let s = tr.b.scalar_type_of(v)?;
                 let z = tr.b.zero(s);
@@ -251,6 +322,14 @@ impl Tr<'_> {
                 };
                 self.map2(inst, |tr, a, b| tr.b.binary(bin, a, b))
             }
+            _ => return Ok(false),
+        }?;
+        Ok(true)
+    }
+
+    /// Derivatives, bit-field operations and extended-width additions and multiplications; `false` for an instruction outside the family.
+    fn derivative_bit_op(&mut self, inst: &Inst<'_>, op: Op, _ty: u32, id: u32) -> Result<bool> {
+        match op {
             Op::DPdx | Op::DPdy | Op::DPdxCoarse | Op::DPdyCoarse | Op::DPdxFine | Op::DPdyFine => {
                 let code = match op {
                     Op::DPdx | Op::DPdxCoarse => OpCode::DerivCoarseX,
@@ -356,43 +435,9 @@ impl Tr<'_> {
                 lo.extend(hi);
                 self.set_vals(id, &lo)
             }
-            Op::ImageSampleImplicitLod
-            | Op::ImageSampleExplicitLod
-            | Op::ImageSampleDrefImplicitLod
-            | Op::ImageSampleDrefExplicitLod
-            | Op::ImageSampleProjImplicitLod
-            | Op::ImageSampleProjExplicitLod
-            | Op::ImageSampleProjDrefImplicitLod
-            | Op::ImageSampleProjDrefExplicitLod
-            | Op::ImageFetch
-            | Op::ImageGather
-            | Op::ImageDrefGather
-            | Op::ImageRead
-            | Op::ImageWrite
-            | Op::ImageQuerySize
-            | Op::ImageQuerySizeLod
-            | Op::ImageQueryLevels
-            | Op::ImageQuerySamples
-            | Op::ImageQueryLod
-            | Op::SampledImage
-            | Op::Image
-            | Op::ImageTexelPointer
-            | Op::ImageSparseSampleImplicitLod
-            | Op::ImageSparseSampleExplicitLod
-            | Op::ImageSparseSampleDrefImplicitLod
-            | Op::ImageSparseSampleDrefExplicitLod
-            | Op::ImageSparseFetch
-            | Op::ImageSparseGather
-            | Op::ImageSparseDrefGather
-            | Op::ImageSparseTexelsResident
-            | Op::ImageSparseRead => self.image_op(inst, op),
-            _ if is_group_op(op) => self.group_op(inst, op),
-            Op::IsHelperInvocationEXT | Op::DemoteToHelperInvocation => self.helper_op(inst, op),
-            Op::EmitVertex | Op::EndPrimitive | Op::EmitStreamVertex | Op::EndStreamPrimitive => {
-                self.geometry_op(inst, op)
-            }
-            _ => Err(unsupported(format!("Op{op:?}"))),
-        }
+            _ => return Ok(false),
+        }?;
+        Ok(true)
     }
 
     /// Applies `f` to each scalar of operand 2.
@@ -522,7 +567,7 @@ impl Tr<'_> {
     }
 
     /// Converts an integer to the width of `like` (shift amounts may have another width).
-    fn match_int_width(&mut self, v: Value, like: Value) -> Result<Value> {
+    pub(super) fn match_int_width(&mut self, v: Value, like: Value) -> Result<Value> {
         let s = self.b.scalar_type_of(v)?;
         let t = self.b.scalar_type_of(like)?;
         if s == t {
@@ -755,7 +800,11 @@ impl Tr<'_> {
         let to = *kinds
             .first()
             .ok_or_else(|| malformed("conversion to an empty type"))?;
-        let tt = self.b.scalar(to);
+        // 8-bit sources are their byte zero-extended in an `i32`: the signed conversions
+        // sign-extend it first; 8-bit results are cut back to their byte.
+        let from8 = self.int8 && self.is_int8_value(inst.word(2)?);
+        let sign8 = from8 && matches!(op, Op::SConvert | Op::ConvertSToF);
+        let to8 = self.int8 && self.is_int8(ty);
         match to {
             Scalar::F64 => self.features.doubles = true,
             Scalar::I64 => self.features.int64 = true,
@@ -763,56 +812,65 @@ impl Tr<'_> {
             _ => {}
         }
         self.map1(inst, |tr, v| {
-            let from = tr.b.scalar_type_of(v)?;
-            if from == Scalar::F64 || to == Scalar::F64 {
-                tr.features.doubles = true;
-                if matches!(
-                    op,
-                    Op::ConvertFToU | Op::ConvertFToS | Op::ConvertUToF | Op::ConvertSToF
-                ) {
-                    tr.features.double_ext = true;
-                }
-            }
-            if from.bits() == 64 && !from.is_float() {
-                tr.features.int64 = true;
-            }
-            let cast = match op {
-                Op::ConvertFToU => CastOp::FPToUI,
-                Op::ConvertFToS => CastOp::FPToSI,
-                Op::ConvertUToF => CastOp::UIToFP,
-                Op::ConvertSToF => CastOp::SIToFP,
-                Op::UConvert | Op::SConvert => {
-                    if from == to {
-                        return Ok(v);
-                    }
-                    if from.bits() > to.bits() {
-                        CastOp::Trunc
-                    } else if op == Op::SConvert {
-                        CastOp::SExt
-                    } else {
-                        CastOp::ZExt
-                    }
-                }
-                _ => {
-                    if from == to {
-                        return Ok(v);
-                    }
-                    if from.bits() > to.bits() {
-                        CastOp::FPTrunc
-                    } else {
-                        CastOp::FPExt
-                    }
-                }
-            };
-            if from == Scalar::I1 {
-                // Booleans converted as integers (not valid SPIR-V, but cheap to accept).
-                let one =
-                    tr.b.const_bits(to, if to.is_float() { float_one(to) } else { 1 });
-                let zero = tr.b.zero(to);
-                return tr.b.select(v, one, zero);
-            }
-            tr.b.cast(cast, v, tt)
+            let v = if sign8 { tr.sext8(v)? } else { v };
+            let r = tr.convert_one(op, v, to)?;
+            if to8 { tr.wrap8(r) } else { Ok(r) }
         })
+    }
+
+    /// One component of [`Tr::convert`]: `v` converted to `to`.
+    fn convert_one(&mut self, op: Op, v: Value, to: Scalar) -> Result<Value> {
+        let tt = self.b.scalar(to);
+        let from = self.b.scalar_type_of(v)?;
+        if from == Scalar::F64 || to == Scalar::F64 {
+            self.features.doubles = true;
+            if matches!(
+                op,
+                Op::ConvertFToU | Op::ConvertFToS | Op::ConvertUToF | Op::ConvertSToF
+            ) {
+                self.features.double_ext = true;
+            }
+        }
+        if from.bits() == 64 && !from.is_float() {
+            self.features.int64 = true;
+        }
+        let cast = match op {
+            Op::ConvertFToU => CastOp::FPToUI,
+            Op::ConvertFToS => CastOp::FPToSI,
+            Op::ConvertUToF => CastOp::UIToFP,
+            Op::ConvertSToF => CastOp::SIToFP,
+            Op::UConvert | Op::SConvert => {
+                if from == to {
+                    return Ok(v);
+                }
+                if from.bits() > to.bits() {
+                    CastOp::Trunc
+                } else if op == Op::SConvert {
+                    CastOp::SExt
+                } else {
+                    CastOp::ZExt
+                }
+            }
+            _ => {
+                if from == to {
+                    return Ok(v);
+                }
+                if from.bits() > to.bits() {
+                    CastOp::FPTrunc
+                } else {
+                    CastOp::FPExt
+                }
+            }
+        };
+        if from == Scalar::I1 {
+            // Booleans converted as integers (not valid SPIR-V, but cheap to accept).
+            let one = self
+                .b
+                .const_bits(to, if to.is_float() { float_one(to) } else { 1 });
+            let zero = self.b.zero(to);
+            return self.b.select(v, one, zero);
+        }
+        self.b.cast(cast, v, tt)
     }
 
     fn bitcast(&mut self, inst: &Inst<'_>) -> Result<()> {
@@ -836,7 +894,10 @@ impl Tr<'_> {
             }
             return self.set_vals(id, &out);
         }
-        // Different component counts: go through integer bits.
+        // Different component counts: go through integer bits. 8-bit components are the low
+        // byte of their `i32` (the rest is zero).
+        let from8 = self.int8 && self.is_int8_value(inst.word(2)?);
+        let to8 = self.int8 && self.is_int8(ty);
         let mut bits: Vec<(Value, u32)> = Vec::new();
         for v in src {
             let from = self.b.scalar_type_of(v)?;
@@ -846,10 +907,10 @@ impl Tr<'_> {
             } else {
                 v
             };
-            bits.push((iv, from.bits()));
+            bits.push((iv, if from8 { 8 } else { from.bits() }));
         }
         let total: u32 = bits.iter().map(|b| b.1).sum();
-        let to_bits = kinds[0].bits();
+        let to_bits = if to8 { 8 } else { kinds[0].bits() };
         if total != to_bits * kinds.len() as u32 {
             return Err(malformed("OpBitcast between types of different sizes"));
         }
@@ -904,6 +965,7 @@ impl Tr<'_> {
             }
             pos += to_bits;
             let v = acc.ok_or_else(|| crate::error::internal("empty bitcast"))?;
+            let v = if to8 { self.wrap8(v)? } else { v };
             if k.bits() == 64 {
                 self.features.int64 = true;
             }

@@ -176,8 +176,10 @@ impl Tr<'_> {
 
     fn spec_scalar(&mut self, inst: &Inst<'_>, id: u32) -> Result<()> {
         let ty = inst.word(0)?;
-        let s = self.scalar_kind(ty)?;
+        let s = self.value_kind(ty)?;
+        let int8 = self.is_int8(ty);
         let value = self.spec_value(inst, id)?;
+        let value = if int8 { value & 0xff } else { value };
         let spec_ty = match self.spv.ty(ty)? {
             Type::Bool => SpecType::Bool,
             Type::Int { width, signed } => SpecType::Int {
@@ -199,6 +201,10 @@ impl Tr<'_> {
             Some(why)
         } else if s.bits() == 64 {
             Some("64-bit constants cannot be patched as one 32-bit value")
+        } else if int8 {
+            Some(
+                "8-bit constants are kept as their byte in a 32-bit register, which a patch would not cut",
+            )
         } else {
             None
         };
@@ -288,10 +294,16 @@ impl Tr<'_> {
         let op = inst.op();
         match op {
             Some(Op::Constant) => {
-                let s = self.scalar_kind(ty)?;
+                let s = self.value_kind(ty)?;
                 let lo = u64::from(inst.word(2)?);
                 let hi = inst.rest(3).first().map_or(0, |&h| u64::from(h));
-                let v = self.b.const_bits(s, lo | (hi << 32));
+                // A signed 8-bit literal comes sign-extended; registers hold the byte alone.
+                let bits = if self.is_int8(ty) {
+                    lo & 0xff
+                } else {
+                    lo | (hi << 32)
+                };
+                let v = self.b.const_bits(s, bits);
                 self.set_scalar(id, v)
             }
             Some(Op::ConstantTrue | Op::ConstantFalse) => {
@@ -332,13 +344,14 @@ impl Tr<'_> {
             }
             Some(Op::SpecConstant | Op::SpecConstantTrue | Op::SpecConstantFalse) => {
                 // Reached only when used before the first block (e.g. by another constant).
-                let s = self.scalar_kind(ty)?;
+                let s = self.value_kind(ty)?;
                 let v = self.spec_value(&inst, id)?;
+                let v = if self.is_int8(ty) { v & 0xff } else { v };
                 let c = self.b.const_bits(s, v);
                 self.set_scalar(id, c)
             }
             Some(Op::SpecConstantOp) => {
-                let s = self.scalar_kind(ty)?;
+                let s = self.value_kind(ty)?;
                 let v = self.const_u64(id)?;
                 let c = self.b.const_bits(s, v);
                 self.set_scalar(id, c)

@@ -13,76 +13,83 @@ use crate::spv::Inst;
 const LOG2_E: f64 = std::f64::consts::LOG2_E;
 const LN_2: f64 = std::f64::consts::LN_2;
 
+/// One family of `GLSL.std.450` operations: `None` when `op` is not in it.
+type GlslFamily<'a> = fn(&mut Tr<'a>, &Inst<'_>, GLOp) -> Result<Option<Vec<Value>>>;
+
 impl Tr<'_> {
     pub fn glsl(&mut self, inst: &Inst<'_>) -> Result<()> {
         let id = inst.word(1)?;
         let code = inst.word(3)?;
         let op = GLOp::from_u32(code)
             .ok_or_else(|| malformed(format!("unknown GLSL.std.450 instruction {code}")))?;
-        let arg = |i: usize| inst.word(4 + i);
-        // Component-wise operations over 1, 2 or 3 operands.
-        let unary: Option<OpCode> = match op {
-            GLOp::RoundEven | GLOp::Round => Some(OpCode::Round_ne),
-            GLOp::Trunc => Some(OpCode::Round_z),
-            GLOp::FAbs => Some(OpCode::FAbs),
-            GLOp::Floor => Some(OpCode::Round_ni),
-            GLOp::Ceil => Some(OpCode::Round_pi),
-            GLOp::Fract => Some(OpCode::Frc),
-            GLOp::Sin => Some(OpCode::Sin),
-            GLOp::Cos => Some(OpCode::Cos),
-            GLOp::Tan => Some(OpCode::Tan),
-            GLOp::Asin => Some(OpCode::Asin),
-            GLOp::Acos => Some(OpCode::Acos),
-            GLOp::Atan => Some(OpCode::Atan),
-            GLOp::Sinh => Some(OpCode::Hsin),
-            GLOp::Cosh => Some(OpCode::Hcos),
-            GLOp::Tanh => Some(OpCode::Htan),
-            GLOp::Exp2 => Some(OpCode::Exp),
-            GLOp::Log2 => Some(OpCode::Log),
-            GLOp::Sqrt => Some(OpCode::Sqrt),
-            GLOp::InverseSqrt => Some(OpCode::Rsqrt),
-            _ => None,
-        };
-        if let Some(c) = unary {
-            let a = self.values(arg(0)?)?;
-            let mut out = Vec::with_capacity(a.len());
-            for x in a {
-                let s = self.b.scalar_type_of(x)?;
-                out.push(if s == Scalar::F64 && c == OpCode::Sqrt {
-                    self.sqrt_f64(x)?
-                } else if s == Scalar::F64
-                    && matches!(
-                        c,
-                        OpCode::Round_ne
-                            | OpCode::Round_z
-                            | OpCode::Round_ni
-                            | OpCode::Round_pi
-                            | OpCode::Frc
-                    )
-                {
-                    self.round_f64(c, x)?
-                } else {
-                    self.unary_dxop(c, x)?
-                });
-            }
-            return self.set_vals(id, &out);
+        if self.int8
+            && (self.is_int8(inst.word(0)?) || inst.rest(4).iter().any(|&a| self.is_int8_value(a)))
+        {
+            return Err(unsupported(format!(
+                "8-bit integers in GLSL.std.450 {op:?} (they are emulated in 32-bit registers \
+                 for conversions, bitcasts and integer arithmetic only)"
+            )));
         }
-        let binary: Option<OpCode> = match op {
-            GLOp::FMin | GLOp::NMin => Some(OpCode::FMin),
-            GLOp::FMax | GLOp::NMax => Some(OpCode::FMax),
-            GLOp::UMin => Some(OpCode::UMin),
-            GLOp::SMin => Some(OpCode::IMin),
-            GLOp::UMax => Some(OpCode::UMax),
-            GLOp::SMax => Some(OpCode::IMax),
-            _ => None,
-        };
-        if let Some(c) = binary {
-            let a = self.values(arg(0)?)?;
-            let b = self.values(arg(1)?)?;
+        if let Some(c) = unary_code(op) {
+            return self.glsl_unary(inst, id, c);
+        }
+        if let Some(c) = min_max_code(op) {
+            let a = self.values(inst.word(4)?)?;
+            let b = self.values(inst.word(5)?)?;
             let out = self.zip2(&a, &b, |tr, x, y| tr.binary_dxop(c, x, y))?;
             return self.set_vals(id, &out);
         }
-        let out: Vec<Value> = match op {
+        // The families below each take a few dozen operations; the first that knows `op`
+        // gives its result.
+        let families: [GlslFamily<'_>; 4] = [
+            Self::glsl_scalar,
+            Self::glsl_blend,
+            Self::glsl_geometric,
+            Self::glsl_bits,
+        ];
+        for family in families {
+            if let Some(out) = family(self, inst, op)? {
+                return self.set_vals(id, &out);
+            }
+        }
+        match op {
+            GLOp::InterpolateAtCentroid | GLOp::InterpolateAtSample | GLOp::InterpolateAtOffset => {
+                self.interpolate_at(inst, op)
+            }
+            other => Err(unsupported(format!("GLSL.std.450 {other:?}"))),
+        }
+    }
+
+    /// Component-wise operations that map to one dx.op (with 64-bit rounding done by hand).
+    fn glsl_unary(&mut self, inst: &Inst<'_>, id: u32, c: OpCode) -> Result<()> {
+        let a = self.values(inst.word(4)?)?;
+        let mut out = Vec::with_capacity(a.len());
+        for x in a {
+            let s = self.b.scalar_type_of(x)?;
+            out.push(if s == Scalar::F64 && c == OpCode::Sqrt {
+                self.sqrt_f64(x)?
+            } else if s == Scalar::F64
+                && matches!(
+                    c,
+                    OpCode::Round_ne
+                        | OpCode::Round_z
+                        | OpCode::Round_ni
+                        | OpCode::Round_pi
+                        | OpCode::Frc
+                )
+            {
+                self.round_f64(c, x)?
+            } else {
+                self.unary_dxop(c, x)?
+            });
+        }
+        self.set_vals(id, &out)
+    }
+
+    /// Sign, angle, exponential and inverse hyperbolic operations; `None` for an operation outside the family.
+    fn glsl_scalar(&mut self, inst: &Inst<'_>, op: GLOp) -> Result<Option<Vec<Value>>> {
+        let arg = |i: usize| inst.word(4 + i);
+        Ok(Some(match op {
             GLOp::SAbs => {
                 let a = self.values(arg(0)?)?;
                 self.each(&a, |tr, x| {
@@ -164,6 +171,14 @@ impl Tr<'_> {
                 let a = self.values(arg(0)?)?;
                 self.each(&a, |tr, x| tr.inverse_hyperbolic(op, x))?
             }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Clamps, mixes, steps and fused multiply-adds; `None` for an operation outside the family.
+    fn glsl_blend(&mut self, inst: &Inst<'_>, op: GLOp) -> Result<Option<Vec<Value>>> {
+        let arg = |i: usize| inst.word(4 + i);
+        Ok(Some(match op {
             GLOp::FClamp | GLOp::NClamp | GLOp::UClamp | GLOp::SClamp => {
                 let (mx, mn) = match op {
                     GLOp::UClamp => (OpCode::UMax, OpCode::UMin),
@@ -254,18 +269,23 @@ impl Tr<'_> {
                 }
                 out
             }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Vector geometry: lengths, normals, cross products, reflection and refraction; `None` for an operation outside the family.
+    fn glsl_geometric(&mut self, inst: &Inst<'_>, op: GLOp) -> Result<Option<Vec<Value>>> {
+        let arg = |i: usize| inst.word(4 + i);
+        Ok(Some(match op {
             GLOp::Length => {
                 let a = self.values(arg(0)?)?;
                 same_len(&[a.len().min(1), 1])?;
-                let d = if a.len() == 1 {
-                    return {
-                        let r = self.unary_dxop(OpCode::FAbs, a[0])?;
-                        self.set_scalar(id, r)
-                    };
+                if a.len() == 1 {
+                    vec![self.unary_dxop(OpCode::FAbs, a[0])?]
                 } else {
-                    self.dot(&a, &a)?
-                };
-                vec![self.unary_dxop(OpCode::Sqrt, d)?]
+                    let d = self.dot(&a, &a)?;
+                    vec![self.unary_dxop(OpCode::Sqrt, d)?]
+                }
             }
             GLOp::Distance => {
                 let a = self.values(arg(0)?)?;
@@ -339,6 +359,14 @@ impl Tr<'_> {
                 let eta = self.scalar(arg(2)?)?;
                 self.refract(&i, &n, eta)?
             }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Bit scans, splitting and packing of numbers, and matrix determinants and inverses; `None` for an operation outside the family.
+    fn glsl_bits(&mut self, inst: &Inst<'_>, op: GLOp) -> Result<Option<Vec<Value>>> {
+        let arg = |i: usize| inst.word(4 + i);
+        Ok(Some(match op {
             GLOp::FindILsb => {
                 let a = self.values(arg(0)?)?;
                 self.each(&a, |tr, x| {
@@ -441,9 +469,6 @@ impl Tr<'_> {
                 let m = self.values(arg(0)?)?;
                 self.inverse(&m)?
             }
-            GLOp::InterpolateAtCentroid | GLOp::InterpolateAtSample | GLOp::InterpolateAtOffset => {
-                return self.interpolate_at(inst, op);
-            }
             GLOp::Frexp | GLOp::FrexpStruct => {
                 let a = self.values(arg(0)?)?;
                 let (m, e) = self.frexp(&a)?;
@@ -457,9 +482,8 @@ impl Tr<'_> {
                     v
                 }
             }
-            other => return Err(unsupported(format!("GLSL.std.450 {other:?}"))),
-        };
-        self.set_vals(id, &out)
+            _ => return Ok(None),
+        }))
     }
 
     pub fn each(
@@ -864,5 +888,44 @@ fn same_len(lens: &[usize]) -> Result<()> {
     match lens.first() {
         Some(&n) if n > 0 && lens.iter().all(|&l| l == n) => Ok(()),
         _ => Err(malformed("operands of different sizes")),
+    }
+}
+
+/// The dx.op of a component-wise operation of one operand.
+fn unary_code(op: GLOp) -> Option<OpCode> {
+    match op {
+        GLOp::RoundEven | GLOp::Round => Some(OpCode::Round_ne),
+        GLOp::Trunc => Some(OpCode::Round_z),
+        GLOp::FAbs => Some(OpCode::FAbs),
+        GLOp::Floor => Some(OpCode::Round_ni),
+        GLOp::Ceil => Some(OpCode::Round_pi),
+        GLOp::Fract => Some(OpCode::Frc),
+        GLOp::Sin => Some(OpCode::Sin),
+        GLOp::Cos => Some(OpCode::Cos),
+        GLOp::Tan => Some(OpCode::Tan),
+        GLOp::Asin => Some(OpCode::Asin),
+        GLOp::Acos => Some(OpCode::Acos),
+        GLOp::Atan => Some(OpCode::Atan),
+        GLOp::Sinh => Some(OpCode::Hsin),
+        GLOp::Cosh => Some(OpCode::Hcos),
+        GLOp::Tanh => Some(OpCode::Htan),
+        GLOp::Exp2 => Some(OpCode::Exp),
+        GLOp::Log2 => Some(OpCode::Log),
+        GLOp::Sqrt => Some(OpCode::Sqrt),
+        GLOp::InverseSqrt => Some(OpCode::Rsqrt),
+        _ => None,
+    }
+}
+
+/// The dx.op of a component-wise minimum or maximum.
+fn min_max_code(op: GLOp) -> Option<OpCode> {
+    match op {
+        GLOp::FMin | GLOp::NMin => Some(OpCode::FMin),
+        GLOp::FMax | GLOp::NMax => Some(OpCode::FMax),
+        GLOp::UMin => Some(OpCode::UMin),
+        GLOp::SMin => Some(OpCode::IMin),
+        GLOp::UMax => Some(OpCode::UMax),
+        GLOp::SMax => Some(OpCode::IMax),
+        _ => None,
     }
 }

@@ -93,6 +93,9 @@ pub struct Local {
     /// The struct around the array when the pointer is to a struct (a mesh payload: DXIL
     /// passes it to `DispatchMesh` and gets it from `GetMeshPayload` as a struct pointer).
     pub wrapper: Option<TypeId>,
+    /// It holds 16-bit scalars: the module uses native 16-bit types once it is accessed (DXC's
+    /// validator does not count a variable nobody reads or writes).
+    pub uses16: bool,
 }
 
 /// Bitset of the scalar kinds a type holds.
@@ -113,7 +116,8 @@ impl Tr<'_> {
             return Err(limit("types nested too deeply"));
         }
         Ok(match self.spv.ty(ty)? {
-            Type::Bool | Type::Int { .. } | Type::Float { .. } => kind_bit(self.scalar_kind(ty)?),
+            // Local arrays hold register values: 8-bit integers as `i32`.
+            Type::Bool | Type::Int { .. } | Type::Float { .. } => kind_bit(self.value_kind(ty)?),
             Type::RayQuery => kind_bit(Scalar::I32),
             Type::Vector { elem, .. } => self.kinds_of(elem, depth + 1)?,
             Type::Matrix { col, .. } => self.kinds_of(col, depth + 1)?,
@@ -133,7 +137,7 @@ impl Tr<'_> {
 
     /// Creates the array that holds a variable of type `ty`.
     pub fn new_local(&mut self, ty: u32, space: u32) -> Result<u32> {
-        let (elem, wide, slots) = self.local_shape(ty)?;
+        let (elem, wide, slots, uses16) = self.local_shape(ty)?;
         let et = self.b.scalar(elem);
         let array_ty = self.b.array_of(et, slots.max(1));
         let ptr = if space == 3 {
@@ -151,13 +155,14 @@ impl Tr<'_> {
             space,
             slots,
             wrapper: None,
+            uses16,
         });
         Ok(self.locals.len() as u32 - 1)
     }
 
-    /// The slot scalar, whether 64-bit scalars take two slots, and the slot count of a
-    /// variable of type `ty`.
-    pub fn local_shape(&mut self, ty: u32) -> Result<(Scalar, bool, u64)> {
+    /// The slot scalar, whether 64-bit scalars take two slots, the slot count of a variable
+    /// of type `ty`, and whether it holds 16-bit scalars.
+    pub fn local_shape(&mut self, ty: u32) -> Result<(Scalar, bool, u64, bool)> {
         let kinds = self.kinds_of(ty, 0)?;
         let (elem, wide) = match kinds {
             1 => (Scalar::I32, false),
@@ -171,14 +176,12 @@ impl Tr<'_> {
             k if k & !(4 | 32) == 0 => (Scalar::I64, false),
             k => (Scalar::I32, k & (4 | 32) != 0),
         };
-        if matches!(elem, Scalar::I16 | Scalar::F16) || kinds & (2 | 8) != 0 {
-            self.features.native16 = true;
-        }
+        let uses16 = matches!(elem, Scalar::I16 | Scalar::F16) || kinds & (2 | 8) != 0;
         let slots = self.slots(ty, wide, 0)?;
         if slots > MAX_LOCAL_SLOTS {
             return Err(limit(format!("a variable of {slots} scalars")));
         }
-        Ok((elem, wide, slots))
+        Ok((elem, wide, slots, uses16))
     }
 
     /// Allocas for every `Function` variable of the functions this entry point reaches and
@@ -485,6 +488,9 @@ impl Tr<'_> {
 
     /// The element pointer of slot `k` of a local (constant part `off`, dynamic part `dyn`).
     fn local_slot_ptr(&mut self, l: Local, off: u64, dyn_off: Option<Value>) -> Result<Value> {
+        if l.uses16 {
+            self.features.native16 = true;
+        }
         if off >= l.slots && dyn_off.is_none() {
             return Err(malformed(format!(
                 "constant index {off} past the end of a variable of {} scalars",

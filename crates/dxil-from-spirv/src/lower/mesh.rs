@@ -148,10 +148,14 @@ impl Tr<'_> {
     }
 
     fn payload_local(&mut self, ty: Option<u32>) -> Result<u32> {
-        let (elem, wide, slots) = match ty {
+        let (elem, wide, slots, uses16) = match ty {
             Some(t) => self.local_shape(t)?,
-            None => (crate::builder::Scalar::I32, false, 1),
+            None => (crate::builder::Scalar::I32, false, 1, false),
         };
+        // `DispatchMesh` and `GetMeshPayload` use the payload whether or not the shader does.
+        if uses16 {
+            self.features.native16 = true;
+        }
         let bytes = u64::from(elem.bits() / 8).saturating_mul(slots.max(1));
         if bytes > u64::from(MAX_PAYLOAD_BYTES) {
             return Err(unsupported(format!(
@@ -182,6 +186,7 @@ impl Tr<'_> {
             space,
             slots,
             wrapper: Some(st),
+            uses16,
         });
         Ok(self.locals.len() as u32 - 1)
     }

@@ -11,6 +11,7 @@ mod control;
 mod glsl;
 mod hull;
 mod image;
+mod int8;
 mod io;
 mod memory;
 mod mesh;
@@ -19,6 +20,7 @@ mod sig;
 mod stage;
 mod types;
 mod wave;
+mod wave_tree;
 
 pub use types::type_name;
 
@@ -149,6 +151,8 @@ pub struct Tr<'a> {
     pub hull_pc: Option<dxil_module::FuncId>,
     /// Bytes of the mesh payload a task shader sends or a mesh shader receives.
     pub payload_bytes: Option<u32>,
+    /// The module may hold 8-bit integers: value instructions check them (`int8`).
+    pub int8: bool,
 }
 
 impl<'a> Tr<'a> {
@@ -190,6 +194,16 @@ impl<'a> Tr<'a> {
             hull: None,
             hull_pc: None,
             payload_bytes: None,
+            int8: spv.capabilities.iter().any(|&c| {
+                matches!(
+                    c,
+                    spirv::Capability::Int8
+                        | spirv::Capability::StorageBuffer8BitAccess
+                        | spirv::Capability::UniformAndStorageBuffer8BitAccess
+                        | spirv::Capability::StoragePushConstant8
+                        | spirv::Capability::WorkgroupMemoryExplicitLayout8BitAccessKHR
+                )
+            }),
         })
     }
 

@@ -44,8 +44,11 @@ impl Tr<'_> {
             Type::Int { width: 32, .. } => Scalar::I32,
             Type::Int { width: 64, .. } => Scalar::I64,
             Type::Int { width: 8, .. } => {
+                // Registers hold 8-bit values in `i32` (`value_kind`); this is the layout of
+                // memory whose bytes other code reads.
                 return Err(unsupported(
-                    "8-bit integers (DXIL has no 8-bit arithmetic type)",
+                    "8-bit integers in buffers, push constants or stage variables (DXIL has no \
+                     8-bit type; byte loads and stores within 32-bit words are not written)",
                 ));
             }
             Type::Float { width: 16 } => Scalar::F16,
@@ -53,6 +56,15 @@ impl Tr<'_> {
             Type::Float { width: 64 } => Scalar::F64,
             t => return Err(malformed(format!("%{ty} ({t:?}) is not a scalar type"))),
         })
+    }
+
+    /// The DXIL scalar that holds a value of a SPIR-V scalar type in registers: as
+    /// [`Tr::scalar_kind`], with 8-bit integers in `i32` (see `int8`).
+    pub fn value_kind(&self, ty: u32) -> Result<Scalar> {
+        match self.spv.ty(ty)? {
+            Type::Int { width: 8, .. } => Ok(Scalar::I32),
+            _ => self.scalar_kind(ty),
+        }
     }
 
     /// Whether a SPIR-V scalar (or vector element) type is a signed integer.
@@ -104,13 +116,13 @@ impl Tr<'_> {
         }
         match self.spv.ty(ty)? {
             Type::Bool | Type::Int { .. } | Type::Float { .. } => {
-                let s = self.scalar_kind(ty)?;
+                let s = self.value_kind(ty)?;
                 self.types.leaf_pool.push(s);
             }
             // A ray query is the `i32` handle `AllocateRayQuery` returns.
             Type::RayQuery => self.types.leaf_pool.push(Scalar::I32),
             Type::Vector { elem, n } => {
-                let s = self.scalar_kind(elem)?;
+                let s = self.value_kind(elem)?;
                 for _ in 0..n {
                     self.types.leaf_pool.push(s);
                 }
@@ -225,7 +237,7 @@ impl Tr<'_> {
         }
         let v = match self.spv.ty(ty)? {
             Type::Bool | Type::Int { .. } | Type::Float { .. } => {
-                let s = self.scalar_kind(ty)?;
+                let s = self.value_kind(ty)?;
                 if wide && s.bits() == 64 { 2 } else { 1 }
             }
             Type::RayQuery => 1,

@@ -5,6 +5,7 @@ use dxil_shader::ops::OpCode;
 use spirv::{GroupOperation, Op};
 
 use super::Tr;
+use super::wave_tree::{MAX_TREE_LEVELS, TreeResult};
 use crate::builder::Scalar;
 use crate::error::{Result, malformed, unsupported};
 use crate::spv::Inst;
@@ -110,10 +111,7 @@ impl Tr<'_> {
             Op::GroupNonUniformLogicalOr => (2, true),
             Op::GroupNonUniformLogicalXor => (3, true),
             _ => {
-                return Err(unsupported(
-                    "partitioned min/max scans (DXIL's WaveMultiPrefix operations are sums, \
-                     products and bitwise operations only)",
-                ));
+                return Err(unsupported(format!("Op{op:?} as a partitioned scan")));
             }
         };
         let [m0, m1, m2, m3] = mask else {
@@ -161,18 +159,18 @@ impl Tr<'_> {
         Ok(out)
     }
 
-    fn wave(&mut self) {
+    pub(super) fn wave(&mut self) {
         self.features.wave_ops = true;
     }
 
-    fn lane_index(&mut self) -> Result<Value> {
+    pub(super) fn lane_index(&mut self) -> Result<Value> {
         self.wave();
         let i32t = self.b.t.i32;
         self.b.dxop(OpCode::WaveGetLaneIndex, None, i32t, &[])
     }
 
     /// A `dx.op` overloaded on the type of its first argument, returning that type.
-    fn wave_same(&mut self, code: OpCode, args: &[Value]) -> Result<Value> {
+    pub(super) fn wave_same(&mut self, code: OpCode, args: &[Value]) -> Result<Value> {
         self.wave();
         let s = self.b.scalar_type_of(args[0])?;
         self.check_overload(code, s)?;
@@ -449,25 +447,42 @@ impl Tr<'_> {
         let group = inst.word(a)?;
         let v = self.values(inst.word(a + 1)?)?;
         let exclusive_p = group == GroupOperation::PartitionedExclusiveScanNV as u32;
-        if (exclusive_p || group == GroupOperation::PartitionedInclusiveScanNV as u32)
-            && inst.operand_count() == a + 3
-        {
+        let partitioned_scan =
+            exclusive_p || group == GroupOperation::PartitionedInclusiveScanNV as u32;
+        if partitioned_scan && inst.operand_count() == a + 3 {
             let mask = self.values(inst.word(a + 2)?)?;
-            let out = self.multi_prefix(op, &v, &mask, !exclusive_p)?;
+            // WaveMultiPrefixOp has sums, products and bitwise operations; min/max scans go
+            // through the lane tree over the partition.
+            let out = if min_max(op) {
+                let result = if exclusive_p {
+                    TreeResult::Exclusive
+                } else {
+                    TreeResult::Inclusive
+                };
+                self.masked_tree(op, &v, &mask, MAX_TREE_LEVELS, result)?
+            } else {
+                self.multi_prefix(op, &v, &mask, !exclusive_p)?
+            };
             return self.set_vals(id, &out);
         }
-        if inst.operand_count() > a + 2 {
+        if inst.operand_count() == a + 3 {
             // The extra operand is a cluster size, or for a partitioned reduction the
-            // partition's ballot: DXIL has neither (WaveMultiPrefix* gives partitioned scans,
-            // not the total over the partition).
-            return Err(unsupported(
-                if group == GroupOperation::PartitionedReduceNV as u32 {
-                    "partitioned reductions (DXIL reduces only over all active lanes: a loop \
-                     over the partitions would be needed)"
-                } else {
-                    "clustered subgroup operations"
-                },
-            ));
+            // partition's ballot; DXIL reduces only over all active lanes, so both go
+            // through the lane tree.
+            let (mask, levels) = if group == GroupOperation::PartitionedReduceNV as u32 {
+                (self.values(inst.word(a + 2)?)?, MAX_TREE_LEVELS)
+            } else if group == GroupOperation::ClusteredReduce as u32 {
+                let size = self.const_u64(inst.word(a + 2)?)?;
+                let levels = self.cluster_levels(size)?;
+                (self.active_mask()?, levels)
+            } else {
+                return Err(malformed("a group operation with an extra operand"));
+            };
+            let out = self.masked_tree(op, &v, &mask, levels, TreeResult::Reduce)?;
+            return self.set_vals(id, &out);
+        }
+        if inst.operand_count() > a + 3 {
+            return Err(malformed("a group operation with extra operands"));
         }
         enum Kind {
             Active(i64, i64),
@@ -493,7 +508,22 @@ impl Tr<'_> {
         let inclusive = group == GroupOperation::InclusiveScan as u32;
         let exclusive = group == GroupOperation::ExclusiveScan as u32;
         if !(reduce || inclusive || exclusive) {
-            return Err(unsupported("clustered or partitioned subgroup operations"));
+            return Err(malformed(
+                "a clustered or partitioned group operation without its cluster size or partition",
+            ));
+        }
+        // DXIL's prefix operations are sums and products only: other scans go through the
+        // lane tree over the active lanes.
+        let prefix_op = matches!(kind, Kind::Active(SUM | PRODUCT, _));
+        if !reduce && !prefix_op {
+            let mask = self.active_mask()?;
+            let result = if inclusive {
+                TreeResult::Inclusive
+            } else {
+                TreeResult::Exclusive
+            };
+            let out = self.masked_tree(op, &v, &mask, MAX_TREE_LEVELS, result)?;
+            return self.set_vals(id, &out);
         }
         let mut out = Vec::with_capacity(v.len());
         for x in v {
@@ -505,11 +535,6 @@ impl Tr<'_> {
                     if reduce {
                         self.wave_same(OpCode::WaveActiveOp, &[x, k, sg])?
                     } else {
-                        if wop != SUM && wop != PRODUCT {
-                            return Err(unsupported(
-                                "min/max scans over a subgroup (DXIL has only sum and product prefixes)",
-                            ));
-                        }
                         let p = self.wave_same(OpCode::WavePrefixOp, &[x, k, sg])?;
                         if exclusive {
                             p
@@ -525,16 +550,10 @@ impl Tr<'_> {
                     }
                 }
                 Kind::Bit(bop) => {
-                    if !reduce {
-                        return Err(unsupported("bitwise scans over a subgroup"));
-                    }
                     let k = self.b.i8c(bop);
                     self.wave_same(OpCode::WaveActiveBit, &[x, k])?
                 }
                 Kind::Logical(bop) => {
-                    if !reduce {
-                        return Err(unsupported("logical scans over a subgroup"));
-                    }
                     let i1 = self.b.t.i1;
                     match bop {
                         BIT_AND => self.b.dxop(OpCode::WaveAllTrue, None, i1, &[x])?,
@@ -573,4 +592,17 @@ impl Tr<'_> {
             }
         }
     }
+}
+
+/// Minima and maxima, which DXIL's prefix operations lack.
+fn min_max(op: Op) -> bool {
+    matches!(
+        op,
+        Op::GroupNonUniformSMin
+            | Op::GroupNonUniformUMin
+            | Op::GroupNonUniformFMin
+            | Op::GroupNonUniformSMax
+            | Op::GroupNonUniformUMax
+            | Op::GroupNonUniformFMax
+    )
 }

@@ -122,6 +122,9 @@ fn elem(name: &'static str, kind: SemanticKind, comp: ComponentType) -> Mapped {
     }
 }
 
+/// One family of built-ins: how one maps, `None` when it is not in the family.
+type BuiltinFamily<'a> = fn(&Tr<'a>, BuiltIn, bool, u8) -> Result<Option<Mapped>>;
+
 impl Tr<'_> {
     fn is_input(&self, class: StorageClass) -> bool {
         class == StorageClass::Input
@@ -129,11 +132,29 @@ impl Tr<'_> {
 
     /// How a built-in maps in this stage and direction, or why it cannot.
     fn map_builtin(&self, b: BuiltIn, input: bool, comp: u8) -> Result<Mapped> {
+        // Every built-in belongs to one family, so the order of the families does not matter.
+        let families: [BuiltinFamily<'_>; 3] = [
+            Self::compute_builtin,
+            Self::raster_builtin,
+            Self::primitive_builtin,
+        ];
+        for family in families {
+            if let Some(mapped) = family(self, b, input, comp)? {
+                return Ok(mapped);
+            }
+        }
+        Err(unsupported(format!(
+            "built-in {b:?} as an {} of a {:?} shader",
+            if input { "input" } else { "output" },
+            self.model
+        )))
+    }
+
+    /// Compute and subgroup built-ins; `None` for one outside the family.
+    fn compute_builtin(&self, b: BuiltIn, input: bool, comp: u8) -> Result<Option<Mapped>> {
         use BuiltIn as B;
         let m = self.model;
-        let u32c = ComponentType::U32;
-        let f32c = ComponentType::F32;
-        Ok(match (b, input) {
+        Ok(Some(match (b, input) {
             (B::GlobalInvocationId, true) => Mapped::Op(BuiltinOp::ThreadId(comp)),
             (B::WorkgroupId, true) => Mapped::Op(BuiltinOp::GroupId(comp)),
             (B::LocalInvocationId, true) => Mapped::Op(BuiltinOp::ThreadIdInGroup(comp)),
@@ -156,6 +177,17 @@ impl Tr<'_> {
                     "NumWorkgroups (D3D12 shaders cannot read the dispatch size)",
                 ));
             }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Positions, clip and cull distances, sample, depth and shading-rate built-ins of the rasterizer stages; `None` for one outside the family.
+    fn raster_builtin(&self, b: BuiltIn, input: bool, comp: u8) -> Result<Option<Mapped>> {
+        use BuiltIn as B;
+        let m = self.model;
+        let u32c = ComponentType::U32;
+        let f32c = ComponentType::F32;
+        Ok(Some(match (b, input) {
             (B::Position, false) => elem("SV_Position", SemanticKind::Position, f32c),
             (B::Position, true) if m != EM::Vertex => {
                 elem("SV_Position", SemanticKind::Position, f32c)
@@ -266,6 +298,17 @@ impl Tr<'_> {
                 op: None,
             },
             (B::ViewIndex, true) => Mapped::Op(BuiltinOp::ViewId),
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Primitive, tessellation, instancing and mesh built-ins; `None` for one outside the family.
+    fn primitive_builtin(&self, b: BuiltIn, input: bool, comp: u8) -> Result<Option<Mapped>> {
+        use BuiltIn as B;
+        let m = self.model;
+        let u32c = ComponentType::U32;
+        let f32c = ComponentType::F32;
+        Ok(Some(match (b, input) {
             (B::PrimitiveId, true) if m == EM::Fragment => {
                 elem("SV_PrimitiveID", SemanticKind::PrimitiveID, u32c)
             }
@@ -328,13 +371,8 @@ impl Tr<'_> {
                     "built-in DrawIndex (D3D12 shaders cannot see which draw of an indirect multi-draw runs)",
                 ));
             }
-            _ => {
-                return Err(unsupported(format!(
-                    "built-in {b:?} as an {} of a {m:?} shader",
-                    if input { "input" } else { "output" }
-                )));
-            }
-        })
+            _ => return Ok(None),
+        }))
     }
 
     fn exec_mode(&self, mode: spirv::ExecutionMode) -> bool {
