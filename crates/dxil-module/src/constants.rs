@@ -199,7 +199,10 @@ impl Constants {
 
     fn ensure_index(&mut self) {
         if self.index.is_none() {
-            let mut map = HashMap::with_capacity_and_hasher(self.items.len(), Default::default());
+            // A floor on the capacity: a module built from scratch starts interning with no
+            // constants, and growing from nothing rehashes every few constants.
+            let mut map =
+                HashMap::with_capacity_and_hasher(self.items.len().max(64), Default::default());
             for (i, c) in self.items.iter().enumerate() {
                 if self.unique.contains(&ConstId(i as u32)) {
                     continue;

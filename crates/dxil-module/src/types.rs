@@ -63,6 +63,9 @@ pub struct Types {
     index: Option<HashMap<TypeData, TypeId>>,
 }
 
+/// The least capacity of an interning index.
+const MIN_INDEX_CAPACITY: usize = 64;
+
 impl Types {
     pub fn new() -> Types {
         Types::default()
@@ -120,7 +123,12 @@ impl Types {
     /// Returns the id of an equal type, adding it if needed.
     pub fn intern(&mut self, data: TypeData) -> TypeId {
         if self.index.is_none() {
-            let mut map = HashMap::with_capacity_and_hasher(self.data.len(), Default::default());
+            // A floor on the capacity: a module built from scratch starts interning with no types,
+            // and growing from nothing rehashes every few types.
+            let mut map = HashMap::with_capacity_and_hasher(
+                self.data.len().max(MIN_INDEX_CAPACITY),
+                Default::default(),
+            );
             for (i, d) in self.data.iter().enumerate() {
                 map.entry(d.clone()).or_insert(TypeId(i as u32));
             }
