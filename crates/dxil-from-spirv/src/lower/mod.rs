@@ -295,7 +295,7 @@ impl<'a> Tr<'a> {
 
     fn materialize_inner(&mut self, id: u32) -> Result<()> {
         let def = self.spv.def(id)?;
-        let op = Op::from_u32(u32::from(def.opcode));
+        let op = def.op();
         match op {
             Some(
                 Op::Constant
