@@ -116,6 +116,9 @@ pub struct Tr<'a> {
     pub entry: &'a spv::EntryPoint,
     pub vals: Vec<Slot>,
     pub pool: Vec<Value>,
+    /// A buffer for scalars copied out of `pool` while more are emitted (reused, not
+    /// reallocated per instruction).
+    scratch: Vec<Value>,
     pub ptrs: Vec<Ptr>,
     pub locals: Vec<Local>,
     /// Global variable id → local index (Private, Workgroup) for the variables used.
@@ -165,6 +168,7 @@ impl<'a> Tr<'a> {
             entry,
             vals: vec![Slot::None; bound],
             pool: Vec::with_capacity(256),
+            scratch: Vec::new(),
             ptrs: Vec::new(),
             locals: Vec::new(),
             local_of: HashMap::default(),
