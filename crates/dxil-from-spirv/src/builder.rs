@@ -175,15 +175,20 @@ impl Builder {
             .push(function("main", main_ty, main_ptr, None, true));
         let mut named = FxMap::default();
         named.insert("dx.types.Handle", handle);
+        // Sized for a typical shader, so that the maps and the body do not regrow (and rehash)
+        // several times from empty.
+        let mut body = Body::default();
+        body.insts.reserve(256);
+        body.pool.reserve(1024);
         Builder {
             m,
             t,
-            dxops: FxMap::default(),
+            dxops: FxMap::with_capacity_and_hasher(32, Default::default()),
             named,
-            ints: FxMap::default(),
-            pointers: FxMap::default(),
+            ints: FxMap::with_capacity_and_hasher(64, Default::default()),
+            pointers: FxMap::with_capacity_and_hasher(16, Default::default()),
             attr_lists: [None; 6],
-            body: Body::default(),
+            body,
             vblocks: Vec::new(),
             current: None,
             main: FuncId(0),

@@ -1,10 +1,12 @@
 //! The `dx.*` metadata of the translated module and its shader flags.
 
-use dxil_module::{InstKind, MdData, MdId, Module, NamedMd, TypeData, TypeId, Value, ValueRef};
+use dxil_module::{
+    InstKind, MdData, MdId, Module, NamedMd, PoolRange, TypeData, TypeId, Value, ValueRef,
+};
 use dxil_shader::ops::{OpCode, OpFlags};
 use dxil_shader::{ResourceClass, ResourceKind, ShaderFlags};
 
-use crate::builder::Builder;
+use crate::builder::{Builder, Common};
 use crate::lower::{Features, ResKind, Resource};
 
 /// `(major, minor)` of the validator rules the container follows.
@@ -225,6 +227,130 @@ pub fn resources(md: &mut Md<'_>, res: &[Resource]) -> Option<MdId> {
     Some(md.node(&outer))
 }
 
+/// What the validator's flag collection (`CollectShaderFlags`) finds in the instructions.
+#[derive(Default)]
+struct Scan {
+    has_double: bool,
+    has_i64: bool,
+    has_16: bool,
+    double_ext: bool,
+    wave: bool,
+    advanced_texture_ops: bool,
+    cmp_grad_bias: bool,
+    extended_command_info: bool,
+    lod_clamp: bool,
+    raytracing_1_1: bool,
+}
+
+impl Scan {
+    /// Notes a value type (vectors count as their element).
+    fn check(&mut self, m: &Module, t: &Common, ty: TypeId) {
+        let ty = match m.types.data(ty) {
+            TypeData::Vector { elem, .. } => *elem,
+            _ => ty,
+        };
+        self.has_double |= ty == t.f64;
+        self.has_i64 |= ty == t.i64;
+        self.has_16 |= ty == t.f16 || ty == t.i16;
+    }
+
+    /// `consts_count`: whether some constant of the module has a type that sets a flag (else
+    /// the operands need no visit).
+    fn body(&mut self, m: &Module, t: &Common, body: &dxil_module::Body, consts_count: bool) {
+        // The validator sets SampleCmpGradientOrBias from the last sampling operation of a
+        // function only (it assigns instead of accumulating): do as it does.
+        let mut last_sample_cmp_grad_bias = false;
+        for inst in &body.insts {
+            self.check(m, t, inst.ty);
+            // Every instruction's own type is checked above, so of the operands only the
+            // constants can add a type (arguments and globals never counted).
+            if consts_count {
+                inst.kind.for_each_value(&body.pool, |v| {
+                    if let Some(c) = v.as_const().and_then(|c| m.constants.get(c)) {
+                        self.check(m, t, c.ty);
+                    }
+                });
+            }
+            match &inst.kind {
+                InstKind::Binary { op, lhs, .. }
+                    if *op == dxil_module::BinOp::FDiv
+                        && value_type(m, body, *lhs) == Some(t.f64) =>
+                {
+                    self.double_ext = true;
+                }
+                InstKind::Cast { op, value } => {
+                    use dxil_module::CastOp as C;
+                    if matches!(op, C::FPToUI | C::FPToSI)
+                        && value_type(m, body, *value) == Some(t.f64)
+                        || matches!(op, C::UIToFP | C::SIToFP) && inst.ty == t.f64
+                    {
+                        self.double_ext = true;
+                    }
+                }
+                InstKind::Call { args, .. } => {
+                    if let Some(cmp_grad_bias) = self.call(m, body, *args) {
+                        last_sample_cmp_grad_bias = cmp_grad_bias;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.cmp_grad_bias |= last_sample_cmp_grad_bias;
+    }
+
+    /// A call's flags; for a sampling operation also whether it samples with a comparison
+    /// and a gradient or bias.
+    fn call(&mut self, m: &Module, body: &dxil_module::Body, args: PoolRange) -> Option<bool> {
+        let code = body
+            .values(args)
+            .next()
+            .and_then(|v| m.const_int(v))
+            .and_then(|c| OpCode::from_u32(c as u32))?;
+        if code.info().flags.contains(OpFlags::WAVE)
+            || matches!(code, OpCode::QuadOp | OpCode::QuadReadLaneAt)
+        {
+            self.wave = true;
+        }
+        if code == OpCode::Fma {
+            self.double_ext = true;
+        }
+        let computed = |range: std::ops::Range<usize>| {
+            body.values(args)
+                .skip(range.start)
+                .take(range.len())
+                .any(|v| !matches!(v.get(), ValueRef::Const(_)))
+        };
+        match code {
+            OpCode::Sample
+            | OpCode::SampleBias
+            | OpCode::SampleCmp
+            | OpCode::SampleCmpBias
+            | OpCode::SampleGrad
+            | OpCode::SampleCmpGrad => {
+                self.advanced_texture_ops |= computed(7..10);
+                self.lod_clamp |= body.values(args).last().is_some_and(|v| clamps(m, v));
+                return Some(matches!(
+                    code,
+                    OpCode::SampleCmpBias | OpCode::SampleCmpGrad
+                ));
+            }
+            OpCode::SampleLevel | OpCode::SampleCmpLevelZero => {
+                self.advanced_texture_ops |= computed(7..10);
+            }
+            OpCode::TextureLoad => self.advanced_texture_ops |= computed(6..9),
+            OpCode::SampleCmpLevel | OpCode::TextureGatherRaw | OpCode::TextureStoreSample => {
+                self.advanced_texture_ops = true;
+            }
+            OpCode::StartVertexLocation | OpCode::StartInstanceLocation => {
+                self.extended_command_info = true;
+            }
+            OpCode::AllocateRayQuery => self.raytracing_1_1 = true,
+            _ => {}
+        }
+        None
+    }
+}
+
 /// The shader flags the validator computes from the module (`CollectShaderFlags`).
 pub fn shader_flags(
     m: &Module,
@@ -234,133 +360,14 @@ pub fn shader_flags(
     stage: dxil_shader::ShaderKind,
 ) -> ShaderFlags {
     use dxil_shader::ShaderKind as K;
-    let mut f = 0u64;
-    let set = |f: &mut u64, flag: ShaderFlags| *f |= flag.0;
-    let mut has_double = false;
-    let mut has_i64 = false;
-    let mut has_16 = false;
-    let mut double_ext = false;
-    let mut wave = false;
-    let t = b.t;
-    let is16 = |ty: TypeId| ty == t.f16 || ty == t.i16;
-    let mut advanced_texture_ops = false;
-    let mut cmp_grad_bias = false;
-    let mut extended_command_info = false;
-    let mut lod_clamp = false;
-    let mut raytracing_1_1 = false;
+    let mut scan = Scan::default();
+    let consts_count = m.constants.iter().any(|(_, c)| {
+        let mut probe = Scan::default();
+        probe.check(m, &b.t, c.ty);
+        probe.has_double || probe.has_i64 || probe.has_16
+    });
     for body in m.functions.iter().filter_map(|f| f.body.as_ref()) {
-        // The validator sets SampleCmpGradientOrBias from the last sampling operation of a
-        // function only (it assigns instead of accumulating): do as it does.
-        let mut last_sample_cmp_grad_bias = false;
-        for inst in &body.insts {
-            let mut check = |ty: TypeId| {
-                let ty = match m.types.data(ty) {
-                    TypeData::Vector { elem, .. } => *elem,
-                    _ => ty,
-                };
-                has_double |= ty == t.f64;
-                has_i64 |= ty == t.i64;
-                has_16 |= is16(ty);
-            };
-            check(inst.ty);
-            inst.kind.for_each_value(&body.pool, |v| {
-                if let Some(ty) = value_type(m, body, v) {
-                    check(ty);
-                }
-            });
-            match &inst.kind {
-                InstKind::Binary { op, lhs, .. }
-                    if value_type(m, body, *lhs) == Some(t.f64)
-                        && *op == dxil_module::BinOp::FDiv =>
-                {
-                    double_ext = true;
-                }
-                InstKind::Cast { op, value } => {
-                    use dxil_module::CastOp as C;
-                    let from = value_type(m, body, *value);
-                    if matches!(op, C::FPToUI | C::FPToSI) && from == Some(t.f64)
-                        || matches!(op, C::UIToFP | C::SIToFP) && inst.ty == t.f64
-                    {
-                        double_ext = true;
-                    }
-                }
-                InstKind::Call { args, .. } => {
-                    let code = body
-                        .values(*args)
-                        .next()
-                        .and_then(|v| m.const_int(v))
-                        .and_then(|c| OpCode::from_u32(c as u32));
-                    if let Some(code) = code {
-                        let info = code.info();
-                        if info.flags.contains(OpFlags::WAVE)
-                            && code != OpCode::QuadOp
-                            && code != OpCode::QuadReadLaneAt
-                        {
-                            wave = true;
-                        }
-                        if matches!(code, OpCode::QuadOp | OpCode::QuadReadLaneAt) {
-                            wave = true;
-                        }
-                        if code == OpCode::Fma {
-                            double_ext = true;
-                        }
-                        let args = *args;
-                        let computed = |range: std::ops::Range<usize>| {
-                            body.values(args)
-                                .skip(range.start)
-                                .take(range.len())
-                                .any(|v| !matches!(v.get(), ValueRef::Const(_)))
-                        };
-                        match code {
-                            OpCode::Sample
-                            | OpCode::SampleBias
-                            | OpCode::SampleCmp
-                            | OpCode::SampleCmpBias
-                            | OpCode::SampleGrad
-                            | OpCode::SampleCmpGrad => {
-                                advanced_texture_ops |= computed(7..10);
-                                lod_clamp |= body.values(args).last().is_some_and(|v| clamps(m, v));
-                                last_sample_cmp_grad_bias =
-                                    matches!(code, OpCode::SampleCmpBias | OpCode::SampleCmpGrad);
-                            }
-                            OpCode::SampleLevel | OpCode::SampleCmpLevelZero => {
-                                advanced_texture_ops |= computed(7..10);
-                            }
-                            OpCode::TextureLoad => advanced_texture_ops |= computed(6..9),
-                            OpCode::SampleCmpLevel
-                            | OpCode::TextureGatherRaw
-                            | OpCode::TextureStoreSample => advanced_texture_ops = true,
-                            OpCode::StartVertexLocation | OpCode::StartInstanceLocation => {
-                                extended_command_info = true;
-                            }
-                            OpCode::AllocateRayQuery => raytracing_1_1 = true,
-                            _ => {}
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        cmp_grad_bias |= last_sample_cmp_grad_bias;
-    }
-    if has_double || features.doubles {
-        set(&mut f, ShaderFlags::ENABLE_DOUBLE_PRECISION);
-    }
-    if double_ext {
-        set(&mut f, ShaderFlags::ENABLE_DOUBLE_EXTENSIONS);
-    }
-    if has_i64 {
-        set(&mut f, ShaderFlags::INT64_OPS);
-    }
-    if has_16 || features.native16 {
-        set(&mut f, ShaderFlags::LOW_PRECISION_PRESENT);
-        set(&mut f, ShaderFlags::USE_NATIVE_LOW_PRECISION);
-    }
-    if wave {
-        set(&mut f, ShaderFlags::WAVE_OPS);
-    }
-    if res.iter().any(|r| matches!(r.kind, ResKind::Raw)) {
-        set(&mut f, ShaderFlags::ENABLE_RAW_AND_STRUCTURED_BUFFERS);
+        scan.body(m, &b.t, body, consts_count);
     }
     let uav_slots: u64 = res
         .iter()
@@ -373,63 +380,73 @@ pub fn shader_flags(
             }
         })
         .sum();
-    if uav_slots > 8 {
-        set(&mut f, ShaderFlags::UAVS_64);
-    }
+    let native16 = scan.has_16 || features.native16;
     // Mesh and amplification shaders count as compute-like stages here (as the validator
     // computes the flag).
-    if uav_slots > 0 && !matches!(stage, K::Compute | K::Pixel | K::Mesh | K::Amplification) {
-        set(&mut f, ShaderFlags::UAVS_AT_EVERY_STAGE);
-    }
-    if features.typed_uav_multi_load {
-        set(&mut f, ShaderFlags::UAV_LOAD_ADDITIONAL_FORMATS);
-    }
-    if features.atomic64_typed {
-        set(&mut f, ShaderFlags::ATOMIC_INT64_ON_TYPED_RESOURCE);
-    }
-    if features.atomic64_groupshared {
-        set(&mut f, ShaderFlags::ATOMIC_INT64_ON_GROUP_SHARED);
-    }
-    if features.shading_rate {
-        set(&mut f, ShaderFlags::SHADING_RATE);
-    }
-    if features.stencil_ref {
-        set(&mut f, ShaderFlags::STENCIL_REF);
-    }
-    if features.view_id {
-        set(&mut f, ShaderFlags::VIEW_ID);
-    }
-    if features.barycentrics {
-        set(&mut f, ShaderFlags::BARYCENTRICS);
-    }
-    if features.viewport_rt_index {
-        set(&mut f, ShaderFlags::VIEWPORT_AND_RT_ARRAY_INDEX);
-    }
-    if features.inner_coverage {
-        set(&mut f, ShaderFlags::INNER_COVERAGE);
-    }
-    if features.mesh_derivatives {
-        set(&mut f, ShaderFlags::DERIVATIVES_IN_MESH_AND_AMP_SHADERS);
-    }
-    if features.tiled_resources || lod_clamp {
-        set(&mut f, ShaderFlags::TILED_RESOURCES);
-    }
-    if advanced_texture_ops {
-        set(&mut f, ShaderFlags::ADVANCED_TEXTURE_OPS);
-    }
-    if cmp_grad_bias {
-        set(&mut f, ShaderFlags::SAMPLE_CMP_GRADIENT_OR_BIAS);
-    }
-    if extended_command_info {
-        set(&mut f, ShaderFlags::EXTENDED_COMMAND_INFO);
-    }
-    if raytracing_1_1 {
-        set(&mut f, ShaderFlags::RAYTRACING_TIER_1_1);
-    }
-    if res.iter().any(|r| r.rov) {
-        set(&mut f, ShaderFlags::ROVS);
-    }
-    ShaderFlags(f)
+    let compute_like = matches!(stage, K::Compute | K::Pixel | K::Mesh | K::Amplification);
+    let rules = [
+        (
+            scan.has_double || features.doubles,
+            ShaderFlags::ENABLE_DOUBLE_PRECISION,
+        ),
+        (scan.double_ext, ShaderFlags::ENABLE_DOUBLE_EXTENSIONS),
+        (scan.has_i64, ShaderFlags::INT64_OPS),
+        (native16, ShaderFlags::LOW_PRECISION_PRESENT),
+        (native16, ShaderFlags::USE_NATIVE_LOW_PRECISION),
+        (scan.wave, ShaderFlags::WAVE_OPS),
+        (
+            res.iter().any(|r| matches!(r.kind, ResKind::Raw)),
+            ShaderFlags::ENABLE_RAW_AND_STRUCTURED_BUFFERS,
+        ),
+        (uav_slots > 8, ShaderFlags::UAVS_64),
+        (
+            uav_slots > 0 && !compute_like,
+            ShaderFlags::UAVS_AT_EVERY_STAGE,
+        ),
+        (
+            features.typed_uav_multi_load,
+            ShaderFlags::UAV_LOAD_ADDITIONAL_FORMATS,
+        ),
+        (
+            features.atomic64_typed,
+            ShaderFlags::ATOMIC_INT64_ON_TYPED_RESOURCE,
+        ),
+        (
+            features.atomic64_groupshared,
+            ShaderFlags::ATOMIC_INT64_ON_GROUP_SHARED,
+        ),
+        (features.shading_rate, ShaderFlags::SHADING_RATE),
+        (features.stencil_ref, ShaderFlags::STENCIL_REF),
+        (features.view_id, ShaderFlags::VIEW_ID),
+        (features.barycentrics, ShaderFlags::BARYCENTRICS),
+        (
+            features.viewport_rt_index,
+            ShaderFlags::VIEWPORT_AND_RT_ARRAY_INDEX,
+        ),
+        (features.inner_coverage, ShaderFlags::INNER_COVERAGE),
+        (
+            features.mesh_derivatives,
+            ShaderFlags::DERIVATIVES_IN_MESH_AND_AMP_SHADERS,
+        ),
+        (
+            features.tiled_resources || scan.lod_clamp,
+            ShaderFlags::TILED_RESOURCES,
+        ),
+        (scan.advanced_texture_ops, ShaderFlags::ADVANCED_TEXTURE_OPS),
+        (scan.cmp_grad_bias, ShaderFlags::SAMPLE_CMP_GRADIENT_OR_BIAS),
+        (
+            scan.extended_command_info,
+            ShaderFlags::EXTENDED_COMMAND_INFO,
+        ),
+        (scan.raytracing_1_1, ShaderFlags::RAYTRACING_TIER_1_1),
+        (res.iter().any(|r| r.rov), ShaderFlags::ROVS),
+    ];
+    ShaderFlags(
+        rules
+            .iter()
+            .filter(|(on, _)| *on)
+            .fold(0, |f, (_, flag)| f | flag.0),
+    )
 }
 
 /// Whether a sampling operation's LOD clamp operand clamps (is neither undef nor ±0.0): the

@@ -197,28 +197,47 @@ impl Constants {
         }
     }
 
-    fn ensure_index(&mut self) {
-        if self.index.is_none() {
-            let mut map = HashMap::with_capacity_and_hasher(self.items.len(), Default::default());
-            for (i, c) in self.items.iter().enumerate() {
-                if self.unique.contains(&ConstId(i as u32)) {
-                    continue;
-                }
-                map.entry((c.ty, self.key_of(&c.data)))
-                    .or_insert(ConstId(i as u32));
+    /// The interning index over the constants so far.
+    fn build_index(&self) -> HashMap<(TypeId, ConstKey), ConstId> {
+        // A floor on the capacity: a module built from scratch starts interning with no
+        // constants, and growing from nothing rehashes every few constants.
+        let mut map =
+            HashMap::with_capacity_and_hasher(self.items.len().max(64), Default::default());
+        for (i, c) in self.items.iter().enumerate() {
+            if self.unique.contains(&ConstId(i as u32)) {
+                continue;
             }
-            self.index = Some(map);
+            map.entry((c.ty, self.key_of(&c.data)))
+                .or_insert(ConstId(i as u32));
         }
+        map
     }
 
     /// Returns the id of an equal constant, adding it if needed. Pooled payloads are given
     /// through the `ConstKey` forms so that nothing is appended to the pools for a hit.
     pub fn intern(&mut self, ty: TypeId, key: ConstKey) -> ConstId {
-        self.ensure_index();
-        if let Some(id) = self.index.as_ref().and_then(|m| m.get(&(ty, key.clone()))) {
-            return *id;
-        }
-        let data = match &key {
+        let mut index = match self.index.take() {
+            Some(index) => index,
+            None => self.build_index(),
+        };
+        let id = self.intern_in(&mut index, ty, key);
+        self.index = Some(index);
+        id
+    }
+
+    fn intern_in(
+        &mut self,
+        index: &mut HashMap<(TypeId, ConstKey), ConstId>,
+        ty: TypeId,
+        key: ConstKey,
+    ) -> ConstId {
+        let next = ConstId(self.items.len() as u32);
+        // One lookup for a hit and a miss alike, and the key moves in instead of a copy.
+        let e = match index.entry((ty, key)) {
+            std::collections::hash_map::Entry::Occupied(e) => return *e.get(),
+            std::collections::hash_map::Entry::Vacant(e) => e,
+        };
+        let data = match &e.key().1 {
             ConstKey::Plain(d) => d.clone(),
             ConstKey::Values(0, v, _) => ConstData::Aggregate(PoolRange::push(&mut self.values, v)),
             ConstKey::Values(_, v, gep) => {
@@ -234,12 +253,9 @@ impl Constants {
             ConstKey::Bytes(0, b) => ConstData::String(PoolRange::push(&mut self.bytes, b)),
             ConstKey::Bytes(_, b) => ConstData::CString(PoolRange::push(&mut self.bytes, b)),
         };
-        let id = ConstId(self.items.len() as u32);
+        e.insert(next);
         self.items.push(Constant { ty, data });
-        if let Some(index) = &mut self.index {
-            index.insert((ty, key), id);
-        }
-        id
+        next
     }
 
     pub fn int(&mut self, ty: TypeId, v: i64) -> ConstId {

@@ -63,6 +63,9 @@ pub struct Types {
     index: Option<HashMap<TypeData, TypeId>>,
 }
 
+/// The least capacity of an interning index.
+const MIN_INDEX_CAPACITY: usize = 64;
+
 impl Types {
     pub fn new() -> Types {
         Types::default()
@@ -119,17 +122,29 @@ impl Types {
 
     /// Returns the id of an equal type, adding it if needed.
     pub fn intern(&mut self, data: TypeData) -> TypeId {
-        if self.index.is_none() {
-            let mut map = HashMap::with_capacity_and_hasher(self.data.len(), Default::default());
-            for (i, d) in self.data.iter().enumerate() {
+        let next = TypeId(self.data.len() as u32);
+        let types = &mut self.data;
+        let index = self.index.get_or_insert_with(|| {
+            // A floor on the capacity: a module built from scratch starts interning with no
+            // types, and growing from nothing rehashes every few types.
+            let mut map = HashMap::with_capacity_and_hasher(
+                types.len().max(MIN_INDEX_CAPACITY),
+                Default::default(),
+            );
+            for (i, d) in types.iter().enumerate() {
                 map.entry(d.clone()).or_insert(TypeId(i as u32));
             }
-            self.index = Some(map);
+            map
+        });
+        // One lookup for a hit and a miss alike (the entry keeps the hash).
+        match index.entry(data) {
+            std::collections::hash_map::Entry::Occupied(e) => *e.get(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                types.push(e.key().clone());
+                e.insert(next);
+                next
+            }
         }
-        if let Some(id) = self.index.as_ref().and_then(|m| m.get(&data)) {
-            return *id;
-        }
-        self.push(data)
     }
 
     pub fn find_struct(&self, name: &str) -> Option<TypeId> {

@@ -447,12 +447,11 @@ impl Tr<'_> {
         mut f: impl FnMut(&mut Self, Value) -> Result<Value>,
     ) -> Result<()> {
         let id = inst.word(1)?;
-        let a = self.values(inst.word(2)?)?;
-        let mut out = Vec::with_capacity(a.len());
-        for x in a {
-            out.push(f(self, x)?);
-        }
-        self.set_vals(id, &out)
+        let (a, n) = self.get(inst.word(2)?)?;
+        self.set_mapped(id, n, |tr, i| {
+            let x = tr.pooled(a + i)?;
+            f(tr, x)
+        })
     }
 
     /// Applies `f` to each pair of scalars of operands 2 and 3.
@@ -462,16 +461,15 @@ impl Tr<'_> {
         mut f: impl FnMut(&mut Self, Value, Value) -> Result<Value>,
     ) -> Result<()> {
         let id = inst.word(1)?;
-        let a = self.values(inst.word(2)?)?;
-        let b = self.values(inst.word(3)?)?;
-        if a.len() != b.len() {
+        let (a, n) = self.get(inst.word(2)?)?;
+        let (b, nb) = self.get(inst.word(3)?)?;
+        if n != nb {
             return Err(malformed("operands with different numbers of components"));
         }
-        let mut out = Vec::with_capacity(a.len());
-        for (x, y) in a.into_iter().zip(b) {
-            out.push(f(self, x, y)?);
-        }
-        self.set_vals(id, &out)
+        self.set_mapped(id, n, |tr, i| {
+            let (x, y) = (tr.pooled(a + i)?, tr.pooled(b + i)?);
+            f(tr, x, y)
+        })
     }
 
     fn binary_op(&mut self, inst: &Inst<'_>, bin: BinOp, float: bool) -> Result<()> {

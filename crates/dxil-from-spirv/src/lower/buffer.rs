@@ -1082,11 +1082,17 @@ impl Tr<'_> {
             let undef_i = self.b.undef_scalar(Scalar::I32);
             let undef = self.b.undef_scalar(lane);
             let mask = self.b.i8c((1i64 << words.len()) - 1);
-            let mut args = vec![handle, at, undef_i];
-            for w in 0..4 {
-                args.push(words.get(w).copied().unwrap_or(undef));
-            }
-            args.push(mask);
+            let word = |w: usize| words.get(w).copied().unwrap_or(undef);
+            let args = [
+                handle,
+                at,
+                undef_i,
+                word(0),
+                word(1),
+                word(2),
+                word(3),
+                mask,
+            ];
             let void = self.b.t.void;
             let overload = self.b.scalar(lane);
             self.b

@@ -75,13 +75,10 @@ impl SpecState {
                 }
             }
         }
-        for &g in &m.globals {
-            let _ = g;
-        }
         for (id, d) in m.defs.iter().enumerate() {
             if d.offset != 0
                 && matches!(
-                    Op::from_u32(u32::from(d.opcode)),
+                    d.op(),
                     Some(Op::SpecConstantComposite | Op::ConstantComposite)
                 )
                 && m.decor.get(id as u32).builtin == Some(BuiltIn::WorkgroupSize)
@@ -97,7 +94,7 @@ impl SpecState {
                 continue;
             }
             let Ok(def) = m.def(id) else { continue };
-            match Op::from_u32(u32::from(def.opcode)) {
+            match def.op() {
                 Some(Op::SpecConstant | Op::SpecConstantTrue | Op::SpecConstantFalse) => {
                     self.structural.entry(id).or_insert(why);
                 }
@@ -130,7 +127,7 @@ impl SpecState {
             .filter(|(_, d)| {
                 d.offset != 0
                     && matches!(
-                        Op::from_u32(u32::from(d.opcode)),
+                        d.op(),
                         Some(
                             Op::SpecConstant
                                 | Op::SpecConstantTrue

@@ -458,8 +458,14 @@ impl Tr<'_> {
 
     pub fn store(&mut self, inst: &Inst<'_>) -> Result<()> {
         let p = self.ptr(inst.word(0)?)?;
-        let vals = self.values(inst.word(1)?)?;
-        self.store_to(&p, &vals)
+        // The stored scalars go through a buffer kept across stores (stores are frequent).
+        let (s, n) = self.get(inst.word(1)?)?;
+        let mut vals = std::mem::take(&mut self.scratch);
+        vals.clear();
+        vals.extend_from_slice(&self.pool[s as usize..(s + n) as usize]);
+        let r = self.store_to(&p, &vals);
+        self.scratch = vals;
+        r
     }
 
     pub fn store_to(&mut self, p: &Ptr, vals: &[Value]) -> Result<()> {

@@ -120,6 +120,9 @@ pub struct Tr<'a> {
     pub entry: &'a spv::EntryPoint,
     pub vals: Vec<Slot>,
     pub pool: Vec<Value>,
+    /// A buffer for scalars copied out of `pool` while more are emitted (reused, not
+    /// reallocated per instruction).
+    scratch: Vec<Value>,
     pub ptrs: Vec<Ptr>,
     pub locals: Vec<Local>,
     /// Global variable id → local index (Private, Workgroup) for the variables used.
@@ -171,6 +174,7 @@ impl<'a> Tr<'a> {
             entry,
             vals: vec![Slot::None; bound],
             pool: Vec::with_capacity(256),
+            scratch: Vec::new(),
             ptrs: Vec::new(),
             locals: Vec::new(),
             local_of: HashMap::default(),
@@ -293,6 +297,37 @@ impl<'a> Tr<'a> {
         )
     }
 
+    /// The scalar at `index` of the value pool.
+    pub fn pooled(&self, index: u32) -> Result<Value> {
+        self.pool
+            .get(index as usize)
+            .copied()
+            .ok_or_else(|| crate::error::internal("value pool index out of range"))
+    }
+
+    /// Binds `id` to the `n` scalars `g` makes (component by component; `g` may emit and
+    /// extend the pool, which only grows while an instruction is lowered). Vectors fit a
+    /// stack buffer, so that elementwise operations allocate nothing.
+    pub fn set_mapped(
+        &mut self,
+        id: u32,
+        n: u32,
+        mut g: impl FnMut(&mut Self, u32) -> Result<Value>,
+    ) -> Result<()> {
+        let mut buf = [Value(0); 16];
+        if let Some(out) = buf.get_mut(..n as usize) {
+            for (i, slot) in out.iter_mut().enumerate() {
+                *slot = g(self, i as u32)?;
+            }
+            return self.set_vals(id, out);
+        }
+        let mut out = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            out.push(g(self, i)?);
+        }
+        self.set_vals(id, &out)
+    }
+
     pub fn set_scalar(&mut self, id: u32, v: Value) -> Result<()> {
         self.set_vals(id, &[v])
     }
@@ -311,7 +346,7 @@ impl<'a> Tr<'a> {
 
     fn materialize_inner(&mut self, id: u32) -> Result<()> {
         let def = self.spv.def(id)?;
-        let op = Op::from_u32(u32::from(def.opcode));
+        let op = def.op();
         match op {
             Some(
                 Op::Constant

@@ -103,7 +103,7 @@ const OP_TABLE_LEN: usize = 1024;
 /// `Op::from_u32`, which compiles to a long search over the grammar's sparse opcode values and
 /// showed in translation profiles (every pass decodes every instruction): the core range comes
 /// from a table built once per process.
-fn decode_op(opcode: u16) -> Option<Op> {
+pub(crate) fn decode_op(opcode: u16) -> Option<Op> {
     static TABLE: std::sync::OnceLock<[Option<Op>; OP_TABLE_LEN]> = std::sync::OnceLock::new();
     let table = TABLE.get_or_init(|| std::array::from_fn(|i| Op::from_u32(i as u32)));
     match table.get(usize::from(opcode)) {
@@ -227,6 +227,14 @@ pub struct Def {
     pub opcode: u16,
     /// The result type id, 0 when the instruction has none.
     pub ty: u32,
+}
+
+impl Def {
+    /// The defining instruction's opcode.
+    #[inline]
+    pub fn op(&self) -> Option<Op> {
+        decode_op(self.opcode)
+    }
 }
 
 /// One function: its parameters and blocks, as word offsets.
