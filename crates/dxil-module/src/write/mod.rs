@@ -20,6 +20,7 @@
 mod consts;
 mod enumerate;
 mod error;
+mod insts;
 mod mds;
 mod types;
 
@@ -27,8 +28,7 @@ use std::hash::BuildHasherDefault;
 
 use dxil_bitstream::{AbbrevOp, BitstreamWriter, builtin_abbrev::UNABBREV_RECORD};
 
-use crate::entity::{BlockId, ConstId, FuncId};
-use crate::inst::InstKind;
+use crate::entity::{ConstId, FuncId, PoolRange};
 use crate::module::{Function, LocalName, Module};
 use crate::value::{Value, ValueRef};
 
@@ -219,6 +219,16 @@ const CALL_EXPLICIT_TYPE: u64 = 1 << 15;
 /// Abbreviation-id widths of function blocks: DXC's 4 bits, or 5 for the compact ids above.
 const FN_WIDTH: u32 = 4;
 const FN_WIDTH_COMPACT: u32 = 5;
+
+/// The abbreviations of the module-level constants block (0 where not defined: function
+/// constants blocks have none).
+#[derive(Default)]
+struct CstAbbrevs {
+    aggregate: u32,
+    string8: u32,
+    cstring7: u32,
+    cstring6: u32,
+}
 
 struct Writer<'m, 'o> {
     e: Enumerator<'m>,
@@ -670,15 +680,15 @@ impl<'m> Writer<'m, '_> {
             return Ok(());
         }
         self.bs.enter_subblock(block::CONSTANTS, 4)?;
-        let (mut aggregate, mut string8, mut cstring7, mut cstring6) = (0, 0, 0, 0);
+        let mut ab = CstAbbrevs::default();
         if global {
             use AbbrevOp::*;
-            aggregate =
+            ab.aggregate =
                 self.bs
                     .define_abbrev(&[Literal(7), Array, Fixed(log2_ceil(last as u64 + 1))])?;
-            string8 = self.bs.define_abbrev(&[Literal(8), Array, Fixed(8)])?;
-            cstring7 = self.bs.define_abbrev(&[Literal(9), Array, Fixed(7)])?;
-            cstring6 = self.bs.define_abbrev(&[Literal(9), Array, Char6])?;
+            ab.string8 = self.bs.define_abbrev(&[Literal(8), Array, Fixed(8)])?;
+            ab.cstring7 = self.bs.define_abbrev(&[Literal(9), Array, Fixed(7)])?;
+            ab.cstring6 = self.bs.define_abbrev(&[Literal(9), Array, Char6])?;
         }
         let mut last_ty = NONE;
         for i in first..last {
@@ -716,156 +726,175 @@ impl<'m> Writer<'m, '_> {
                 });
                 continue;
             }
-            let (code, abbrev) = match norm {
-                NConst::Null => (2, UNABBREV_RECORD),
-                NConst::Undef => (3, UNABBREV_RECORD),
-                NConst::Int(x) => {
-                    self.vals.push(sign_rotate(x as u64));
-                    (4, CST_INTEGER)
-                }
-                NConst::Wide(r) => {
-                    for &w in r.get(&self.e.consts.words) {
-                        self.vals.push(sign_rotate(w));
-                    }
-                    (5, UNABBREV_RECORD)
-                }
-                NConst::Float(b) => {
-                    self.vals.push(b);
-                    (6, UNABBREV_RECORD)
-                }
-                NConst::Data(r) => {
-                    let words = r.get(&self.e.consts.words);
-                    let is_string = matches!(self.e.types.node(ty), Node::Array(_, e)
-                        if matches!(self.e.types.node(*e), Node::Int(8)));
-                    if is_string {
-                        let cstr =
-                            words.last() == Some(&0) && !words[..words.len() - 1].contains(&0);
-                        let body = if cstr {
-                            &words[..words.len() - 1]
-                        } else {
-                            words
-                        };
-                        self.vals.extend_from_slice(body);
-                        if cstr {
-                            let abbrev = if body.iter().all(|&b| is_char6(b as u8)) {
-                                cstring6
-                            } else if body.iter().all(|&b| b < 128) {
-                                cstring7
-                            } else {
-                                0
-                            };
-                            (9, if abbrev == 0 { UNABBREV_RECORD } else { abbrev })
-                        } else {
-                            (
-                                8,
-                                if string8 == 0 {
-                                    UNABBREV_RECORD
-                                } else {
-                                    string8
-                                },
-                            )
-                        }
-                    } else {
-                        self.vals.extend_from_slice(words);
-                        (22, UNABBREV_RECORD)
-                    }
-                }
-                NConst::Agg(r) => {
-                    for k in 0..r.len as usize {
-                        let x = self.e.consts.vals[r.start as usize + k];
-                        self.vals.push(u64::from(self.e.value_id(x)?));
-                    }
-                    (
-                        7,
-                        if aggregate == 0 {
-                            UNABBREV_RECORD
-                        } else {
-                            aggregate
-                        },
-                    )
-                }
-                NConst::Cast { op, v } => {
-                    let t = self.e.value_type(func, v)?;
-                    self.vals.push(op.code());
-                    self.vals.push(u64::from(self.e.type_id(t)?));
-                    self.vals.push(u64::from(self.e.value_id(v)?));
-                    (11, CST_CE_CAST)
-                }
-                NConst::Bin { op, flags, l, r } => {
-                    self.vals.push(op.code());
-                    self.vals.push(u64::from(self.e.value_id(l)?));
-                    self.vals.push(u64::from(self.e.value_id(r)?));
-                    if flags != 0 {
-                        self.vals.push(u64::from(flags));
-                    }
-                    (10, UNABBREV_RECORD)
-                }
-                NConst::Gep { inbounds, src, ops } => {
-                    self.vals.push(u64::from(self.e.type_id(src)?));
-                    for k in 0..ops.len as usize {
-                        let x = self.e.consts.vals[ops.start as usize + k];
-                        let t = self.e.value_type(func, x)?;
-                        self.vals.push(u64::from(self.e.type_id(t)?));
-                        self.vals.push(u64::from(self.e.value_id(x)?));
-                    }
-                    (if inbounds { 20 } else { 12 }, UNABBREV_RECORD)
-                }
-                NConst::Select { c, t, f } => {
-                    for x in [c, t, f] {
-                        self.vals.push(u64::from(self.e.value_id(x)?));
-                    }
-                    (13, UNABBREV_RECORD)
-                }
-                NConst::ExtractElt { v, i } => {
-                    for x in [v, i] {
-                        let t = self.e.value_type(func, x)?;
-                        self.vals.push(u64::from(self.e.type_id(t)?));
-                        self.vals.push(u64::from(self.e.value_id(x)?));
-                    }
-                    (14, UNABBREV_RECORD)
-                }
-                NConst::InsertElt { v, e, i } => {
-                    self.vals.push(u64::from(self.e.value_id(v)?));
-                    self.vals.push(u64::from(self.e.value_id(e)?));
-                    let t = self.e.value_type(func, i)?;
-                    self.vals.push(u64::from(self.e.type_id(t)?));
-                    self.vals.push(u64::from(self.e.value_id(i)?));
-                    (15, UNABBREV_RECORD)
-                }
-                NConst::Shuffle { a, b, m } => {
-                    let ta = self.e.value_type(func, a)?;
-                    let code = if ta == ty {
-                        16
-                    } else {
-                        self.vals.push(u64::from(self.e.type_id(ta)?));
-                        19
-                    };
-                    for x in [a, b, m] {
-                        self.vals.push(u64::from(self.e.value_id(x)?));
-                    }
-                    (code, UNABBREV_RECORD)
-                }
-                NConst::Cmp { pred, l, r } => {
-                    let t = self.e.value_type(func, l)?;
-                    self.vals.push(u64::from(self.e.type_id(t)?));
-                    self.vals.push(u64::from(self.e.value_id(l)?));
-                    self.vals.push(u64::from(self.e.value_id(r)?));
-                    self.vals.push(u64::from(pred.0));
-                    (17, UNABBREV_RECORD)
-                }
-                NConst::BlockAddr { f, bb } => {
-                    let fv = Value::function(f);
-                    let t = self.e.value_type(func, fv)?;
-                    self.vals.push(u64::from(self.e.type_id(t)?));
-                    self.vals.push(u64::from(self.e.value_id(fv)?));
-                    self.vals.push(u64::from(bb));
-                    (21, UNABBREV_RECORD)
-                }
-            };
+            let (code, abbrev) = self.constant_record(norm, ty, func, &ab)?;
             self.record(code, abbrev)?;
         }
         self.bs.exit_block()?;
         Ok(())
+    }
+
+    /// One constant's record other than a patchable one: `(code, abbreviation)` with the
+    /// operands in `vals`.
+    fn constant_record(
+        &mut self,
+        norm: NConst,
+        ty: u32,
+        func: Option<&Function>,
+        ab: &CstAbbrevs,
+    ) -> Result<(u32, u32)> {
+        Ok(match norm {
+            NConst::Null => (2, UNABBREV_RECORD),
+            NConst::Undef => (3, UNABBREV_RECORD),
+            NConst::Int(x) => {
+                self.vals.push(sign_rotate(x as u64));
+                (4, CST_INTEGER)
+            }
+            NConst::Wide(r) => {
+                for &w in r.get(&self.e.consts.words) {
+                    self.vals.push(sign_rotate(w));
+                }
+                (5, UNABBREV_RECORD)
+            }
+            NConst::Float(b) => {
+                self.vals.push(b);
+                (6, UNABBREV_RECORD)
+            }
+            NConst::Agg(r) => {
+                for k in 0..r.len as usize {
+                    let x = self.e.consts.vals[r.start as usize + k];
+                    self.vals.push(u64::from(self.e.value_id(x)?));
+                }
+                (
+                    7,
+                    if ab.aggregate == 0 {
+                        UNABBREV_RECORD
+                    } else {
+                        ab.aggregate
+                    },
+                )
+            }
+            NConst::Data(r) => self.data_record(r, ty, ab),
+            _ => self.expr_record(norm, ty, func)?,
+        })
+    }
+
+    /// A `CST_CODE_DATA` payload: an `i8` array as a (C) string, anything else as data.
+    fn data_record(&mut self, r: PoolRange, ty: u32, ab: &CstAbbrevs) -> (u32, u32) {
+        let words = r.get(&self.e.consts.words);
+        let is_string = matches!(self.e.types.node(ty), Node::Array(_, e)
+            if matches!(self.e.types.node(*e), Node::Int(8)));
+        if !is_string {
+            self.vals.extend_from_slice(words);
+            return (22, UNABBREV_RECORD);
+        }
+        let cstr = words.last() == Some(&0) && !words[..words.len() - 1].contains(&0);
+        let body = if cstr {
+            &words[..words.len() - 1]
+        } else {
+            words
+        };
+        self.vals.extend_from_slice(body);
+        let abbrev = if !cstr {
+            ab.string8
+        } else if body.iter().all(|&b| is_char6(b as u8)) {
+            ab.cstring6
+        } else if body.iter().all(|&b| b < 128) {
+            ab.cstring7
+        } else {
+            0
+        };
+        let code = if cstr { 9 } else { 8 };
+        (code, if abbrev == 0 { UNABBREV_RECORD } else { abbrev })
+    }
+
+    /// A constant expression's record.
+    fn expr_record(
+        &mut self,
+        norm: NConst,
+        ty: u32,
+        func: Option<&Function>,
+    ) -> Result<(u32, u32)> {
+        Ok(match norm {
+            NConst::Cast { op, v } => {
+                let t = self.e.value_type(func, v)?;
+                self.vals.push(op.code());
+                self.vals.push(u64::from(self.e.type_id(t)?));
+                self.vals.push(u64::from(self.e.value_id(v)?));
+                (11, CST_CE_CAST)
+            }
+            NConst::Bin { op, flags, l, r } => {
+                self.vals.push(op.code());
+                self.vals.push(u64::from(self.e.value_id(l)?));
+                self.vals.push(u64::from(self.e.value_id(r)?));
+                if flags != 0 {
+                    self.vals.push(u64::from(flags));
+                }
+                (10, UNABBREV_RECORD)
+            }
+            NConst::Gep { inbounds, src, ops } => {
+                self.vals.push(u64::from(self.e.type_id(src)?));
+                for k in 0..ops.len as usize {
+                    let x = self.e.consts.vals[ops.start as usize + k];
+                    let t = self.e.value_type(func, x)?;
+                    self.vals.push(u64::from(self.e.type_id(t)?));
+                    self.vals.push(u64::from(self.e.value_id(x)?));
+                }
+                (if inbounds { 20 } else { 12 }, UNABBREV_RECORD)
+            }
+            NConst::Select { c, t, f } => {
+                for x in [c, t, f] {
+                    self.vals.push(u64::from(self.e.value_id(x)?));
+                }
+                (13, UNABBREV_RECORD)
+            }
+            NConst::ExtractElt { v, i } => {
+                for x in [v, i] {
+                    let t = self.e.value_type(func, x)?;
+                    self.vals.push(u64::from(self.e.type_id(t)?));
+                    self.vals.push(u64::from(self.e.value_id(x)?));
+                }
+                (14, UNABBREV_RECORD)
+            }
+            NConst::InsertElt { v, e, i } => {
+                self.vals.push(u64::from(self.e.value_id(v)?));
+                self.vals.push(u64::from(self.e.value_id(e)?));
+                let t = self.e.value_type(func, i)?;
+                self.vals.push(u64::from(self.e.type_id(t)?));
+                self.vals.push(u64::from(self.e.value_id(i)?));
+                (15, UNABBREV_RECORD)
+            }
+            NConst::Shuffle { a, b, m } => {
+                let ta = self.e.value_type(func, a)?;
+                let code = if ta == ty {
+                    16
+                } else {
+                    self.vals.push(u64::from(self.e.type_id(ta)?));
+                    19
+                };
+                for x in [a, b, m] {
+                    self.vals.push(u64::from(self.e.value_id(x)?));
+                }
+                (code, UNABBREV_RECORD)
+            }
+            NConst::Cmp { pred, l, r } => {
+                let t = self.e.value_type(func, l)?;
+                self.vals.push(u64::from(self.e.type_id(t)?));
+                self.vals.push(u64::from(self.e.value_id(l)?));
+                self.vals.push(u64::from(self.e.value_id(r)?));
+                self.vals.push(u64::from(pred.0));
+                (17, UNABBREV_RECORD)
+            }
+            NConst::BlockAddr { f, bb } => {
+                let fv = Value::function(f);
+                let t = self.e.value_type(func, fv)?;
+                self.vals.push(u64::from(self.e.type_id(t)?));
+                self.vals.push(u64::from(self.e.value_id(fv)?));
+                self.vals.push(u64::from(bb));
+                (21, UNABBREV_RECORD)
+            }
+
+            _ => return Err(error::invalid("constant of another kind")),
+        })
     }
 
     fn write_module_metadata(&mut self) -> Result<()> {
@@ -1159,443 +1188,6 @@ impl<'m> Writer<'m, '_> {
             return Err(error::invalid("instructions after the last block"));
         }
         Ok(())
-    }
-
-    // ------------------------------------------------------------------ instructions
-
-    /// `PushValueAndType`: relative id, plus the type for a forward reference.
-    fn push_vt(&mut self, f: &Function, v: Value, inst_id: u32) -> Result<bool> {
-        let id = self.e.value_id(v)?;
-        self.vals.push(u64::from(inst_id.wrapping_sub(id)));
-        if id >= inst_id {
-            let t = self.e.operand_type(Some(f), v)?;
-            self.vals.push(u64::from(self.e.type_id(t)?));
-            return Ok(true);
-        }
-        Ok(false)
-    }
-
-    /// `pushValue`: relative id, wrapping at 32 bits.
-    fn push_v(&mut self, v: Value, inst_id: u32) -> Result<()> {
-        let id = self.e.value_id(v)?;
-        self.vals.push(u64::from(inst_id.wrapping_sub(id)));
-        Ok(())
-    }
-
-    fn block(&self, body: &crate::module::Body, b: BlockId) -> Result<u64> {
-        if b.index() < body.blocks.len() {
-            Ok(u64::from(b.0))
-        } else {
-            Err(error::invalid(format!("block {} does not exist", b.0)))
-        }
-    }
-
-    fn ty(&self, t: crate::entity::TypeId) -> Result<u64> {
-        Ok(u64::from(self.e.type_id_of(t)?))
-    }
-
-    fn write_inst(
-        &mut self,
-        f: &'m Function,
-        body: &'m crate::module::Body,
-        inst: &crate::inst::InstData,
-        id: u32,
-    ) -> Result<()> {
-        use InstKind::*;
-        let (code, abbrev) = match &inst.kind {
-            Cast { .. }
-            | Binary { .. }
-            | Gep { .. }
-            | ExtractValue { .. }
-            | InsertValue { .. }
-            | Select { .. }
-            | ExtractElement { .. }
-            | InsertElement { .. }
-            | ShuffleVector { .. }
-            | Cmp { .. } => self.write_operator(f, body, inst, id)?,
-            Ret { .. } | Br { .. } | CondBr { .. } | Switch { .. } | Unreachable | Phi { .. } => {
-                self.write_control(f, body, inst, id)?
-            }
-            Alloca { .. }
-            | Load { .. }
-            | Store { .. }
-            | CmpXchg { .. }
-            | AtomicRmw { .. }
-            | Fence { .. } => self.write_memory(f, inst, id)?,
-            Call { .. } | VaArg { .. } => self.write_call(f, body, inst, id)?,
-        };
-        self.record(code, abbrev)
-    }
-
-    /// Casts, arithmetic, comparisons, selects and aggregate/vector element records: `(code, abbreviation)` with the operands in `vals`.
-    fn write_operator(
-        &mut self,
-        f: &'m Function,
-        body: &'m crate::module::Body,
-        inst: &crate::inst::InstData,
-        id: u32,
-    ) -> Result<(u32, u32)> {
-        use InstKind::*;
-        let pool = &body.pool;
-        Ok(match &inst.kind {
-            Cast { op, value } => {
-                let fwd = self.push_vt(f, *value, id)?;
-                self.vals.push(self.ty(inst.ty)?);
-                self.vals.push(op.code());
-                (3, if fwd { UNABBREV_RECORD } else { FN_CAST })
-            }
-            Binary {
-                op,
-                lhs,
-                rhs,
-                flags,
-            } => {
-                let fwd = self.push_vt(f, *lhs, id)?;
-                self.push_v(*rhs, id)?;
-                self.vals.push(op.code());
-                let mut abbrev = if fwd { UNABBREV_RECORD } else { FN_BINOP };
-                if *flags != 0 {
-                    if abbrev == FN_BINOP {
-                        abbrev = FN_BINOP_FLAGS;
-                    }
-                    self.vals.push(u64::from(*flags));
-                }
-                (2, abbrev)
-            }
-            Gep {
-                inbounds,
-                source_ty,
-                operands,
-            } => {
-                if operands.len == 0 {
-                    return Err(error::mismatch("getelementptr without a base"));
-                }
-                self.vals.push(u64::from(*inbounds));
-                self.vals.push(self.ty(*source_ty)?);
-                for &x in operands.get(pool) {
-                    self.push_vt(f, Value(x), id)?;
-                }
-                (43, FN_GEP)
-            }
-            ExtractValue { aggregate, indices } => {
-                let fwd = self.push_vt(f, *aggregate, id)?;
-                let indices = indices.get(pool);
-                self.vals.extend(indices.iter().map(|&x| u64::from(x)));
-                let fits = self.compact && !fwd && indices.len() == 1;
-                (26, if fits { FN_EXTRACTVAL } else { UNABBREV_RECORD })
-            }
-            InsertValue {
-                aggregate,
-                element,
-                indices,
-            } => {
-                self.push_vt(f, *aggregate, id)?;
-                self.push_vt(f, *element, id)?;
-                self.vals
-                    .extend(indices.get(pool).iter().map(|&x| u64::from(x)));
-                (27, UNABBREV_RECORD)
-            }
-            Select {
-                cond,
-                if_true,
-                if_false,
-            } => {
-                let fwd = self.push_vt(f, *if_true, id)?;
-                self.push_v(*if_false, id)?;
-                let fwd = self.push_vt(f, *cond, id)? || fwd;
-                (
-                    29,
-                    if self.compact && !fwd {
-                        FN_SELECT
-                    } else {
-                        UNABBREV_RECORD
-                    },
-                )
-            }
-            ExtractElement { vector, index } => {
-                self.push_vt(f, *vector, id)?;
-                self.push_vt(f, *index, id)?;
-                (6, UNABBREV_RECORD)
-            }
-            InsertElement {
-                vector,
-                element,
-                index,
-            } => {
-                self.push_vt(f, *vector, id)?;
-                self.push_v(*element, id)?;
-                self.push_vt(f, *index, id)?;
-                (7, UNABBREV_RECORD)
-            }
-            ShuffleVector { v1, v2, mask } => {
-                self.push_vt(f, *v1, id)?;
-                self.push_v(*v2, id)?;
-                self.push_v(*mask, id)?;
-                (8, UNABBREV_RECORD)
-            }
-            Cmp {
-                pred,
-                lhs,
-                rhs,
-                flags,
-            } => {
-                let fwd = self.push_vt(f, *lhs, id)?;
-                self.push_v(*rhs, id)?;
-                self.vals.push(u64::from(pred.0));
-                if *flags != 0 {
-                    self.vals.push(u64::from(*flags));
-                }
-                let fits = self.compact && !fwd && *flags == 0 && pred.0 < 64;
-                (28, if fits { FN_CMP } else { UNABBREV_RECORD })
-            }
-            _ => return Err(error::invalid("instruction of another family")),
-        })
-    }
-
-    /// Terminators and phis.
-    fn write_control(
-        &mut self,
-        f: &'m Function,
-        body: &'m crate::module::Body,
-        inst: &crate::inst::InstData,
-        id: u32,
-    ) -> Result<(u32, u32)> {
-        use InstKind::*;
-        let pool = &body.pool;
-        Ok(match &inst.kind {
-            Ret { value: None } => (10, FN_RET_VOID),
-            Ret { value: Some(v) } => {
-                let fwd = self.push_vt(f, *v, id)?;
-                (10, if fwd { UNABBREV_RECORD } else { FN_RET_VAL })
-            }
-            Br { dest } => {
-                self.vals.push(self.block(body, *dest)?);
-                (11, if self.compact { FN_BR } else { UNABBREV_RECORD })
-            }
-            CondBr {
-                cond,
-                if_true,
-                if_false,
-            } => {
-                self.vals.push(self.block(body, *if_true)?);
-                self.vals.push(self.block(body, *if_false)?);
-                self.push_v(*cond, id)?;
-                (
-                    11,
-                    if self.compact {
-                        FN_CONDBR
-                    } else {
-                        UNABBREV_RECORD
-                    },
-                )
-            }
-            Switch {
-                cond,
-                default,
-                cases,
-            } => {
-                let t = self.e.operand_type(Some(f), *cond)?;
-                self.vals.push(u64::from(self.e.type_id(t)?));
-                self.push_v(*cond, id)?;
-                self.vals.push(self.block(body, *default)?);
-                for p in cases.get(pool).chunks_exact(2) {
-                    let cv = Value(p[0]);
-                    if cv.as_const().is_none() {
-                        return Err(error::invalid("switch case value is not a constant"));
-                    }
-                    self.vals.push(u64::from(self.e.value_id(cv)?));
-                    self.vals.push(self.block(body, BlockId(p[1]))?);
-                }
-                (12, UNABBREV_RECORD)
-            }
-            Unreachable => (15, FN_UNREACHABLE),
-            Phi { incoming } => {
-                self.vals.push(self.ty(inst.ty)?);
-                for p in incoming.get(pool).chunks_exact(2) {
-                    let vid = self.e.value_id(Value(p[0]))?;
-                    let diff = i64::from((id as i32).wrapping_sub(vid as i32));
-                    self.vals.push(sign_rotate(diff as u64));
-                    self.vals.push(self.block(body, BlockId(p[1]))?);
-                }
-                (16, UNABBREV_RECORD)
-            }
-            _ => return Err(error::invalid("instruction of another family")),
-        })
-    }
-
-    /// Allocas, loads, stores, atomics and fences.
-    fn write_memory(
-        &mut self,
-        f: &'m Function,
-        inst: &crate::inst::InstData,
-        id: u32,
-    ) -> Result<(u32, u32)> {
-        use InstKind::*;
-        Ok(match &inst.kind {
-            Alloca {
-                allocated,
-                size,
-                align_field,
-            } => {
-                self.vals.push(self.ty(*allocated)?);
-                let t = self.e.operand_type(Some(f), *size)?;
-                self.vals.push(u64::from(self.e.type_id(t)?));
-                self.vals.push(u64::from(self.e.value_id(*size)?));
-                self.vals.push(u64::from(*align_field | 1 << 6));
-                (19, UNABBREV_RECORD)
-            }
-            Load {
-                ptr,
-                align,
-                volatile,
-                atomic,
-            } => {
-                let fwd = self.push_vt(f, *ptr, id)?;
-                self.vals.push(self.ty(inst.ty)?);
-                self.vals.push(u64::from(*align));
-                self.vals.push(u64::from(*volatile));
-                match atomic {
-                    None => (20, if fwd { UNABBREV_RECORD } else { FN_LOAD }),
-                    Some((o, s)) => {
-                        self.vals.extend([u64::from(o.0), u64::from(s.0)]);
-                        (41, UNABBREV_RECORD)
-                    }
-                }
-            }
-            Store {
-                ptr,
-                value,
-                align,
-                volatile,
-                atomic,
-            } => {
-                let fwd = self.push_vt(f, *ptr, id)?;
-                let fwd = self.push_vt(f, *value, id)? || fwd;
-                self.vals.push(u64::from(*align));
-                self.vals.push(u64::from(*volatile));
-                match atomic {
-                    None => (
-                        44,
-                        if self.compact && !fwd {
-                            FN_STORE
-                        } else {
-                            UNABBREV_RECORD
-                        },
-                    ),
-                    Some((o, s)) => {
-                        self.vals.extend([u64::from(o.0), u64::from(s.0)]);
-                        (45, UNABBREV_RECORD)
-                    }
-                }
-            }
-            CmpXchg {
-                ptr,
-                cmp,
-                new,
-                volatile,
-                success,
-                scope,
-                failure,
-                weak,
-            } => {
-                self.push_vt(f, *ptr, id)?;
-                self.push_vt(f, *cmp, id)?;
-                self.push_v(*new, id)?;
-                self.vals.extend([
-                    u64::from(*volatile),
-                    u64::from(success.0),
-                    u64::from(scope.0),
-                    u64::from(failure.0),
-                    u64::from(*weak),
-                ]);
-                (46, UNABBREV_RECORD)
-            }
-            AtomicRmw {
-                op,
-                ptr,
-                value,
-                volatile,
-                ordering,
-                scope,
-            } => {
-                self.push_vt(f, *ptr, id)?;
-                self.push_v(*value, id)?;
-                self.vals.extend([
-                    op.code(),
-                    u64::from(*volatile),
-                    u64::from(ordering.0),
-                    u64::from(scope.0),
-                ]);
-                (38, UNABBREV_RECORD)
-            }
-            Fence { ordering, scope } => {
-                self.vals
-                    .extend([u64::from(ordering.0), u64::from(scope.0)]);
-                (36, UNABBREV_RECORD)
-            }
-            _ => return Err(error::invalid("instruction of another family")),
-        })
-    }
-
-    /// Calls and `va_arg`.
-    fn write_call(
-        &mut self,
-        f: &'m Function,
-        body: &'m crate::module::Body,
-        inst: &crate::inst::InstData,
-        id: u32,
-    ) -> Result<(u32, u32)> {
-        use InstKind::*;
-        let pool = &body.pool;
-        Ok(match &inst.kind {
-            Call {
-                callee,
-                fn_ty,
-                attrs,
-                cc_flags,
-                args,
-            } => {
-                let m = self.e.m;
-                let Some((_, params, vararg)) = m.types.function_signature(*fn_ty) else {
-                    return Err(error::mismatch("call through a non-function type"));
-                };
-                let args = args.get(pool);
-                if args.len() < params.len() || (!vararg && args.len() != params.len()) {
-                    return Err(error::mismatch(format!(
-                        "call passes {} arguments to a function of {} parameters",
-                        args.len(),
-                        params.len()
-                    )));
-                }
-                self.vals.push(u64::from(self.e.attr_list_id(*attrs)));
-                self.vals.push(u64::from(*cc_flags | 1 << 15));
-                self.vals.push(self.ty(*fn_ty)?);
-                self.push_vt(f, *callee, id)?;
-                for (k, &a) in args.iter().enumerate() {
-                    match params.get(k) {
-                        Some(p)
-                            if matches!(m.types.get(*p), Some(crate::types::TypeData::Label)) =>
-                        {
-                            self.vals.push(u64::from(self.e.value_id(Value(a))?));
-                        }
-                        Some(_) => self.push_v(Value(a), id)?,
-                        None => {
-                            self.push_vt(f, Value(a), id)?;
-                        }
-                    }
-                }
-                let fits = self.compact && *cc_flags == 0;
-                (34, if fits { FN_CALL } else { UNABBREV_RECORD })
-            }
-            VaArg { list_ty, list } => {
-                self.vals.push(self.ty(*list_ty)?);
-                self.push_v(*list, id)?;
-                self.vals.push(self.ty(inst.ty)?);
-                (23, UNABBREV_RECORD)
-            }
-
-            _ => return Err(error::invalid("instruction of another family")),
-        })
     }
 }
 
