@@ -6,8 +6,8 @@ use dxil_bitstream::builtin_abbrev::UNABBREV_RECORD;
 
 use super::{
     FN_BINOP, FN_BINOP_FLAGS, FN_BR, FN_CALL, FN_CAST, FN_CMP, FN_CONDBR, FN_EXTRACTVAL, FN_GEP,
-    FN_LOAD, FN_RET_VAL, FN_RET_VOID, FN_SELECT, FN_STORE, FN_UNREACHABLE, Result, Writer, error,
-    sign_rotate,
+    FN_GEP3, FN_LOAD, FN_RET_VAL, FN_RET_VOID, FN_SELECT, FN_STORE, FN_UNREACHABLE, Result, Writer,
+    error, sign_rotate,
 };
 use crate::entity::BlockId;
 use crate::inst::InstKind;
@@ -124,10 +124,17 @@ impl<'m> Writer<'m, '_> {
                 }
                 self.vals.push(u64::from(*inbounds));
                 self.vals.push(self.ty(*source_ty)?);
+                let mut fwd = false;
                 for &x in operands.get(pool) {
-                    self.push_vt(f, Value(x), id)?;
+                    fwd |= self.push_vt(f, Value(x), id)?;
                 }
-                (43, FN_GEP)
+                // Base and two indices, all backward references that fit the width.
+                let fits = self.compact
+                    && *inbounds
+                    && !fwd
+                    && self.vals.len() == 5
+                    && self.vals[2..].iter().all(|&v| v >> self.valbits == 0);
+                (43, if fits { FN_GEP3 } else { FN_GEP })
             }
             ExtractValue { aggregate, indices } => {
                 let fwd = self.push_vt(f, *aggregate, id)?;

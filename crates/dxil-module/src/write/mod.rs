@@ -109,6 +109,7 @@ pub fn write_module_with_sites(m: &Module, opts: &WriteOptions) -> Result<WriteO
         vals: Vec::with_capacity(64),
         typebits,
         compact: opts.compact_bodies,
+        valbits: 0,
         sites: Vec::new(),
         patchable: &opts.patchable_constants,
     };
@@ -213,6 +214,9 @@ const FN_STORE: u32 = 15;
 const FN_SELECT: u32 = 16;
 const FN_BR: u32 = 17;
 const FN_CONDBR: u32 = 18;
+/// Defined in each function block (after the 15 BLOCKINFO ones): its width depends on the
+/// function.
+const FN_GEP3: u32 = 19;
 /// The calling-convention word of a call record with no flags but the explicit function type
 /// (bit 15), as every DXIL call has it: a literal in [`FN_CALL`].
 const CALL_EXPLICIT_TYPE: u64 = 1 << 15;
@@ -237,6 +241,9 @@ struct Writer<'m, 'o> {
     typebits: u32,
     /// [`WriteOptions::compact_bodies`].
     compact: bool,
+    /// Width of the relative value ids of [`FN_GEP3`] in the current function: enough for any
+    /// value of its numbering.
+    valbits: u32,
     sites: Vec<PatchSite>,
     patchable: &'o [ConstId],
 }
@@ -353,6 +360,33 @@ impl<'m> Writer<'m, '_> {
                     format!("compact abbreviation {k} got id {id}"),
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// [`FN_GEP3`], local to the function block: inbounds, source type, base and two indices,
+    /// DXIL's array and struct element addresses. Their operands (allocas, globals, constants)
+    /// lie far back, where a fixed width of the function's value count beats VBR6's 12 or 18
+    /// bits; that count is known only once the function is numbered.
+    fn define_gep3(&mut self) -> Result<()> {
+        use AbbrevOp::*;
+        let vb = log2_ceil(self.e.values.len() as u64 + 1).clamp(1, 32);
+        self.valbits = vb;
+        let tb = self.typebits;
+        let ops = [
+            Literal(43),
+            Literal(1),
+            Fixed(tb),
+            Fixed(vb),
+            Fixed(vb),
+            Fixed(vb),
+        ];
+        let id = self.bs.define_abbrev(&ops)?;
+        if id != FN_GEP3 {
+            return Err(WriteError::new(
+                WriteErrorKind::Internal,
+                format!("function GEP abbreviation got id {id}"),
+            ));
         }
         Ok(())
     }
@@ -1029,6 +1063,9 @@ impl<'m> Writer<'m, '_> {
         };
         self.bs.enter_subblock(block::FUNCTION, width)?;
         self.e.incorporate(f)?;
+        if self.compact {
+            self.define_gep3()?;
+        }
         if body.blocks.is_empty() {
             return Err(error::invalid("function body without blocks"));
         }
