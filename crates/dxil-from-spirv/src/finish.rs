@@ -118,6 +118,9 @@ pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output
     aopts.write.patchable_in_functions = true;
     // In a constants block of their own, just before their first use: fewer still.
     aopts.write.patchable_late = true;
+    // Our own abbreviations for the records that fill DXIL bodies: smaller containers, less
+    // to hash when signing and when patching.
+    aopts.write.compact_bodies = true;
     let embed = options.spec_constants == SpecMode::Patchable
         && options.embed_spec_table
         && !base_table.constants.is_empty();

@@ -87,17 +87,27 @@ fn llvm_dis_accepts_written_corpus_modules() {
             patchable_constants: patch,
             patchable_in_functions: false,
             patchable_late: false,
+            compact_bodies: false,
         };
         let patched = write_module_with_sites(&m, &opts).unwrap().bitcode;
         opts.patchable_in_functions = true;
         let in_functions = write_module_with_sites(&m, &opts).unwrap().bitcode;
         opts.patchable_late = true;
         let late = write_module_with_sites(&m, &opts).unwrap().bitcode;
+        opts.compact_bodies = true;
+        let compact = write_module_with_sites(&m, &opts).unwrap().bitcode;
+        // Our own abbreviations change the bits, never the module.
+        assert_eq!(
+            write_support::dump(&read_module(&compact, 0).unwrap()),
+            write_support::dump(&read_module(&late, 0).unwrap()),
+            "{name}: compact bodies read back differently"
+        );
         for (tag, bc) in [
             ("plain", &plain),
             ("patch", &patched),
             ("patch-fn", &in_functions),
             ("patch-late", &late),
+            ("compact", &compact),
         ] {
             if let Err(e) = disassemble(tool, &dir, &format!("{i}-{tag}"), bc) {
                 panic!("{name} ({tag}): llvm-dis-14 rejects our bitcode: {e}");

@@ -1043,13 +1043,7 @@ impl<'m> Enumerator<'m> {
         for (i, inst) in body.insts.iter().enumerate() {
             if i == self.late_at {
                 self.late_first = self.values.len() as u32;
-                for &e in &late {
-                    let id = self.values.len() as u32;
-                    if let Some(slot) = self.lookup(e.0) {
-                        *slot = id;
-                    }
-                    self.values.push(e);
-                }
+                self.push_renumbered(late.iter().copied());
                 self.late_end = self.values.len() as u32;
             }
             llvm_operands(&inst.kind, &body.pool, |o| {
@@ -1142,15 +1136,20 @@ impl<'m> Enumerator<'m> {
         };
         let all = self.values.split_off(start);
         let (late, keep): (Vec<_>, Vec<_>) = all.into_iter().partition(|&(v, _)| is_late(self, v));
-        for e in keep {
+        self.push_renumbered(keep);
+        self.late_at = at;
+        Ok(late)
+    }
+
+    /// Appends value-list entries taken out of it, each numbered by its new position.
+    fn push_renumbered(&mut self, entries: impl IntoIterator<Item = (Value, u32)>) {
+        for e in entries {
             let id = self.values.len() as u32;
             if let Some(slot) = self.lookup(e.0) {
                 *slot = id;
             }
             self.values.push(e);
         }
-        self.late_at = at;
-        Ok(late)
     }
 
     /// `purgeFunction`.
