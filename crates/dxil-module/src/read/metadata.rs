@@ -91,8 +91,10 @@ impl Reader<'_> {
                                 .take()
                                 .ok_or_else(|| self.malformed("NAMED_NODE without a NAME"))?;
                             if self.m.metadata.named_ops.capacity() == 0 {
-                                // DXC modules name about ten operands in all.
+                                // DXC modules have up to about ten named lists of one or two
+                                // operands; growing from 4 would reallocate both twice.
                                 self.m.metadata.named_ops.reserve(16);
+                                self.m.metadata.named.reserve(12);
                             }
                             let start = self.m.metadata.named_ops.len();
                             for i in 0..self.ops.len() {
