@@ -1,8 +1,6 @@
 //! The `dx.*` metadata of the translated module and its shader flags.
 
-use dxil_module::{
-    InstKind, MdData, MdId, Module, NamedMd, PoolRange, TypeData, TypeId, Value, ValueRef,
-};
+use dxil_module::{InstKind, MdData, MdId, Module, PoolRange, TypeData, TypeId, Value, ValueRef};
 use dxil_shader::ops::{OpCode, OpFlags};
 use dxil_shader::{ResourceClass, ResourceKind, ShaderFlags};
 
@@ -55,10 +53,7 @@ impl Md<'_> {
     }
 
     pub fn named(&mut self, name: &str, ops: Vec<MdId>) {
-        self.b.m.metadata.named.push(NamedMd {
-            name: name.to_owned().into(),
-            operands: ops,
-        });
+        self.b.m.metadata.push_named(name.to_owned(), &ops);
     }
 }
 

@@ -23,7 +23,9 @@ pub struct NamedMd {
     /// Borrowed from [`KNOWN_NAMED`] when it is one of them (every DXC module names the same
     /// few lists; sharing the names saves an allocation and a free per list).
     pub name: std::borrow::Cow<'static, str>,
-    pub operands: Vec<MdId>,
+    /// Operands in [`Metadata::named_ops`] (a range, not a list of its own: a module has
+    /// a handful of named lists, and one pool saves an allocation and a free for each).
+    pub operands: PoolRange,
 }
 
 /// Named metadata DXC writes into (nearly) every module.
@@ -133,6 +135,8 @@ pub struct Metadata {
     pub operands: Vec<u32>,
     pub raw: Vec<u64>,
     pub named: Vec<NamedMd>,
+    /// The operands of the named lists ([`NamedMd::operands`]).
+    pub named_ops: Vec<MdId>,
     pub kinds: Vec<MdKind>,
 }
 
@@ -193,6 +197,52 @@ impl Metadata {
 
     pub fn named(&self, name: &str) -> Option<&NamedMd> {
         self.named.iter().find(|n| n.name == name)
+    }
+
+    /// The operands of a named list.
+    pub fn named_operands(&self, n: &NamedMd) -> &[MdId] {
+        n.operands.get(&self.named_ops)
+    }
+
+    /// The operands of the named list `name`; empty when there is none.
+    pub fn named_operands_of(&self, name: &str) -> &[MdId] {
+        self.named(name).map_or(&[], |n| self.named_operands(n))
+    }
+
+    /// Appends a named list.
+    pub fn push_named(&mut self, name: impl Into<std::borrow::Cow<'static, str>>, ops: &[MdId]) {
+        let operands = PoolRange::push(&mut self.named_ops, ops);
+        self.named.push(NamedMd {
+            name: name.into(),
+            operands,
+        });
+    }
+
+    /// Appends `ops` to the named list `name`, creating it when missing (LLVM merges a name
+    /// that a listing defines twice).
+    pub fn extend_named(&mut self, name: &str, ops: &[MdId]) {
+        let Some(i) = self.named.iter().position(|n| n.name == name) else {
+            self.push_named(name.to_string(), ops);
+            return;
+        };
+        // The list moves to the pool's end so that its operands stay one range.
+        let old = self.named[i].operands;
+        let start = self.named_ops.len();
+        self.named_ops
+            .extend_from_within(old.start as usize..(old.start + old.len) as usize);
+        self.named_ops.extend_from_slice(ops);
+        self.named[i].operands = PoolRange {
+            start: start as u32,
+            len: (self.named_ops.len() - start) as u32,
+        };
+    }
+
+    /// Replaces the operands of named list `i` (tests and tools that edit a module).
+    pub fn set_named_operands(&mut self, i: usize, ops: &[MdId]) {
+        let r = PoolRange::push(&mut self.named_ops, ops);
+        if let Some(n) = self.named.get_mut(i) {
+            n.operands = r;
+        }
     }
 
     pub fn kind_name(&self, id: u32) -> Option<&str> {

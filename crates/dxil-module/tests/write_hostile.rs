@@ -108,8 +108,9 @@ fn mutate(m: &mut Module, rng: &mut Rng) {
             m.metadata.operands[k] = rng.id(nm + 1);
         }
         5 => {
-            if let Some(n) = m.metadata.named.get_mut(0)
-                && let Some(o) = n.operands.first_mut()
+            if let Some(n) = m.metadata.named.first()
+                && n.operands.len > 0
+                && let Some(o) = m.metadata.named_ops.get_mut(n.operands.start as usize)
             {
                 *o = MdId(rng.id(nm));
             }

@@ -227,10 +227,7 @@ fn hand_built() -> Module {
     let threads = md.push_node(false, &[Some(m8), Some(m1), Some(m1)]);
     let props = md.push_node(false, &[Some(m0), Some(m16), Some(m4), Some(threads)]);
     let entry = md.push_node(false, &[Some(f_main), Some(name), None, None, Some(props)]);
-    md.named.push(dxil_module::NamedMd {
-        name: "dx.entryPoints".into(),
-        operands: vec![entry],
-    });
+    md.push_named("dx.entryPoints", &[entry]);
     m
 }
 

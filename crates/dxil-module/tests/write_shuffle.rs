@@ -244,6 +244,7 @@ fn shuffle(m: &Module, seed: u64) -> Module {
             .collect(),
         raw: m.metadata.raw.clone(),
         named: m.metadata.named.clone(),
+        named_ops: m.metadata.named_ops.clone(),
         kinds: m.metadata.kinds.clone(),
     };
     for item in new_items {
@@ -255,10 +256,8 @@ fn shuffle(m: &Module, seed: u64) -> Module {
             other => other,
         });
     }
-    for nm in &mut md.named {
-        for o in &mut nm.operands {
-            *o = s.md(*o);
-        }
+    for o in &mut md.named_ops {
+        *o = s.md(*o);
     }
     md.kinds.reverse();
     out.metadata = md;

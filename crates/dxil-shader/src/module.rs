@@ -163,8 +163,8 @@ impl DxilModule {
         let validator_version = read_version(md, names::VALIDATOR_VERSION)?;
         let compiler = module
             .metadata
-            .named(names::LLVM_IDENT)
-            .and_then(|n| n.operands.first())
+            .named_operands_of(names::LLVM_IDENT)
+            .first()
             .and_then(|&id| md.node_ops(id))
             .and_then(|ops| ops.first())
             .filter(|&&o| o != 0)
@@ -175,8 +175,9 @@ impl DxilModule {
             .metadata
             .named(names::ENTRY_POINTS)
             .ok_or_else(|| missing(names::ENTRY_POINTS))?;
-        let mut entry_points = Vec::with_capacity(entries.operands.len());
-        for &id in &entries.operands {
+        let entries = module.metadata.named_operands(entries);
+        let mut entry_points = Vec::with_capacity(entries.len());
+        for &id in entries {
             entry_points.push(read_entry(md, id, shader_model.kind)?);
         }
         if !shader_model.is_library() && entry_points.len() != 1 {
@@ -194,7 +195,7 @@ impl DxilModule {
         }
 
         let resources_tuple = match module.metadata.named(names::RESOURCES) {
-            Some(n) => Some(*single_operand(n, names::RESOURCES)?),
+            Some(n) => Some(*single_operand(module, n, names::RESOURCES)?),
             None => entry_points.iter().find_map(|e| e.resources),
         };
         let resources = match resources_tuple {
@@ -205,12 +206,12 @@ impl DxilModule {
         let view_id_state = match module.metadata.named(names::VIEW_ID_STATE) {
             Some(n) => Some(read_view_id_state(
                 md,
-                *single_operand(n, names::VIEW_ID_STATE)?,
+                *single_operand(module, n, names::VIEW_ID_STATE)?,
             )?),
             None => None,
         };
         let type_annotations = match module.metadata.named(names::TYPE_ANNOTATIONS) {
-            Some(n) => read_type_annotations(md, &n.operands)?,
+            Some(n) => read_type_annotations(md, module.metadata.named_operands(n))?,
             None => TypeAnnotations::default(),
         };
 
@@ -295,8 +296,12 @@ fn missing(name: &'static str) -> Error {
     )
 }
 
-fn single_operand<'n>(n: &'n dxil_module::NamedMd, name: &'static str) -> Result<&'n MdId> {
-    match n.operands.as_slice() {
+fn single_operand<'n>(
+    module: &'n Module,
+    n: &dxil_module::NamedMd,
+    name: &'static str,
+) -> Result<&'n MdId> {
+    match module.metadata.named_operands(n) {
         [only] => Ok(only),
         ops => Err(Error::new(
             ErrorKind::Malformed,
@@ -315,7 +320,7 @@ fn read_shader_model(md: Md<'_>) -> Result<ShaderModel> {
         .named(names::SHADER_MODEL)
         .ok_or_else(|| missing(names::SHADER_MODEL))?;
     let n = md.node(
-        *single_operand(named, names::SHADER_MODEL)?,
+        *single_operand(md.module, named, names::SHADER_MODEL)?,
         "!dx.shaderModel",
     )?;
     n.expect_len(3)?;
@@ -347,7 +352,7 @@ fn read_version(md: Md<'_>, name: &'static str) -> Result<Option<Version>> {
     } else {
         "!dx.valver"
     };
-    let n = md.node(*single_operand(named, name)?, context)?;
+    let n = md.node(*single_operand(md.module, named, name)?, context)?;
     n.expect_len(2)?;
     Ok(Some(Version::new(
         n.u32_at(0, "major")?,
@@ -558,11 +563,13 @@ mod tests {
         let data = b.constant(arr, dxil_module::ConstKey::Words(2, vec![1 << 32]));
         let state = b.value(arr, data);
         let view = b.node(&[Some(state)]);
-        for named in &mut b.m.metadata.named {
-            if named.name == "dx.viewIdState" {
-                named.operands = vec![view];
-            }
-        }
+        let i =
+            b.m.metadata
+                .named
+                .iter()
+                .position(|n| n.name == "dx.viewIdState")
+                .unwrap();
+        b.m.metadata.set_named_operands(i, &[view]);
         let e = DxilModule::from_module(&b.m).unwrap_err();
         assert!(e.to_string().contains("dx.viewIdState"), "{e}");
         assert_eq!(d.compiler.as_deref(), Some("dxc 1.8"));

@@ -2,7 +2,7 @@
 
 use dxil_module::{
     BlockData, Body, ConstData, ConstKey, FuncId, Function, GlobalId, GlobalVar, InstData, InstId,
-    InstKind, MdData, MdId, Module, NamedMd, PoolRange, TypeData, TypeId, Value,
+    InstKind, MdData, MdId, Module, PoolRange, TypeData, TypeId, Value,
 };
 
 pub(crate) struct Builder {
@@ -80,10 +80,7 @@ impl Builder {
     }
 
     pub fn named(&mut self, name: &str, ops: &[MdId]) {
-        self.m.metadata.named.push(NamedMd {
-            name: name.to_string().into(),
-            operands: ops.to_vec(),
-        });
+        self.m.metadata.push_named(name.to_string(), ops);
     }
 
     /// `!dx.version`, `!dx.valver` and `!dx.shaderModel` for `stage_major_minor`.

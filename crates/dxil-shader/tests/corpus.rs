@@ -688,8 +688,10 @@ fn mutated_metadata_never_panics() {
                         }
                     }
                     _ => {
-                        for n in &mut m.metadata.named {
-                            if let Some(o) = n.operands.first_mut() {
+                        for i in 0..m.metadata.named.len() {
+                            let r = m.metadata.named[i].operands;
+                            let first = m.metadata.named_ops.get_mut(r.start as usize);
+                            if let Some(o) = first.filter(|_| r.len > 0) {
                                 *o = dxil_module::MdId((next() % (md_len + 2)) as u32);
                             }
                         }

@@ -2,7 +2,7 @@
 //! declared resources).
 
 use std::ffi::CString;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use dxil_container::{Container, FourCC, ShaderKind};
 use dxil_module::Module;
@@ -48,8 +48,25 @@ pub struct Entry {
     pub mangled: CString,
     pub demangled: CString,
     pub stage: abi::ShaderStage,
-    pub inputs: Vec<IoElement>,
-    pub outputs: Vec<IoElement>,
+    /// The entry's index in [`dxil_shader::DxilModule::entry_points`].
+    dxil_entry: usize,
+    /// Inputs and outputs as the stage interface remappers see them, made by the first run that has such a
+    /// remapper: most runs have none, and these copy every element's name and indices.
+    io: OnceLock<[Vec<IoElement>; 2]>,
+}
+
+impl Entry {
+    /// The entry's input and output elements.
+    pub fn io(&self, dm: &dxil_shader::DxilModule) -> &[Vec<IoElement>; 2] {
+        self.io
+            .get_or_init(|| match dm.entry_points.get(self.dxil_entry) {
+                Some(e) => [
+                    io_elements(&e.signatures.inputs),
+                    io_elements(&e.signatures.outputs),
+                ],
+                None => [Vec::new(), Vec::new()],
+            })
+    }
 }
 
 /// A signature element, as the stage interface remappers see it.
@@ -211,13 +228,16 @@ impl ParsedBlob {
                 .map_err(|_| ParseError::Parser(format!("entry point name `{s}` holds a NUL")))
         };
         let mut entries = Vec::new();
-        for e in dm.entry_points.iter().filter(|e| e.function.is_some()) {
+        for (i, e) in dm.entry_points.iter().enumerate() {
+            if e.function.is_none() {
+                continue;
+            }
             entries.push(Entry {
                 mangled: cstr(&e.name)?,
                 demangled: cstr(demangle(&e.name))?,
                 stage: stage_of(e.shader_kind),
-                inputs: io_elements(&e.signatures.inputs),
-                outputs: io_elements(&e.signatures.outputs),
+                dxil_entry: i,
+                io: OnceLock::new(),
             });
         }
         let mut ranges = Vec::new();

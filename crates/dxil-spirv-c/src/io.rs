@@ -42,7 +42,7 @@ pub fn check_interface(
     if let Some(cb) = c.remappers.vertex_input
         && e.stage == s::VERTEX
     {
-        for el in e.inputs.iter().filter(|x| x.user) {
+        for el in e.io(&blob.dxil)[0].iter().filter(|x| x.user) {
             let d3d = abi::D3dVertexInput {
                 semantic: el.semantic.as_ptr(),
                 semantic_index: el.indices.first().copied().unwrap_or(0),
@@ -68,7 +68,7 @@ pub fn check_interface(
     if let Some(cb) = c.remappers.stream_output
         && matches!(e.stage, s::VERTEX | s::GEOMETRY | s::DOMAIN)
     {
-        for el in &e.outputs {
+        for el in &e.io(&blob.dxil)[1] {
             for &index in &el.indices {
                 let d3d = abi::D3dStreamOutput {
                     semantic: el.semantic.as_ptr(),
@@ -91,12 +91,12 @@ pub fn check_interface(
             }
         }
     }
-    for (cb, elements, what) in [
-        (c.remappers.stage_input, &e.inputs, "stage input"),
-        (c.remappers.stage_output, &e.outputs, "stage output"),
+    for (cb, which, what) in [
+        (c.remappers.stage_input, 0, "stage input"),
+        (c.remappers.stage_output, 1, "stage output"),
     ] {
         let Some(cb) = cb else { continue };
-        for el in elements.iter().filter(|x| x.user) {
+        for el in e.io(&blob.dxil)[which].iter().filter(|x| x.user) {
             let d3d = abi::D3dShaderStageIo {
                 semantic: el.semantic.as_ptr(),
                 semantic_index: el.indices.first().copied().unwrap_or(0),

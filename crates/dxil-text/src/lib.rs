@@ -7,13 +7,13 @@
 //! LLVM's comment lines and DXC's notes off; [`write_module`] prints to an `io::Write`.
 //!
 //! ```
-//! use dxil_module::{Module, NamedMd};
+//! use dxil_module::Module;
 //!
 //! let mut module = Module::default();
 //! module.triple = "dxil-ms-dx".into();
 //! let s = module.metadata.push_string(b"dxc");
 //! let node = module.metadata.push_node(false, &[Some(s)]);
-//! module.metadata.named.push(NamedMd { name: "llvm.ident".into(), operands: vec![node] });
+//! module.metadata.push_named("llvm.ident", &[node]);
 //! assert_eq!(
 //!     dxil_text::module_to_string(&module),
 //!     "target triple = \"dxil-ms-dx\"\n\n!llvm.ident = !{!0}\n\n!0 = !{!\"dxc\"}\n"

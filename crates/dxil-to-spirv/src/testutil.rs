@@ -6,7 +6,7 @@
 
 use dxil_module::{
     BlockData, BlockId, Body, FuncId, Function, InstData, InstId, InstKind, MdData, MdId, Module,
-    NamedMd, PoolRange, TypeData, TypeId, Value,
+    PoolRange, TypeData, TypeId, Value,
 };
 use dxil_shader::ops::OpCode;
 
@@ -441,10 +441,7 @@ impl TestModule {
             value: Value::constant(self.m.constants.int(i32, 0)),
         });
         let sm = md.push_node(false, &[Some(cs), Some(six), Some(zero)]);
-        md.named.push(NamedMd {
-            name: "dx.shaderModel".into(),
-            operands: vec![sm],
-        });
+        md.push_named("dx.shaderModel", &[sm]);
         let lists: Vec<Option<MdId>> = self
             .resources
             .iter()
@@ -484,10 +481,7 @@ impl TestModule {
             false,
             &[Some(fval), Some(name), None, Some(res), Some(props)],
         );
-        self.m.metadata.named.push(NamedMd {
-            name: "dx.entryPoints".into(),
-            operands: vec![entry],
-        });
+        self.m.metadata.push_named("dx.entryPoints", &[entry]);
         self.m
     }
 }

@@ -66,6 +66,8 @@ impl Reader<'_> {
             match self.step()? {
                 Next::Block(block_id) => match block_id {
                     block::CONSTANTS => {
+                        // As for the module's constants: sized from the block, which bounds it.
+                        self.m.constants.reserve(self.block_words as usize / 2);
                         self.bs.enter_block()?;
                         self.read_constants(Some(st))?;
                     }

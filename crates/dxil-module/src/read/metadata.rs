@@ -90,11 +90,21 @@ impl Reader<'_> {
                             let name = pending_name
                                 .take()
                                 .ok_or_else(|| self.malformed("NAMED_NODE without a NAME"))?;
-                            let operands = self
-                                .ops
-                                .iter()
-                                .map(|&o| self.md_ref(o, None))
-                                .collect::<Result<Vec<_>>>()?;
+                            if self.m.metadata.named_ops.capacity() == 0 {
+                                // DXC modules have up to about ten named lists of one or two
+                                // operands; growing from 4 would reallocate both twice.
+                                self.m.metadata.named_ops.reserve(16);
+                                self.m.metadata.named.reserve(12);
+                            }
+                            let start = self.m.metadata.named_ops.len();
+                            for i in 0..self.ops.len() {
+                                let id = self.md_ref(self.ops[i], None)?;
+                                self.m.metadata.named_ops.push(id);
+                            }
+                            let operands = PoolRange {
+                                start: start as u32,
+                                len: (self.m.metadata.named_ops.len() - start) as u32,
+                            };
                             self.m.metadata.named.push(NamedMd { name, operands });
                         }
                         6 => {
@@ -223,12 +233,7 @@ impl Reader<'_> {
     pub(super) fn check_metadata(&self) -> Result<()> {
         let n = self.m.metadata.items.len() as u32;
         if self.m.metadata.operands.iter().any(|&o| o > n)
-            || self
-                .m
-                .metadata
-                .named
-                .iter()
-                .any(|nm| nm.operands.iter().any(|o| o.0 >= n))
+            || self.m.metadata.named_ops.iter().any(|o| o.0 >= n)
         {
             return Err(self.malformed("metadata node refers to an undefined metadata id"));
         }

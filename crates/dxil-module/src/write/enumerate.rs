@@ -735,7 +735,7 @@ impl<'m> Enumerator<'m> {
         }
         self.types.enumerate(self.md_ty);
         for nm in &m.metadata.named {
-            for &op in &nm.operands {
+            for &op in m.metadata.named_operands(nm) {
                 let r = self.mds.rep_of(op)?;
                 if !matches!(self.mds.norm(r), NMd::Node { .. }) {
                     return Err(invalid(format!(

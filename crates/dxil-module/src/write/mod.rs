@@ -982,7 +982,7 @@ impl<'m> Writer<'m, '_> {
         for nm in &m.metadata.named {
             self.vals.extend(nm.name.bytes().map(u64::from));
             self.record(4, name)?;
-            for &op in &nm.operands {
+            for &op in m.metadata.named_operands(nm) {
                 let r = self.e.mds.rep_of(op)?;
                 self.vals.push(u64::from(self.e.md_id(r)?));
             }

@@ -184,7 +184,12 @@ pub fn dump(m: &Module) -> String {
         }
     }
     for nm in &m.metadata.named {
-        let ops: Vec<String> = nm.operands.iter().map(|&o| d.md(o)).collect();
+        let ops: Vec<String> = m
+            .metadata
+            .named_operands(nm)
+            .iter()
+            .map(|&o| d.md(o))
+            .collect();
         let _ = writeln!(s, "!{} = {}", nm.name, ops.join(", "));
     }
     let mut kinds: Vec<(u32, String)> = m

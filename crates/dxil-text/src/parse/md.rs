@@ -9,8 +9,7 @@ use std::borrow::Cow;
 
 use dxil_module::metadata::{LLVM_FIXED_KINDS as FIXED_KINDS, MdKind};
 use dxil_module::{
-    Attribute, ConstData, FUNCTION_SLOT, InstKind, MdData, MdId, NamedMd, PoolRange, TypeId, Value,
-    ValueRef,
+    Attribute, ConstData, FUNCTION_SLOT, InstKind, MdData, MdId, PoolRange, TypeId, Value, ValueRef,
 };
 
 use super::lexer::{Tok, Token};
@@ -332,13 +331,7 @@ impl<'a> Parser<'a> {
                 self.expect(Tok::Comma, "',' or '}'")?;
             }
         }
-        match self.m.metadata.named.iter_mut().find(|n| n.name == name) {
-            Some(existing) => existing.operands.extend(operands),
-            None => self.m.metadata.named.push(NamedMd {
-                name: name.into(),
-                operands,
-            }),
-        }
+        self.m.metadata.extend_named(&name, &operands);
         Ok(())
     }
 

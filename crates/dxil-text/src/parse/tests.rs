@@ -724,7 +724,7 @@ fn numbers_from_the_text_size_nothing() {
     assert!(err("!n = !{!99999}\n").message.contains("too large"));
     // Large numbers that fit the text are kept sparsely.
     let far = format!("!n = !{{!70000}}\n!70000 = !{{}}\n{}", " ".repeat(70_000));
-    assert_eq!(parse(&far).metadata.named[0].operands.len(), 1);
+    assert_eq!(parse(&far).metadata.named[0].operands.len, 1);
     let e = err(&format!("!n = !{{!70001}}\n{}", " ".repeat(70_000)));
     assert!(
         e.message.contains("undefined metadata '!70001'"),

@@ -163,7 +163,7 @@ impl MdSlots {
         };
         let md = &m.metadata;
         for nmd in &md.named {
-            for &op in &nmd.operands {
+            for &op in md.named_operands(nmd) {
                 s.create(md, op);
             }
         }
@@ -260,7 +260,7 @@ impl MdSlots {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dxil_module::{Attachment, MdKind, NamedMd, PoolRange};
+    use dxil_module::{Attachment, MdKind, PoolRange};
 
     #[test]
     fn named_operands_are_numbered_depth_first_before_function_attachments() {
@@ -272,14 +272,8 @@ mod tests {
         let other = md.push_node(true, &[]); // 3
         let top = md.push_node(false, &[Some(mid), Some(other), Some(leaf)]); // 4
         let att = md.push_node(false, &[Some(other)]); // 5
-        md.named.push(NamedMd {
-            name: "a".into(),
-            operands: vec![top],
-        });
-        md.named.push(NamedMd {
-            name: "b".into(),
-            operands: vec![leaf],
-        });
+        md.push_named("a", &[top]);
+        md.push_named("b", &[leaf]);
         md.kinds.push(MdKind::new(0, b"dbg"));
         let body = dxil_module::Body {
             blocks: vec![dxil_module::BlockData { start: 0, end: 1 }],
@@ -322,10 +316,7 @@ mod tests {
             distinct: true,
             operands: PoolRange { start: 2, len: 1 },
         });
-        md.named.push(NamedMd {
-            name: "n".into(),
-            operands: vec![MdId(1)],
-        });
+        md.push_named("n", &[MdId(1)]);
         let m = Module {
             metadata: md,
             ..Default::default()

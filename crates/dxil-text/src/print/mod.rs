@@ -418,7 +418,7 @@ impl<'m, 'o, W: Write + ?Sized> Printer<'m, 'o, W> {
             self.s("!")?;
             write_metadata_identifier(self.out, &nmd.name)?;
             self.s(" = !{")?;
-            for (i, op) in nmd.operands.iter().enumerate() {
+            for (i, op) in m.metadata.named_operands(nmd).iter().enumerate() {
                 if i > 0 {
                     self.s(", ")?;
                 }

@@ -5,8 +5,8 @@ use dxil_module::inst::fast_math;
 use dxil_module::{
     AttrGroup, AttrListId, Attribute, BinOp, BlockData, BlockId, Body, CastOp, ConstData, Constant,
     DebugLoc, FUNCTION_SLOT, FuncId, Function, GlobalId, GlobalVar, InstData, InstId, InstKind,
-    LocalName, MdData, MdId, MdKind, Module, NamedMd, Ordering, PoolRange, Predicate, RmwOp,
-    SyncScope, TypeData, TypeId, Value,
+    LocalName, MdData, MdId, MdKind, Module, Ordering, PoolRange, Predicate, RmwOp, SyncScope,
+    TypeData, TypeId, Value,
 };
 
 use super::{PrintOptions, print_module_with};
@@ -242,14 +242,8 @@ fn module_layout_types_globals_declarations_attributes_and_metadata() {
         false,
         &[Some(zero), Some(res), Some(empty), None, Some(inner)],
     );
-    b.m.metadata.named.push(NamedMd {
-        name: "dx.resources".into(),
-        operands: vec![top],
-    });
-    b.m.metadata.named.push(NamedMd {
-        name: "weird name".into(),
-        operands: vec![inner, top],
-    });
+    b.m.metadata.push_named("dx.resources", &[top]);
+    b.m.metadata.push_named("weird name", &[inner, top]);
 
     let expected = r#"target datalayout = "e-m:e-p:32:32"
 target triple = "dxil-ms-dx"
@@ -906,10 +900,7 @@ fn type_finder_order_numbered_structs_and_quoted_names() {
     let u = b.c(late_ptr, ConstData::Undef);
     let mv = b.md_value(late_ptr, u);
     let n = b.node(false, &[Some(mv)]);
-    b.m.metadata.named.push(NamedMd {
-        name: "n".into(),
-        operands: vec![n],
-    });
+    b.m.metadata.push_named("n", &[n]);
     let _ = outer_ptr;
     let expected = r#"
 %0 = type { i32 }
@@ -1409,10 +1400,10 @@ fn malformed_models_print_without_panicking() {
         distinct: true,
         operands: PoolRange { start: 50, len: 50 },
     });
-    b.m.metadata.named.push(NamedMd {
-        name: String::new().into(),
-        operands: vec![MdId(0), MdId(1), MdId(2), MdId(3), MdId(900)],
-    });
+    b.m.metadata.push_named(
+        String::new(),
+        &[MdId(0), MdId(1), MdId(2), MdId(3), MdId(900)],
+    );
     // A body whose blocks, names, operands and attachments point anywhere.
     let fty = b.fn_ty(void, vec![i32], false);
     let mut f = F::default();

@@ -400,7 +400,7 @@ pub(crate) fn find_struct_types(m: &Module, kinds: &Kinds<'_>) -> Vec<TypeId> {
         }
     }
     for nmd in &m.metadata.named {
-        for &op in &nmd.operands {
+        for &op in m.metadata.named_operands(nmd) {
             f.md(op);
             if f.remaining == 0 {
                 return f.structs;
