@@ -11,6 +11,10 @@ use crate::error::{Error, Invalid};
 
 impl<'a> Ctx<'a> {
     pub(super) fn verify_types(&mut self, body: &Body) -> Result<(), Error> {
+        let t = Typing {
+            m: self.m,
+            func: self.func_of(self.entry.function),
+        };
         for bb in 0..body.blocks.len() {
             self.at_block = bb as u32;
             for i in body.block_insts(dxil_module::BlockId(bb as u32)) {
@@ -18,25 +22,12 @@ impl<'a> Ctx<'a> {
                 let Some(d) = body.insts.get(i as usize) else {
                     return Err(self.invalid(Invalid::range("instruction index out of range")));
                 };
-                if let Some(what) = self.type_error(body, d) {
+                if let Some(what) = t.type_error(body, d) {
                     return Err(self.invalid(Invalid::ty(format!("ill-typed instruction: {what}"))));
                 }
             }
         }
         self.verify_dx_op_classes()
-    }
-
-    /// Why `d` is ill-typed, if it is, by LLVM's typing rules: one check per instruction
-    /// family, each `None` for the opcodes it does not cover.
-    fn type_error(&self, body: &Body, d: &InstData) -> Option<String> {
-        let t = Typing {
-            m: self.m,
-            func: self.func_of(self.entry.function),
-        };
-        t.arithmetic(d)
-            .or_else(|| t.control(body, d))
-            .or_else(|| t.aggregate(body, d))
-            .or_else(|| t.memory_or_call(body, d))
     }
 
     /// Each `dx.op` call's opcode must belong to the class its callee's name says (dxil-shader's table), so that
@@ -72,6 +63,30 @@ struct Typing<'m> {
 }
 
 impl Typing<'_> {
+    /// Why `d` is ill-typed, if it is, by LLVM's typing rules: the check of its instruction
+    /// family (dispatched once here, so that other instructions cost one match).
+    #[inline]
+    fn type_error(&self, body: &Body, d: &InstData) -> Option<String> {
+        match d.kind {
+            InstKind::Binary { .. }
+            | InstKind::Cmp { .. }
+            | InstKind::Select { .. }
+            | InstKind::Cast { .. } => self.arithmetic(d),
+            InstKind::Phi { .. } | InstKind::CondBr { .. } | InstKind::Switch { .. } => {
+                self.control(body, d)
+            }
+            InstKind::ExtractValue { .. }
+            | InstKind::InsertValue { .. }
+            | InstKind::ExtractElement { .. }
+            | InstKind::InsertElement { .. } => self.aggregate(body, d),
+            InstKind::Load { .. }
+            | InstKind::Store { .. }
+            | InstKind::Gep { .. }
+            | InstKind::Call { .. } => self.memory_or_call(body, d),
+            _ => None,
+        }
+    }
+
     fn vt(&self, v: Value) -> Option<TypeId> {
         self.m.value_type(self.func, v)
     }
@@ -100,6 +115,7 @@ impl Typing<'_> {
     }
 
     /// Binary operators, comparisons, selects and casts.
+    #[inline]
     fn arithmetic(&self, d: &InstData) -> Option<String> {
         let (tys, ty) = (&self.m.types, d.ty);
         let vt = |v| self.vt(v);
@@ -174,6 +190,7 @@ impl Typing<'_> {
     }
 
     /// Phis, conditional branches and switches.
+    #[inline]
     fn control(&self, body: &Body, d: &InstData) -> Option<String> {
         let (tys, ty) = (&self.m.types, d.ty);
         let vt = |v| self.vt(v);
@@ -203,6 +220,7 @@ impl Typing<'_> {
     }
 
     /// Element and member extraction and insertion.
+    #[inline]
     fn aggregate(&self, body: &Body, d: &InstData) -> Option<String> {
         let (tys, ty) = (&self.m.types, d.ty);
         let vt = |v| self.vt(v);
@@ -259,6 +277,7 @@ impl Typing<'_> {
     }
 
     /// Loads, stores, GEPs and calls against the callee's declared type.
+    #[inline]
     fn memory_or_call(&self, body: &Body, d: &InstData) -> Option<String> {
         let (m, tys, ty) = (self.m, &self.m.types, d.ty);
         let vt = |v| self.vt(v);
