@@ -352,8 +352,9 @@ fn top_level_errors() {
     );
 }
 
+/// Unknown keys, the register (`bind`) and the register space.
 #[test]
-fn resource_errors() {
+fn resource_key_register_and_space_errors() {
     let res = |body: &str| v1(&format!("[[resource]]\n{body}"));
     check(
         err(&raw_u0("").replace("kind", "knid")),
@@ -405,6 +406,12 @@ fn resource_errors() {
         "resource[0].space",
         "-1",
     );
+}
+
+/// The resource kind.
+#[test]
+fn resource_kind_errors() {
+    let res = |body: &str| v1(&format!("[[resource]]\n{body}"));
     check(
         err(&res("bind = \"u0\"\nsize = 4\ninit = \"zero\"\n")),
         missing,
@@ -435,6 +442,12 @@ fn resource_errors() {
         "resource[0].kind",
         "t register",
     );
+}
+
+/// Structured strides and typed formats, each only where its kind takes it.
+#[test]
+fn resource_stride_and_format_errors() {
+    let res = |body: &str| v1(&format!("[[resource]]\n{body}"));
     check(
         err(&res(
             "bind = \"u0\"\nkind = \"structured\"\nsize = 4\ninit = \"zero\"\n",
@@ -523,6 +536,12 @@ fn resource_errors() {
         "resource[0].stride",
         "does not apply",
     );
+}
+
+/// Sizes (bounded) and the required initial contents.
+#[test]
+fn resource_size_and_init_errors() {
+    let res = |body: &str| v1(&format!("[[resource]]\n{body}"));
     check(
         err(&res("bind = \"u0\"\nkind = \"raw\"\ninit = \"zero\"\n")),
         missing,
