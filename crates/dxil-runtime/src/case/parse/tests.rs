@@ -1143,10 +1143,10 @@ fn memory_errors() {
     );
 }
 
+/// Size, slot (in range, written once), type, dimension and memory of a view.
 #[test]
-fn view_errors() {
+fn view_slot_type_and_memory_errors() {
     let view = |body: &str| v2_memory(&format!("[[view]]\n{body}"));
-    let at = "view[0]";
     check(
         err(&view(
             "slot = 0\ntype = \"srv\"\nmemory = \"m\"\nraw = true\nnum_elements = 1\nsize = 4\n",
@@ -1212,6 +1212,21 @@ fn view_errors() {
         "null view takes no memory",
     );
     check(
+        err(&v2_memory(
+            "[[view]]\nslot = 3\ntype = \"null-srv\"\nraw = true\n[[view]]\nslot = 3\ntype = \"null-uav\"\nraw = true\n",
+        )),
+        invalid,
+        "view[1].slot",
+        "already written by view[0]",
+    );
+}
+
+/// A buffer view's shape: exactly one of raw, stride or format, each of the right type.
+#[test]
+fn view_shape_errors() {
+    let view = |body: &str| v2_memory(&format!("[[view]]\n{body}"));
+    let at = "view[0]";
+    check(
         err(&view(
             "slot = 0\ntype = \"srv\"\nmemory = \"m\"\nnum_elements = 1\n",
         )),
@@ -1259,6 +1274,13 @@ fn view_errors() {
         "view[0].format",
         "constant buffer view",
     );
+}
+
+/// A view's element window: counts, offsets and alignment, inside its memory.
+#[test]
+fn view_window_errors() {
+    let view = |body: &str| v2_memory(&format!("[[view]]\n{body}"));
+    let at = "view[0]";
     check(
         err(&view(
             "slot = 0\ntype = \"cbv\"\nmemory = \"m\"\nfirst_element = 4\nnum_elements = 256\n",
@@ -1327,6 +1349,12 @@ fn view_errors() {
     ok(&v2_memory(
         "[[memory]]\nname = \"c\"\nsize = 100\ninit = \"zero\"\n[[view]]\nslot = 0\ntype = \"cbv\"\nmemory = \"c\"\nnum_elements = 256\n",
     ));
+}
+
+/// UAV counters: only on raw or structured UAVs, with an offset inside their memory.
+#[test]
+fn view_counter_errors() {
+    let view = |body: &str| v2_memory(&format!("[[view]]\n{body}"));
     check(
         err(&view(
             "slot = 0\ntype = \"srv\"\nmemory = \"m\"\nstride = 4\nnum_elements = 1\ncounter = \"m\"\n",
@@ -1374,14 +1402,6 @@ fn view_errors() {
         invalid,
         "view[0].counter",
         "no memory is named `q`",
-    );
-    check(
-        err(&v2_memory(
-            "[[view]]\nslot = 3\ntype = \"null-srv\"\nraw = true\n[[view]]\nslot = 3\ntype = \"null-uav\"\nraw = true\n",
-        )),
-        invalid,
-        "view[1].slot",
-        "already written by view[0]",
     );
 }
 
