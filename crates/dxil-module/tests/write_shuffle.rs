@@ -145,122 +145,11 @@ fn shuffle(m: &Module, seed: u64) -> Module {
         mds: mids,
     };
 
-    let mut types = Types::new();
-    for d in new_types {
-        let d = match d {
-            TypeData::Pointer {
-                pointee,
-                address_space,
-            } => TypeData::Pointer {
-                pointee: s.ty(pointee),
-                address_space,
-            },
-            TypeData::Array { len, elem } => TypeData::Array {
-                len,
-                elem: s.ty(elem),
-            },
-            TypeData::Vector { len, elem } => TypeData::Vector {
-                len,
-                elem: s.ty(elem),
-            },
-            TypeData::Struct {
-                name,
-                packed,
-                opaque,
-                elems,
-            } => TypeData::Struct {
-                name,
-                packed,
-                opaque,
-                elems: elems.into_iter().map(|e| s.ty(e)).collect(),
-            },
-            TypeData::Function {
-                vararg,
-                ret,
-                params,
-            } => TypeData::Function {
-                vararg,
-                ret: s.ty(ret),
-                params: params.into_iter().map(|p| s.ty(p)).collect(),
-            },
-            other => other,
-        };
-        types.push(d);
-    }
-    out.types = types;
+    out.types = remap_types(&mut s, new_types);
 
-    let mut consts = Constants::default();
-    consts.values = m.constants.values.iter().map(|&v| s.value(v)).collect();
-    consts.words = m.constants.words.clone();
-    consts.bytes = m.constants.bytes.clone();
-    for c in new_consts {
-        let data = match c.data {
-            ConstData::Cast { op, value } => ConstData::Cast {
-                op,
-                value: s.value(value),
-            },
-            ConstData::Binary {
-                op,
-                flags,
-                lhs,
-                rhs,
-            } => ConstData::Binary {
-                op,
-                flags,
-                lhs: s.value(lhs),
-                rhs: s.value(rhs),
-            },
-            ConstData::Cmp { pred, lhs, rhs } => ConstData::Cmp {
-                pred,
-                lhs: s.value(lhs),
-                rhs: s.value(rhs),
-            },
-            ConstData::Gep {
-                inbounds,
-                source_ty,
-                operands,
-            } => ConstData::Gep {
-                inbounds,
-                source_ty: source_ty.map(|t| s.ty(t)),
-                operands,
-            },
-            other => other,
-        };
-        consts.push(Constant {
-            ty: s.ty(c.ty),
-            data,
-        });
-    }
-    out.constants = consts;
+    out.constants = remap_constants(&mut s, m, new_consts);
 
-    let mut md = Metadata {
-        items: Vec::with_capacity(new_items.len()),
-        bytes: m.metadata.bytes.clone(),
-        operands: m
-            .metadata
-            .operands
-            .iter()
-            .map(|&o| if o == 0 { 0 } else { s.md(MdId(o - 1)).0 + 1 })
-            .collect(),
-        raw: m.metadata.raw.clone(),
-        named: m.metadata.named.clone(),
-        named_ops: m.metadata.named_ops.clone(),
-        kinds: m.metadata.kinds.clone(),
-    };
-    for item in new_items {
-        md.items.push(match item {
-            MdData::Value { ty, value } => MdData::Value {
-                ty: s.ty(ty),
-                value: s.value(value),
-            },
-            other => other,
-        });
-    }
-    for o in &mut md.named_ops {
-        *o = s.md(*o);
-    }
-    md.kinds.reverse();
-    out.metadata = md;
+    out.metadata = remap_metadata(&mut s, m, new_items);
 
     // Attribute groups get new ids; lists are permuted and duplicated.
     let gperm = s.rng.permutation(m.attr_groups.len());
@@ -311,6 +200,133 @@ fn shuffle(m: &Module, seed: u64) -> Module {
         }
     }
     out
+}
+
+/// The shuffled type table, its members' references remapped.
+fn remap_types(s: &mut Shuffler, new_types: Vec<TypeData>) -> Types {
+    let mut types = Types::new();
+    for d in new_types {
+        let d = match d {
+            TypeData::Pointer {
+                pointee,
+                address_space,
+            } => TypeData::Pointer {
+                pointee: s.ty(pointee),
+                address_space,
+            },
+            TypeData::Array { len, elem } => TypeData::Array {
+                len,
+                elem: s.ty(elem),
+            },
+            TypeData::Vector { len, elem } => TypeData::Vector {
+                len,
+                elem: s.ty(elem),
+            },
+            TypeData::Struct {
+                name,
+                packed,
+                opaque,
+                elems,
+            } => TypeData::Struct {
+                name,
+                packed,
+                opaque,
+                elems: elems.into_iter().map(|e| s.ty(e)).collect(),
+            },
+            TypeData::Function {
+                vararg,
+                ret,
+                params,
+            } => TypeData::Function {
+                vararg,
+                ret: s.ty(ret),
+                params: params.into_iter().map(|p| s.ty(p)).collect(),
+            },
+            other => other,
+        };
+        types.push(d);
+    }
+    types
+}
+
+/// The shuffled constant table, its operands and types remapped (the pools keep their order).
+fn remap_constants(s: &mut Shuffler, m: &Module, new_consts: Vec<Constant>) -> Constants {
+    let mut consts = Constants::default();
+    consts.values = m.constants.values.iter().map(|&v| s.value(v)).collect();
+    consts.words = m.constants.words.clone();
+    consts.bytes = m.constants.bytes.clone();
+    for c in new_consts {
+        let data = match c.data {
+            ConstData::Cast { op, value } => ConstData::Cast {
+                op,
+                value: s.value(value),
+            },
+            ConstData::Binary {
+                op,
+                flags,
+                lhs,
+                rhs,
+            } => ConstData::Binary {
+                op,
+                flags,
+                lhs: s.value(lhs),
+                rhs: s.value(rhs),
+            },
+            ConstData::Cmp { pred, lhs, rhs } => ConstData::Cmp {
+                pred,
+                lhs: s.value(lhs),
+                rhs: s.value(rhs),
+            },
+            ConstData::Gep {
+                inbounds,
+                source_ty,
+                operands,
+            } => ConstData::Gep {
+                inbounds,
+                source_ty: source_ty.map(|t| s.ty(t)),
+                operands,
+            },
+            other => other,
+        };
+        consts.push(Constant {
+            ty: s.ty(c.ty),
+            data,
+        });
+    }
+    consts
+}
+
+/// The shuffled metadata items, their operands, named nodes' operands and values remapped and
+/// the kind list reversed.
+fn remap_metadata(s: &mut Shuffler, m: &Module, new_items: Vec<MdData>) -> Metadata {
+    let mut md = Metadata {
+        items: Vec::with_capacity(new_items.len()),
+        bytes: m.metadata.bytes.clone(),
+        operands: m
+            .metadata
+            .operands
+            .iter()
+            .map(|&o| if o == 0 { 0 } else { s.md(MdId(o - 1)).0 + 1 })
+            .collect(),
+        raw: m.metadata.raw.clone(),
+        named: m.metadata.named.clone(),
+        named_ops: m.metadata.named_ops.clone(),
+        kinds: m.metadata.kinds.clone(),
+    };
+    for item in new_items {
+        md.items.push(match item {
+            MdData::Value { ty, value } => MdData::Value {
+                ty: s.ty(ty),
+                value: s.value(value),
+            },
+            other => other,
+        });
+    }
+    for o in &mut md.named_ops {
+        *o = s.md(*o);
+    }
+    md.kinds.reverse();
+    md
 }
 
 fn remap_body(

@@ -13,9 +13,10 @@ use std::fmt::Write as _;
 
 pub use dxil_rootsig::contract::*;
 use dxil_rootsig::{
-    DescriptorType, DeviceLimits, HeapType, HeapView, LayoutOptions, ParameterLayout,
-    PipelineLayout, RangeType, RegisterClass, RootBlockStorage, RootParameterKind, RootSignature,
-    SetBinding, SetPurpose, ShaderVisibility, UNBOUNDED,
+    DescriptorSetLayout, DescriptorSetLayoutBinding, DescriptorType, DeviceLimits, HeapType,
+    HeapView, LayoutOptions, ParameterLayout, PipelineLayout, RangeType, RegisterClass,
+    RootBlockStorage, RootParameter, RootParameterKind, RootSignature, SetBinding, SetPurpose,
+    ShaderVisibility, UNBOUNDED,
 };
 use serde::Serialize;
 
@@ -70,9 +71,15 @@ impl DerivedLayout {
     }
 
     fn write_explanation(&self, out: &mut String) -> std::fmt::Result {
+        self.write_header(out)?;
+        self.write_sets(out)?;
+        self.write_root_block(out)?;
+        self.write_heap_views(out)
+    }
+
+    /// The root signature in one line and the device limits the layout was computed for.
+    fn write_header(&self, out: &mut String) -> std::fmt::Result {
         let rs = &self.root_signature;
-        let l = &self.layout;
-        let c = &self.contract;
         let flags = rs.flags.names();
         writeln!(
             out,
@@ -98,6 +105,12 @@ impl DerivedLayout {
             yes_no(d.buffer_device_address),
             yes_no(d.uniform_buffer_heap),
         )?;
+        Ok(())
+    }
+
+    /// Every descriptor set layout: its purpose, then each binding with its role and flags.
+    fn write_sets(&self, out: &mut String) -> std::fmt::Result {
+        let l = &self.layout;
         writeln!(out, "\ndescriptor sets ({}):", l.set_layouts.len())?;
         for set in &l.set_layouts {
             let purpose = match set.purpose {
@@ -140,40 +153,7 @@ impl DerivedLayout {
                 } else {
                     short_type(b.descriptor_type).to_string()
                 };
-                let mut what = String::new();
-                if l.heap.uav_counters == Some(SetBinding {
-                    set: set.set,
-                    binding: b.binding,
-                }) {
-                    what = " UAV counter addresses (uvec2 per heap slot)".into();
-                } else if l.heap.offset_buffer
-                    == Some(SetBinding {
-                        set: set.set,
-                        binding: b.binding,
-                    })
-                {
-                    what = " offset buffer (2 x uvec2 per heap slot)".into();
-                } else if let Some(i) = b.immutable_sampler {
-                    what = format!(" immutable: static sampler [{i}]");
-                    if let Some(s) = usize::try_from(i).ok().and_then(|i| rs.static_samplers.get(i))
-                    {
-                        what.push_str(&format!(
-                            " s{} space{} {}",
-                            s.shader_register,
-                            s.register_space,
-                            s.filter.d3d_name()
-                        ));
-                    }
-                } else if let RootBlockStorage::UniformBuffer(sb) = l.root_block.storage
-                    && sb.set == set.set
-                    && sb.binding == b.binding
-                {
-                    what = " spilled root block".into();
-                } else if let Some(p) = l.parameters.iter().position(|p| {
-                    matches!(p, ParameterLayout::RootDescriptor { set: s, binding: bb, .. } if *s == set.set && *bb == b.binding)
-                }) {
-                    what = format!(" root parameter [{p}]");
-                }
+                let what = self.binding_role(set, b);
                 let mut flags = Vec::new();
                 if b.flags.update_after_bind {
                     flags.push("update-after-bind");
@@ -200,6 +180,55 @@ impl DerivedLayout {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// What a binding holds beyond its type (UAV counters, offset buffer, static sampler,
+    /// spilled root block, root descriptor), with a leading space; empty for heap arrays.
+    fn binding_role(&self, set: &DescriptorSetLayout, b: &DescriptorSetLayoutBinding) -> String {
+        let rs = &self.root_signature;
+        let l = &self.layout;
+        let mut what = String::new();
+        if l.heap.uav_counters == Some(SetBinding {
+            set: set.set,
+            binding: b.binding,
+        }) {
+            what = " UAV counter addresses (uvec2 per heap slot)".into();
+        } else if l.heap.offset_buffer
+            == Some(SetBinding {
+                set: set.set,
+                binding: b.binding,
+            })
+        {
+            what = " offset buffer (2 x uvec2 per heap slot)".into();
+        } else if let Some(i) = b.immutable_sampler {
+            what = format!(" immutable: static sampler [{i}]");
+            if let Some(s) = usize::try_from(i).ok().and_then(|i| rs.static_samplers.get(i))
+            {
+                what.push_str(&format!(
+                    " s{} space{} {}",
+                    s.shader_register,
+                    s.register_space,
+                    s.filter.d3d_name()
+                ));
+            }
+        } else if let RootBlockStorage::UniformBuffer(sb) = l.root_block.storage
+            && sb.set == set.set
+            && sb.binding == b.binding
+        {
+            what = " spilled root block".into();
+        } else if let Some(p) = l.parameters.iter().position(|p| {
+            matches!(p, ParameterLayout::RootDescriptor { set: s, binding: bb, .. } if *s == set.set && *bb == b.binding)
+        }) {
+            what = format!(" root parameter [{p}]");
+        }
+        what
+    }
+
+    /// The root block: where it lives and what each root parameter occupies in it.
+    fn write_root_block(&self, out: &mut String) -> std::fmt::Result {
+        let rs = &self.root_signature;
+        let c = &self.contract;
         let block = &c.root_block;
         let location = match block.location {
             RootBlockLocation::Empty => "nothing visible to compute".to_string(),
@@ -216,104 +245,122 @@ impl DerivedLayout {
             block.size_in_bytes
         )?;
         for (i, (p, pc)) in rs.parameters.iter().zip(&c.parameters).enumerate() {
-            let vis = if p.shader_visibility == ShaderVisibility::All {
-                String::new()
-            } else {
-                format!(
-                    " (visibility {}, not compute)",
-                    p.shader_visibility.d3d_name()
-                )
-            };
-            match (&p.kind, pc) {
-                (
-                    RootParameterKind::DescriptorTable(_),
-                    ParameterContract::Table {
-                        offset_in_block,
-                        heap,
-                        ranges,
-                        ..
-                    },
-                ) => {
+            self.write_parameter(out, i, p, pc)?;
+        }
+        Ok(())
+    }
+
+    /// One root parameter: its part of the root block, or where its descriptor is bound.
+    fn write_parameter(
+        &self,
+        out: &mut String,
+        i: usize,
+        p: &RootParameter,
+        pc: &ParameterContract,
+    ) -> std::fmt::Result {
+        let vis = if p.shader_visibility == ShaderVisibility::All {
+            String::new()
+        } else {
+            format!(
+                " (visibility {}, not compute)",
+                p.shader_visibility.d3d_name()
+            )
+        };
+        match (&p.kind, pc) {
+            (
+                RootParameterKind::DescriptorTable(_),
+                ParameterContract::Table {
+                    offset_in_block,
+                    heap,
+                    ranges,
+                    ..
+                },
+            ) => {
+                writeln!(
+                    out,
+                    "  [{i}] table: slot word at byte {offset_in_block} ({} heap){vis}",
+                    match heap {
+                        HeapType::Sampler => "sampler",
+                        HeapType::CbvSrvUav => "CBV/SRV/UAV",
+                    }
+                )?;
+                for r in ranges {
+                    let count = if r.num_descriptors == UNBOUNDED {
+                        "unbounded".to_string()
+                    } else {
+                        format!("x{}", r.num_descriptors)
+                    };
                     writeln!(
                         out,
-                        "  [{i}] table: slot word at byte {offset_in_block} ({} heap){vis}",
-                        match heap {
-                            HeapType::Sampler => "sampler",
-                            HeapType::CbvSrvUav => "CBV/SRV/UAV",
-                        }
+                        "      {}{} space{} {count} at table offset {}",
+                        r.range_type.register_letter(),
+                        r.base_shader_register,
+                        r.register_space,
+                        r.offset_in_table
                     )?;
-                    for r in ranges {
-                        let count = if r.num_descriptors == UNBOUNDED {
-                            "unbounded".to_string()
-                        } else {
-                            format!("x{}", r.num_descriptors)
-                        };
-                        writeln!(
-                            out,
-                            "      {}{} space{} {count} at table offset {}",
-                            r.range_type.register_letter(),
-                            r.base_shader_register,
-                            r.register_space,
-                            r.offset_in_table
-                        )?;
-                    }
                 }
-                (
-                    RootParameterKind::Constants(k),
-                    ParameterContract::Constants {
-                        offset_in_block,
-                        count,
-                        ..
-                    },
-                ) => writeln!(
-                    out,
-                    "  [{i}] root constants b{} space{}: {count} word(s) at bytes {offset_in_block}..{}{vis}",
-                    k.shader_register,
-                    k.register_space,
-                    offset_in_block + 4 * count
-                )?,
-                (
-                    kind,
-                    ParameterContract::Address {
-                        offset_in_block, ..
-                    },
-                ) => {
-                    if let Some((class, d)) = kind.root_descriptor() {
-                        writeln!(
-                            out,
-                            "  [{i}] root {} {}{} space{}: 64-bit address at bytes {offset_in_block}..{}{vis}",
-                            class_name(class),
-                            class.register_letter(),
-                            d.shader_register,
-                            d.register_space,
-                            offset_in_block + 8
-                        )?;
-                    }
-                }
-                (
-                    kind,
-                    ParameterContract::Descriptor {
-                        set,
-                        binding,
-                        descriptor_type,
-                        ..
-                    },
-                ) => {
-                    if let Some((class, d)) = kind.root_descriptor() {
-                        writeln!(
-                            out,
-                            "  [{i}] root {} {}{} space{}: {} at set {set}, binding {binding}{vis}",
-                            class_name(class),
-                            class.register_letter(),
-                            d.shader_register,
-                            d.register_space,
-                            short_type(*descriptor_type)
-                        )?;
-                    }
-                }
-                _ => writeln!(out, "  [{i}] (layout does not match the parameter)")?,
             }
+            (
+                RootParameterKind::Constants(k),
+                ParameterContract::Constants {
+                    offset_in_block,
+                    count,
+                    ..
+                },
+            ) => writeln!(
+                out,
+                "  [{i}] root constants b{} space{}: {count} word(s) at bytes {offset_in_block}..{}{vis}",
+                k.shader_register,
+                k.register_space,
+                offset_in_block + 4 * count
+            )?,
+            (
+                kind,
+                ParameterContract::Address {
+                    offset_in_block, ..
+                },
+            ) => {
+                if let Some((class, d)) = kind.root_descriptor() {
+                    writeln!(
+                        out,
+                        "  [{i}] root {} {}{} space{}: 64-bit address at bytes {offset_in_block}..{}{vis}",
+                        class_name(class),
+                        class.register_letter(),
+                        d.shader_register,
+                        d.register_space,
+                        offset_in_block + 8
+                    )?;
+                }
+            }
+            (
+                kind,
+                ParameterContract::Descriptor {
+                    set,
+                    binding,
+                    descriptor_type,
+                    ..
+                },
+            ) => {
+                if let Some((class, d)) = kind.root_descriptor() {
+                    writeln!(
+                        out,
+                        "  [{i}] root {} {}{} space{}: {} at set {set}, binding {binding}{vis}",
+                        class_name(class),
+                        class.register_letter(),
+                        d.shader_register,
+                        d.register_space,
+                        short_type(*descriptor_type)
+                    )?;
+                }
+            }
+            _ => writeln!(out, "  [{i}] (layout does not match the parameter)")?,
         }
+        Ok(())
+    }
+
+    /// The heap arrays a shader indexes with heap slots, and the UAV counter buffer.
+    fn write_heap_views(&self, out: &mut String) -> std::fmt::Result {
+        let c = &self.contract;
         writeln!(out, "\nheap views (element i = heap slot i):")?;
         for a in &c.heap_arrays {
             writeln!(

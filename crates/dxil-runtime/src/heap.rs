@@ -308,52 +308,11 @@ fn plan_view(
     if view.ty.is_null() && !limits.null_descriptor {
         return Err("null views need the device's nullDescriptor feature".into());
     }
-    let memory_size = |m: usize| heap.memories.get(m).map_or(0, |m| m.size);
     let slot = view.slot;
     let is_uav = matches!(view.ty, ViewType::Uav | ViewType::NullUav);
 
     if matches!(view.ty, ViewType::Cbv | ViewType::NullCbv) {
-        let array = contract
-            .heap_array(HeapView::Cbv)
-            .ok_or("the layout has no CBV array")?;
-        let span = match view.memory {
-            None => None,
-            Some(memory) => {
-                let offset = view.first_element;
-                if !offset.is_multiple_of(limits.uniform_alignment.max(1)) {
-                    return Err(format!(
-                        "offset {offset} breaks the device's uniform-buffer alignment {}",
-                        limits.uniform_alignment
-                    ));
-                }
-                let max = if array.descriptor_type == DescriptorType::StorageBuffer {
-                    limits.max_storage_range
-                } else {
-                    limits.max_uniform_range
-                };
-                // D3D12 lets a CBV run past its memory (sizes round up to 256); Vulkan does
-                // not, and the clipped bytes read as out of bounds either way.
-                let range = view
-                    .num_elements
-                    .min(memory_size(memory).saturating_sub(offset))
-                    .min(max);
-                Some(Span {
-                    memory,
-                    offset,
-                    range,
-                })
-            }
-        };
-        plan.writes.push(HeapWrite {
-            set: array.set,
-            binding: array.binding,
-            element: slot,
-            descriptor: Descriptor::Buffer {
-                ty: array.descriptor_type,
-                span,
-            },
-        });
-        return Ok(());
+        return plan_cbv(plan, contract, heap, view, limits);
     }
 
     let (raw_view, texel_view) = if is_uav {
@@ -402,38 +361,7 @@ fn plan_view(
         .unwrap_or(usize::MAX)
         .saturating_mul(4);
     if let (Some(array), true) = (ssbo, want_ssbo) {
-        let span = match view.memory {
-            None => None,
-            Some(memory) => {
-                let align = limits.storage_alignment.max(1);
-                let storage_offsets = contract
-                    .offset_buffer
-                    .is_some_and(|o| o.storage_buffer_offsets);
-                let aligned = start - start % align;
-                if aligned != start && !storage_offsets {
-                    return Err(format!(
-                        "byte offset {start} breaks the storage-buffer alignment {align} and the layout has no offset buffer for it"
-                    ));
-                }
-                let range = start + bytes - aligned;
-                if range > limits.max_storage_range {
-                    return Err(format!(
-                        "{range} bytes exceed the device's storage-buffer range of {}",
-                        limits.max_storage_range
-                    ));
-                }
-                if let Some((_, words)) = &mut plan.offsets
-                    && let Some(e) = words.get_mut(entry..entry.saturating_add(2))
-                {
-                    e.copy_from_slice(&[to_u32(start - aligned)?, to_u32(bytes)?]);
-                }
-                Some(Span {
-                    memory,
-                    offset: aligned,
-                    range,
-                })
-            }
-        };
+        let span = storage_span(plan, contract, view, limits, (start, bytes), entry)?;
         plan.writes.push(HeapWrite {
             set: array.set,
             binding: array.binding,
@@ -445,43 +373,7 @@ fn plan_view(
         });
     }
     if let (Some(array), Some(format), true) = (texel, texel_format, want_texel) {
-        let span = match view.memory {
-            None => None,
-            Some(memory) => {
-                let size = u64::from(format.size());
-                let base_align = limits.texel_alignment.max(1);
-                let texel_offsets = contract
-                    .offset_buffer
-                    .is_some_and(|o| o.texel_buffer_offsets);
-                // Aligned to a whole element as well, so that the remainder counts elements.
-                let align = lcm(base_align, size);
-                let aligned = start - start % align;
-                if aligned != start && !texel_offsets {
-                    return Err(format!(
-                        "byte offset {start} breaks the texel-buffer alignment {base_align} and the layout has no offset buffer for texel buffers"
-                    ));
-                }
-                let element_offset = (start - aligned) / size;
-                let element_count = bytes / size;
-                let total = element_offset + element_count;
-                if total > limits.max_texel_elements {
-                    return Err(format!(
-                        "{total} texels exceed the device's {} per texel buffer",
-                        limits.max_texel_elements
-                    ));
-                }
-                if let Some((_, words)) = &mut plan.offsets
-                    && let Some(e) = words.get_mut(entry.saturating_add(2)..entry.saturating_add(4))
-                {
-                    e.copy_from_slice(&[to_u32(element_offset)?, to_u32(element_count)?]);
-                }
-                Some(Span {
-                    memory,
-                    offset: aligned,
-                    range: total * size,
-                })
-            }
-        };
+        let span = texel_span(plan, contract, view, limits, format, (start, bytes), entry)?;
         plan.writes.push(HeapWrite {
             set: array.set,
             binding: array.binding,
@@ -507,6 +399,156 @@ fn plan_view(
         });
     }
     Ok(())
+}
+
+/// A CBV (or null CBV) in the heap's CBV array: the window clipped to its memory and the
+/// device's range, at an offset the device's uniform-buffer alignment allows.
+fn plan_cbv(
+    plan: &mut HeapPlan,
+    contract: &BindingContract,
+    heap: &HeapLayout,
+    view: &View,
+    limits: &PlanLimits,
+) -> Result<(), String> {
+    let memory_size = |m: usize| heap.memories.get(m).map_or(0, |m| m.size);
+    let slot = view.slot;
+    let array = contract
+        .heap_array(HeapView::Cbv)
+        .ok_or("the layout has no CBV array")?;
+    let span = match view.memory {
+        None => None,
+        Some(memory) => {
+            let offset = view.first_element;
+            if !offset.is_multiple_of(limits.uniform_alignment.max(1)) {
+                return Err(format!(
+                    "offset {offset} breaks the device's uniform-buffer alignment {}",
+                    limits.uniform_alignment
+                ));
+            }
+            let max = if array.descriptor_type == DescriptorType::StorageBuffer {
+                limits.max_storage_range
+            } else {
+                limits.max_uniform_range
+            };
+            // D3D12 lets a CBV run past its memory (sizes round up to 256); Vulkan does
+            // not, and the clipped bytes read as out of bounds either way.
+            let range = view
+                .num_elements
+                .min(memory_size(memory).saturating_sub(offset))
+                .min(max);
+            Some(Span {
+                memory,
+                offset,
+                range,
+            })
+        }
+    };
+    plan.writes.push(HeapWrite {
+        set: array.set,
+        binding: array.binding,
+        element: slot,
+        descriptor: Descriptor::Buffer {
+            ty: array.descriptor_type,
+            span,
+        },
+    });
+    Ok(())
+}
+
+/// The span a raw, structured or typed view's storage-buffer descriptor covers: aligned down
+/// to the device's alignment, the rest recorded in the offset buffer at the slot's `entry`.
+/// `(start, bytes)` is the view's byte window.
+fn storage_span(
+    plan: &mut HeapPlan,
+    contract: &BindingContract,
+    view: &View,
+    limits: &PlanLimits,
+    (start, bytes): (u64, u64),
+    entry: usize,
+) -> Result<Option<Span>, String> {
+    Ok(match view.memory {
+        None => None,
+        Some(memory) => {
+            let align = limits.storage_alignment.max(1);
+            let storage_offsets = contract
+                .offset_buffer
+                .is_some_and(|o| o.storage_buffer_offsets);
+            let aligned = start - start % align;
+            if aligned != start && !storage_offsets {
+                return Err(format!(
+                    "byte offset {start} breaks the storage-buffer alignment {align} and the layout has no offset buffer for it"
+                ));
+            }
+            let range = start + bytes - aligned;
+            if range > limits.max_storage_range {
+                return Err(format!(
+                    "{range} bytes exceed the device's storage-buffer range of {}",
+                    limits.max_storage_range
+                ));
+            }
+            if let Some((_, words)) = &mut plan.offsets
+                && let Some(e) = words.get_mut(entry..entry.saturating_add(2))
+            {
+                e.copy_from_slice(&[to_u32(start - aligned)?, to_u32(bytes)?]);
+            }
+            Some(Span {
+                memory,
+                offset: aligned,
+                range,
+            })
+        }
+    })
+}
+
+/// The span a view's texel-buffer descriptor of `format` covers: aligned down to the device's
+/// texel alignment and a whole element, the element offset and count recorded in the offset
+/// buffer at the slot's `entry`; `(start, bytes)` is the view's byte window.
+fn texel_span(
+    plan: &mut HeapPlan,
+    contract: &BindingContract,
+    view: &View,
+    limits: &PlanLimits,
+    format: Format,
+    (start, bytes): (u64, u64),
+    entry: usize,
+) -> Result<Option<Span>, String> {
+    Ok(match view.memory {
+        None => None,
+        Some(memory) => {
+            let size = u64::from(format.size());
+            let base_align = limits.texel_alignment.max(1);
+            let texel_offsets = contract
+                .offset_buffer
+                .is_some_and(|o| o.texel_buffer_offsets);
+            // Aligned to a whole element as well, so that the remainder counts elements.
+            let align = lcm(base_align, size);
+            let aligned = start - start % align;
+            if aligned != start && !texel_offsets {
+                return Err(format!(
+                    "byte offset {start} breaks the texel-buffer alignment {base_align} and the layout has no offset buffer for texel buffers"
+                ));
+            }
+            let element_offset = (start - aligned) / size;
+            let element_count = bytes / size;
+            let total = element_offset + element_count;
+            if total > limits.max_texel_elements {
+                return Err(format!(
+                    "{total} texels exceed the device's {} per texel buffer",
+                    limits.max_texel_elements
+                ));
+            }
+            if let Some((_, words)) = &mut plan.offsets
+                && let Some(e) = words.get_mut(entry.saturating_add(2)..entry.saturating_add(4))
+            {
+                e.copy_from_slice(&[to_u32(element_offset)?, to_u32(element_count)?]);
+            }
+            Some(Span {
+                memory,
+                offset: aligned,
+                range: total * size,
+            })
+        }
+    })
 }
 
 fn to_u32(v: u64) -> Result<u32, String> {

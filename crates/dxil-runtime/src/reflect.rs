@@ -185,38 +185,7 @@ pub fn reflect(words: &[u32], entry: &str) -> Result<Reflection, ReflectError> {
             )
         })
         .collect();
-    let name_of = |e: &Instruction| match e.operands.get(2) {
-        Some(Operand::LiteralString(s)) => s.clone(),
-        _ => String::new(),
-    };
-    let chosen = if entry.is_empty() {
-        match computes.as_slice() {
-            [one] => *one,
-            [] => {
-                return Err(ReflectError::NoEntryPoint {
-                    wanted: String::new(),
-                    found: "none".into(),
-                });
-            }
-            many => return Err(ReflectError::AmbiguousEntryPoint(many.len())),
-        }
-    } else {
-        computes
-            .iter()
-            .copied()
-            .find(|e| name_of(e) == entry)
-            .ok_or_else(|| {
-                let names: Vec<String> = computes.iter().map(|e| name_of(e)).collect();
-                ReflectError::NoEntryPoint {
-                    wanted: entry.to_string(),
-                    found: if names.is_empty() {
-                        "none".into()
-                    } else {
-                        names.join(", ")
-                    },
-                }
-            })?
-    };
+    let chosen = choose_entry_point(&computes, entry)?;
     let entry_fn = id(chosen.operands.get(1));
     let interface: Vec<u32> = chosen
         .operands
@@ -300,95 +269,18 @@ pub fn reflect(words: &[u32], entry: &str) -> Result<Reflection, ReflectError> {
                     binding,
                     message,
                 };
-                let mut ty = pointer
+                let ty = pointer
                     .and_then(|p| id(p.operands.get(1)))
                     .and_then(|t| types.get(&t).copied())
                     .ok_or_else(|| {
                         unsupported("its type is not a pointer to a declared type".into())
                     })?;
-                let mut count = DescriptorCount::Fixed(1);
-                match ty.class.opcode {
-                    Op::TypeArray => {
-                        let n = id(ty.operands.get(1))
-                            .and_then(|c| constants.get(&c))
-                            .copied();
-                        let n = n.and_then(|n| u32::try_from(n).ok()).ok_or_else(|| {
-                            unsupported("a descriptor array without a literal length".into())
-                        })?;
-                        count = DescriptorCount::Fixed(n);
-                        ty = id(ty.operands.first())
-                            .and_then(|t| types.get(&t).copied())
-                            .ok_or_else(|| unsupported("bad array element type".into()))?;
-                    }
-                    Op::TypeRuntimeArray => {
-                        count = DescriptorCount::Runtime;
-                        ty = id(ty.operands.first())
-                            .and_then(|t| types.get(&t).copied())
-                            .ok_or_else(|| unsupported("bad array element type".into()))?;
-                    }
-                    _ => {}
-                }
-                let mut image_format = None;
-                let kind = match (storage, ty.class.opcode) {
-                    (StorageClass::StorageBuffer, _) => DescriptorKind::StorageBuffer,
-                    (StorageClass::Uniform, _) => {
-                        match ty.result_id.and_then(|t| decs.block.get(&t)) {
-                            Some(true) => DescriptorKind::StorageBuffer,
-                            _ => DescriptorKind::UniformBuffer,
-                        }
-                    }
-                    (StorageClass::UniformConstant, Op::TypeSampler) => DescriptorKind::Sampler,
-                    (StorageClass::UniformConstant, Op::TypeSampledImage) => {
-                        DescriptorKind::CombinedImageSampler
-                    }
-                    (StorageClass::UniformConstant, Op::TypeAccelerationStructureKHR) => {
-                        DescriptorKind::AccelerationStructure
-                    }
-                    (StorageClass::UniformConstant, Op::TypeImage) => {
-                        let dim = match ty.operands.get(1) {
-                            Some(Operand::Dim(d)) => *d,
-                            _ => return Err(unsupported("malformed OpTypeImage".into())),
-                        };
-                        let sampled = lit(ty.operands.get(5)).unwrap_or(0);
-                        if let Some(Operand::ImageFormat(f)) = ty.operands.get(6)
-                            && *f != spirv::ImageFormat::Unknown
-                        {
-                            image_format = Some(*f);
-                        }
-                        match (dim, sampled) {
-                            (spirv::Dim::DimBuffer, 2) => DescriptorKind::StorageTexelBuffer,
-                            (spirv::Dim::DimBuffer, _) => DescriptorKind::UniformTexelBuffer,
-                            (_, 2) => DescriptorKind::StorageImage,
-                            _ => DescriptorKind::SampledImage,
-                        }
-                    }
-                    (s, op) => {
-                        return Err(unsupported(format!(
-                            "a {s:?} variable of type {op:?} is not a descriptor"
-                        )));
-                    }
-                };
+                let (ty, count) = descriptor_array(ty, &types, &constants, &unsupported)?;
+                let (kind, image_format) = descriptor_kind(storage, ty, &decs, &unsupported)?;
                 let name = names.get(&result).map(|s| s.to_string());
-                match bindings
-                    .iter_mut()
-                    .find(|b| b.set == set && b.binding == binding)
-                {
-                    Some(existing) => {
-                        // Whether differently typed aliases are allowed depends on the binding
-                        // model (mutable heap bindings take them), so they are only recorded here.
-                        if existing.kind != kind && !existing.aliases.contains(&kind) {
-                            existing.aliases.push(kind);
-                        }
-                        existing.image_format = existing.image_format.or(image_format);
-                        if let (DescriptorCount::Fixed(a), DescriptorCount::Fixed(b)) =
-                            (existing.count, count)
-                        {
-                            existing.count = DescriptorCount::Fixed(a.max(b));
-                        } else {
-                            existing.count = DescriptorCount::Runtime;
-                        }
-                    }
-                    None => bindings.push(DescriptorBinding {
+                add_binding(
+                    &mut bindings,
+                    DescriptorBinding {
                         set,
                         binding,
                         kind,
@@ -396,8 +288,8 @@ pub fn reflect(words: &[u32], entry: &str) -> Result<Reflection, ReflectError> {
                         count,
                         image_format,
                         name,
-                    }),
-                }
+                    },
+                );
             }
             _ => {
                 if let Some(size) = type_size(inst, &sizes, &constants, &decs) {
@@ -412,11 +304,170 @@ pub fn reflect(words: &[u32], entry: &str) -> Result<Reflection, ReflectError> {
 
     bindings.sort_by_key(|b| (b.set, b.binding));
     Ok(Reflection {
-        entry_point: name_of(chosen),
+        entry_point: entry_point_name(chosen),
         local_size,
         bindings,
         push_constant_size: u32::try_from(push_constant_size).unwrap_or(u32::MAX),
     })
+}
+
+/// An entry point's name (its third operand), empty when it has none.
+fn entry_point_name(e: &Instruction) -> String {
+    match e.operands.get(2) {
+        Some(Operand::LiteralString(s)) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The compute entry point named `entry`, or the only one when `entry` is empty.
+fn choose_entry_point<'a>(
+    computes: &[&'a Instruction],
+    entry: &str,
+) -> Result<&'a Instruction, ReflectError> {
+    let chosen = if entry.is_empty() {
+        match computes {
+            [one] => *one,
+            [] => {
+                return Err(ReflectError::NoEntryPoint {
+                    wanted: String::new(),
+                    found: "none".into(),
+                });
+            }
+            many => return Err(ReflectError::AmbiguousEntryPoint(many.len())),
+        }
+    } else {
+        computes
+            .iter()
+            .copied()
+            .find(|e| entry_point_name(e) == entry)
+            .ok_or_else(|| {
+                let names: Vec<String> = computes.iter().map(|e| entry_point_name(e)).collect();
+                ReflectError::NoEntryPoint {
+                    wanted: entry.to_string(),
+                    found: if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    },
+                }
+            })?
+    };
+    Ok(chosen)
+}
+
+/// A variable's descriptor type and count: an array (sized by a literal constant) or runtime
+/// array of descriptors gives its element type and length, anything else one descriptor.
+fn descriptor_array<'a>(
+    mut ty: &'a Instruction,
+    types: &HashMap<u32, &'a Instruction>,
+    constants: &HashMap<u32, u64>,
+    unsupported: &impl Fn(String) -> ReflectError,
+) -> Result<(&'a Instruction, DescriptorCount), ReflectError> {
+    let mut count = DescriptorCount::Fixed(1);
+    match ty.class.opcode {
+        Op::TypeArray => {
+            let n = id(ty.operands.get(1))
+                .and_then(|c| constants.get(&c))
+                .copied();
+            let n = n
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| unsupported("a descriptor array without a literal length".into()))?;
+            count = DescriptorCount::Fixed(n);
+            ty = id(ty.operands.first())
+                .and_then(|t| types.get(&t).copied())
+                .ok_or_else(|| unsupported("bad array element type".into()))?;
+        }
+        Op::TypeRuntimeArray => {
+            count = DescriptorCount::Runtime;
+            ty = id(ty.operands.first())
+                .and_then(|t| types.get(&t).copied())
+                .ok_or_else(|| unsupported("bad array element type".into()))?;
+        }
+        _ => {}
+    }
+    Ok((ty, count))
+}
+
+/// The Vulkan descriptor kind of a variable of storage class `storage` and (element) type `ty`,
+/// with the image format a storage image or texel buffer declares.
+fn descriptor_kind(
+    storage: StorageClass,
+    ty: &Instruction,
+    decs: &Decorations,
+    unsupported: &impl Fn(String) -> ReflectError,
+) -> Result<(DescriptorKind, Option<spirv::ImageFormat>), ReflectError> {
+    let mut image_format = None;
+    let kind = match (storage, ty.class.opcode) {
+        (StorageClass::StorageBuffer, _) => DescriptorKind::StorageBuffer,
+        (StorageClass::Uniform, _) => match ty.result_id.and_then(|t| decs.block.get(&t)) {
+            Some(true) => DescriptorKind::StorageBuffer,
+            _ => DescriptorKind::UniformBuffer,
+        },
+        (StorageClass::UniformConstant, Op::TypeSampler) => DescriptorKind::Sampler,
+        (StorageClass::UniformConstant, Op::TypeSampledImage) => {
+            DescriptorKind::CombinedImageSampler
+        }
+        (StorageClass::UniformConstant, Op::TypeAccelerationStructureKHR) => {
+            DescriptorKind::AccelerationStructure
+        }
+        (StorageClass::UniformConstant, Op::TypeImage) => {
+            let dim = match ty.operands.get(1) {
+                Some(Operand::Dim(d)) => *d,
+                _ => return Err(unsupported("malformed OpTypeImage".into())),
+            };
+            let sampled = lit(ty.operands.get(5)).unwrap_or(0);
+            if let Some(Operand::ImageFormat(f)) = ty.operands.get(6)
+                && *f != spirv::ImageFormat::Unknown
+            {
+                image_format = Some(*f);
+            }
+            match (dim, sampled) {
+                (spirv::Dim::DimBuffer, 2) => DescriptorKind::StorageTexelBuffer,
+                (spirv::Dim::DimBuffer, _) => DescriptorKind::UniformTexelBuffer,
+                (_, 2) => DescriptorKind::StorageImage,
+                _ => DescriptorKind::SampledImage,
+            }
+        }
+        (s, op) => {
+            return Err(unsupported(format!(
+                "a {s:?} variable of type {op:?} is not a descriptor"
+            )));
+        }
+    };
+    Ok((kind, image_format))
+}
+
+/// Adds a binding, or merges it into an earlier variable at the same set and binding (an
+/// alias): the larger count, the first image format, other kinds as aliases.
+fn add_binding(bindings: &mut Vec<DescriptorBinding>, new: DescriptorBinding) {
+    let DescriptorBinding {
+        set,
+        binding,
+        kind,
+        count,
+        image_format,
+        ..
+    } = new;
+    match bindings
+        .iter_mut()
+        .find(|b| b.set == set && b.binding == binding)
+    {
+        Some(existing) => {
+            // Whether differently typed aliases are allowed depends on the binding
+            // model (mutable heap bindings take them), so they are only recorded here.
+            if existing.kind != kind && !existing.aliases.contains(&kind) {
+                existing.aliases.push(kind);
+            }
+            existing.image_format = existing.image_format.or(image_format);
+            if let (DescriptorCount::Fixed(a), DescriptorCount::Fixed(b)) = (existing.count, count)
+            {
+                existing.count = DescriptorCount::Fixed(a.max(b));
+            } else {
+                existing.count = DescriptorCount::Runtime;
+            }
+        }
+        None => bindings.push(new),
+    }
 }
 
 fn is_type(op: Op) -> bool {

@@ -309,7 +309,15 @@ fn compare(dirs: &[String]) {
         );
     }
 
-    // One process per file.
+    compare_per_process(&bcs, &ll, have_llvm);
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The one-process-per-file half of [`compare`]: start-up cost counts there, as it does when a
+/// build runs the tool once per shader. Runs every `DIS_COMPARE_STEP`th module (default all);
+/// `ll` names a module's output file.
+fn compare_per_process(bcs: &[PathBuf], ll: &dyn Fn(usize, &str) -> PathBuf, have_llvm: bool) {
+    let n = bcs.len();
     let step: usize = std::env::var("DIS_COMPARE_STEP")
         .ok()
         .and_then(|r| r.parse().ok())
@@ -353,7 +361,6 @@ fn compare(dirs: &[String]) {
             t.2 / ours.2.max(0.01)
         );
     }
-    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 fn main() {

@@ -29,7 +29,71 @@ pub fn layout(
         ));
     }
 
-    let path = |kind: &RootParameterKind| match kind {
+    let path = |kind: &RootParameterKind| root_descriptor_path(kind, limits, options);
+
+    // Root block: addresses, then constants, then table words.
+    let mut parameters: Vec<Option<ParameterLayout>> = vec![None; rs.parameters.len()];
+    let mut root_block = place_root_block(rs, &path, &mut parameters);
+    let spilled = root_block.size_in_bytes > limits.max_push_constants_size;
+
+    // Sets: heaps, static samplers, root descriptors.
+    let mut set_layouts = Vec::new();
+    let heap = heap_layout(limits, options, &mut set_layouts);
+
+    let (static_sampler_set, static_samplers) = static_sampler_set(rs, &mut set_layouts);
+
+    let (root_descriptor_set, storage) = root_descriptor_set(
+        rs,
+        limits,
+        &path,
+        spilled,
+        &mut parameters,
+        &mut set_layouts,
+    );
+    root_block.storage = storage;
+
+    if set_layouts.len() as u32 > limits.max_bound_descriptor_sets {
+        return Err(layout_error(format!(
+            "needs {} descriptor sets, but the device binds at most {}",
+            set_layouts.len(),
+            limits.max_bound_descriptor_sets
+        )));
+    }
+
+    let parameters: Vec<ParameterLayout> = parameters
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| p.ok_or_else(|| layout_error(format!("root parameter [{i}] got no place"))))
+        .collect::<Result<_, _>>()?;
+    let registers = register_table(rs, &parameters, &static_samplers);
+
+    Ok(PipelineLayout {
+        root_block,
+        heap,
+        static_sampler_set,
+        root_descriptor_set,
+        set_layouts,
+        parameters,
+        static_samplers,
+        resource_heap_directly_indexed: rs
+            .flags
+            .contains(RootSignatureFlags::CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED),
+        sampler_heap_directly_indexed: rs
+            .flags
+            .contains(RootSignatureFlags::SAMPLER_HEAP_DIRECTLY_INDEXED),
+        registers,
+    })
+}
+
+/// How a root parameter of `kind` is read: root CBVs by address when the options and the
+/// device allow it, SRVs and UAVs by address when the device has buffer device addresses,
+/// otherwise through a descriptor; `None` for tables and constants.
+fn root_descriptor_path(
+    kind: &RootParameterKind,
+    limits: &DeviceLimits,
+    options: &LayoutOptions,
+) -> Option<RootDescriptorPath> {
+    match kind {
         RootParameterKind::Cbv(_)
             if limits.buffer_device_address && options.root_cbv == RootCbvPolicy::Address =>
         {
@@ -45,12 +109,19 @@ pub fn layout(
             RootDescriptorPath::Descriptor(DescriptorType::StorageBuffer),
         ),
         _ => None,
-    };
+    }
+}
 
-    // Root block: addresses, then constants, then table words.
+/// Places root addresses, then root constants, then one word per descriptor table in the root
+/// block, recording each parameter's place; the storage is decided later (push constants
+/// unless the block is too large).
+fn place_root_block(
+    rs: &RootSignature,
+    path: &impl Fn(&RootParameterKind) -> Option<RootDescriptorPath>,
+    parameters: &mut [Option<ParameterLayout>],
+) -> RootBlock {
     let mut offset: u32 = 0;
     let mut stages = ShaderStages::default();
-    let mut parameters: Vec<Option<ParameterLayout>> = vec![None; rs.parameters.len()];
     let mut root_address_count = 0;
     for (i, p) in rs.parameters.iter().enumerate() {
         if path(&p.kind) == Some(RootDescriptorPath::Address) {
@@ -102,13 +173,23 @@ pub fn layout(
             stages = stages | ShaderStages::from_visibility(p.shader_visibility);
         }
     }
-    let block_size = offset;
-    let spilled = block_size > limits.max_push_constants_size;
+    RootBlock {
+        size_in_bytes: offset,
+        root_address_count,
+        root_constants_offset,
+        descriptor_tables_offset,
+        descriptor_table_count: table_count,
+        storage: RootBlockStorage::PushConstants,
+        stages,
+    }
+}
 
-    // Sets: heaps, static samplers, root descriptors.
-    let mut set_layouts = Vec::new();
-    let heap = heap_layout(limits, options, &mut set_layouts);
-
+/// The set of the static samplers (immutable samplers, one binding each), if there are any,
+/// and where each landed.
+fn static_sampler_set(
+    rs: &RootSignature,
+    set_layouts: &mut Vec<DescriptorSetLayout>,
+) -> (Option<u32>, Vec<SetBinding>) {
     let mut static_sampler_set = None;
     let mut static_samplers = Vec::with_capacity(rs.static_samplers.len());
     if !rs.static_samplers.is_empty() {
@@ -142,7 +223,20 @@ pub fn layout(
             bindings,
         });
     }
+    (static_sampler_set, static_samplers)
+}
 
+/// The set of the root descriptors read through descriptors (push descriptors when the device
+/// has enough), with the spilled root block's uniform buffer last; returns the set, if any, and
+/// where the root block lives.
+fn root_descriptor_set(
+    rs: &RootSignature,
+    limits: &DeviceLimits,
+    path: &impl Fn(&RootParameterKind) -> Option<RootDescriptorPath>,
+    spilled: bool,
+    parameters: &mut [Option<ParameterLayout>],
+    set_layouts: &mut Vec<DescriptorSetLayout>,
+) -> (Option<u32>, RootBlockStorage) {
     let root_set = set_layouts.len() as u32;
     let mut root_bindings = Vec::new();
     for (i, p) in rs.parameters.iter().enumerate() {
@@ -194,46 +288,7 @@ pub fn layout(
             bindings: root_bindings,
         });
     }
-
-    if set_layouts.len() as u32 > limits.max_bound_descriptor_sets {
-        return Err(layout_error(format!(
-            "needs {} descriptor sets, but the device binds at most {}",
-            set_layouts.len(),
-            limits.max_bound_descriptor_sets
-        )));
-    }
-
-    let parameters: Vec<ParameterLayout> = parameters
-        .into_iter()
-        .enumerate()
-        .map(|(i, p)| p.ok_or_else(|| layout_error(format!("root parameter [{i}] got no place"))))
-        .collect::<Result<_, _>>()?;
-    let registers = register_table(rs, &parameters, &static_samplers);
-
-    Ok(PipelineLayout {
-        root_block: RootBlock {
-            size_in_bytes: block_size,
-            root_address_count,
-            root_constants_offset,
-            descriptor_tables_offset,
-            descriptor_table_count: table_count,
-            storage,
-            stages,
-        },
-        heap,
-        static_sampler_set,
-        root_descriptor_set,
-        set_layouts,
-        parameters,
-        static_samplers,
-        resource_heap_directly_indexed: rs
-            .flags
-            .contains(RootSignatureFlags::CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED),
-        sampler_heap_directly_indexed: rs
-            .flags
-            .contains(RootSignatureFlags::SAMPLER_HEAP_DIRECTLY_INDEXED),
-        registers,
-    })
+    (root_descriptor_set, storage)
 }
 
 fn register_table(

@@ -3,6 +3,9 @@
 
 use super::*;
 
+use DescriptorType as D;
+use HeapView as V;
+
 /// Builds the heap sets (always sets `0..K`).
 pub(super) fn heap_layout(
     limits: &DeviceLimits,
@@ -13,23 +16,7 @@ pub(super) fn heap_layout(
     let storage_buffer_offsets = raw_ssbo && limits.min_storage_buffer_offset_alignment > 4;
     let texel_buffer_offsets = options.typed_offset_buffer;
     let cbv_as_ssbo = !limits.uniform_buffer_heap;
-    let cbv_type = if cbv_as_ssbo {
-        DescriptorType::StorageBuffer
-    } else {
-        DescriptorType::UniformBuffer
-    };
-    let heap_flags = BindingFlags {
-        update_after_bind: true,
-        partially_bound: true,
-        variable_descriptor_count: true,
-        update_unused_while_pending: true,
-    };
-    let extra_flags = BindingFlags {
-        update_after_bind: true,
-        partially_bound: true,
-        ..BindingFlags::default()
-    };
-    let mut heap = HeapLayout {
+    let heap = HeapLayout {
         sets: Vec::new(),
         uav_counters: None,
         offset_buffer: None,
@@ -40,13 +27,87 @@ pub(super) fn heap_layout(
         cbv_srv_uav_heap_size: options.cbv_srv_uav_heap_size,
         sampler_heap_size: options.sampler_heap_size,
     };
+    let mut b = HeapSets {
+        limits,
+        options,
+        sets,
+        heap,
+    };
+    b.add(
+        HeapType::Sampler,
+        D::Sampler,
+        Vec::new(),
+        vec![V::Sampler],
+        false,
+    );
+    if limits.mutable_descriptors {
+        b.add_mutable_resource_sets();
+    } else {
+        b.add_resource_sets_per_type();
+    }
+    b.heap
+}
 
-    let mut add = |heap: &mut HeapLayout,
-                   kind: HeapType,
-                   descriptor_type: DescriptorType,
-                   mutable_types: Vec<DescriptorType>,
-                   views: Vec<HeapView>,
-                   with_extras: bool| {
+/// Appends heap sets to the pipeline's sets and records them in the heap layout.
+struct HeapSets<'a> {
+    limits: &'a DeviceLimits,
+    options: &'a LayoutOptions,
+    sets: &'a mut Vec<DescriptorSetLayout>,
+    heap: HeapLayout,
+}
+
+/// The typed views and the descriptor types they take, in the same order.
+fn typed_types_and_views() -> (Vec<DescriptorType>, Vec<HeapView>) {
+    let typed_types = vec![
+        D::SampledImage,
+        D::UniformTexelBuffer,
+        D::StorageImage,
+        D::StorageTexelBuffer,
+    ];
+    let typed_views = vec![
+        V::SrvImage,
+        V::SrvTexelBuffer,
+        V::UavImage,
+        V::UavTexelBuffer,
+    ];
+    (typed_types, typed_views)
+}
+
+impl HeapSets<'_> {
+    /// The descriptor type CBVs take: uniform buffers where the device allows them in a heap.
+    fn cbv_type(&self) -> DescriptorType {
+        if self.heap.cbv_as_storage_buffer {
+            DescriptorType::StorageBuffer
+        } else {
+            DescriptorType::UniformBuffer
+        }
+    }
+
+    /// One heap set: the heap array of `descriptor_type` for `views`, after the UAV counter and
+    /// offset buffers when `with_extras` (the first CBV/SRV/UAV set carries them).
+    fn add(
+        &mut self,
+        kind: HeapType,
+        descriptor_type: DescriptorType,
+        mutable_types: Vec<DescriptorType>,
+        views: Vec<HeapView>,
+        with_extras: bool,
+    ) {
+        let heap_flags = BindingFlags {
+            update_after_bind: true,
+            partially_bound: true,
+            variable_descriptor_count: true,
+            update_unused_while_pending: true,
+        };
+        let extra_flags = BindingFlags {
+            update_after_bind: true,
+            partially_bound: true,
+            ..BindingFlags::default()
+        };
+        let (limits, options, sets, heap) =
+            (self.limits, self.options, &mut *self.sets, &mut self.heap);
+        let (storage_buffer_offsets, texel_buffer_offsets) =
+            (heap.storage_buffer_offsets, heap.texel_buffer_offsets);
         let set = sets.len() as u32;
         let mut bindings = Vec::new();
         if with_extras {
@@ -93,35 +154,19 @@ pub(super) fn heap_layout(
             mutable_types,
             views,
         });
-    };
+    }
 
-    use DescriptorType as D;
-    use HeapView as V;
-    add(
-        &mut heap,
-        HeapType::Sampler,
-        D::Sampler,
-        Vec::new(),
-        vec![V::Sampler],
-        false,
-    );
-    let typed_types = vec![
-        D::SampledImage,
-        D::UniformTexelBuffer,
-        D::StorageImage,
-        D::StorageTexelBuffer,
-    ];
-    let typed_views = vec![
-        V::SrvImage,
-        V::SrvTexelBuffer,
-        V::UavImage,
-        V::UavTexelBuffer,
-    ];
-    if limits.mutable_descriptors {
-        let split = raw_ssbo && !options.mutable_single_set;
+    /// With mutable descriptors: one mutable set for every CBV/SRV/UAV view, or, when raw
+    /// buffers are storage buffers and the options allow it, one for typed views and one for
+    /// CBVs and raw buffers.
+    fn add_mutable_resource_sets(&mut self) {
+        let raw_ssbo = self.heap.raw_buffers_as_storage_buffers;
+        let cbv_as_ssbo = self.heap.cbv_as_storage_buffer;
+        let cbv_type = self.cbv_type();
+        let (typed_types, typed_views) = typed_types_and_views();
+        let split = raw_ssbo && !self.options.mutable_single_set;
         if split {
-            add(
-                &mut heap,
+            self.add(
                 HeapType::CbvSrvUav,
                 D::Mutable,
                 typed_types,
@@ -130,8 +175,7 @@ pub(super) fn heap_layout(
             );
             let raw_views = vec![V::Cbv, V::SrvRawBuffer, V::UavRawBuffer];
             if cbv_as_ssbo {
-                add(
-                    &mut heap,
+                self.add(
                     HeapType::CbvSrvUav,
                     D::StorageBuffer,
                     Vec::new(),
@@ -139,8 +183,7 @@ pub(super) fn heap_layout(
                     false,
                 );
             } else {
-                add(
-                    &mut heap,
+                self.add(
                     HeapType::CbvSrvUav,
                     D::Mutable,
                     vec![D::UniformBuffer, D::StorageBuffer],
@@ -159,18 +202,14 @@ pub(super) fn heap_layout(
                 views.extend([V::SrvRawBuffer, V::UavRawBuffer]);
             }
             views.extend(typed_views);
-            add(
-                &mut heap,
-                HeapType::CbvSrvUav,
-                D::Mutable,
-                types,
-                views,
-                true,
-            );
+            self.add(HeapType::CbvSrvUav, D::Mutable, types, views, true);
         }
-    } else {
-        add(
-            &mut heap,
+    }
+
+    /// Without mutable descriptors: one set per descriptor type, CBVs first.
+    fn add_resource_sets_per_type(&mut self) {
+        let cbv_type = self.cbv_type();
+        self.add(
             HeapType::CbvSrvUav,
             cbv_type,
             Vec::new(),
@@ -183,18 +222,10 @@ pub(super) fn heap_layout(
             (D::StorageTexelBuffer, V::UavTexelBuffer),
             (D::StorageImage, V::UavImage),
         ] {
-            add(
-                &mut heap,
-                HeapType::CbvSrvUav,
-                ty,
-                Vec::new(),
-                vec![view],
-                false,
-            );
+            self.add(HeapType::CbvSrvUav, ty, Vec::new(), vec![view], false);
         }
-        if raw_ssbo {
-            add(
-                &mut heap,
+        if self.heap.raw_buffers_as_storage_buffers {
+            self.add(
                 HeapType::CbvSrvUav,
                 D::StorageBuffer,
                 Vec::new(),
@@ -203,7 +234,6 @@ pub(super) fn heap_layout(
             );
         }
     }
-    heap
 }
 
 fn extra_binding(binding: u32, flags: BindingFlags) -> DescriptorSetLayoutBinding {

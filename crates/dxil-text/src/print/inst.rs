@@ -4,7 +4,8 @@ use std::fmt::{self, Write};
 
 use dxil_module::inst::{BinFlagKind, fast_math};
 use dxil_module::{
-    Body, ConstData, InstKind, Ordering, PoolRange, SyncScope, TypeData, Value, ValueRef,
+    BinOp, BlockId, Body, ConstData, InstKind, Ordering, PoolRange, Predicate, RmwOp, SyncScope,
+    TypeData, TypeId, Value, ValueRef,
 };
 use dxil_shader::ops::{CALL_COMMENT_PREFIX, OpCode, write_call_comment};
 
@@ -75,6 +76,9 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
         self.s("\n")
     }
 
+    /// An instruction's text after `%x = `, in LLVM's syntax for its opcode. The longer forms
+    /// have their own printers below, grouped by family (terminators, arithmetic, phi, memory,
+    /// atomics), so that this stays a table of opcodes.
     fn instruction_body(
         &mut self,
         body: &'m Body,
@@ -95,59 +99,19 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 cond,
                 if_true,
                 if_false,
-            } => {
-                self.s("br ")?;
-                self.typed_operand(*cond)?;
-                self.s(", label ")?;
-                self.block(if_true.index())?;
-                self.s(", label ")?;
-                self.block(if_false.index())
-            }
+            } => self.cond_br(*cond, *if_true, *if_false),
             InstKind::Switch {
                 cond,
                 default,
                 cases,
-            } => {
-                self.s("switch ")?;
-                self.typed_operand(*cond)?;
-                self.s(", label ")?;
-                self.block(default.index())?;
-                self.s(" [")?;
-                for (v, b) in body.switch_cases(*cases) {
-                    self.s("\n    ")?;
-                    self.typed_operand(v)?;
-                    self.s(", label ")?;
-                    self.block(b.index())?;
-                }
-                self.s("\n  ]")
-            }
+            } => self.switch(body, *cond, *default, *cases),
             InstKind::Unreachable => self.s("unreachable"),
             InstKind::Binary {
                 op,
                 lhs,
                 rhs,
                 flags,
-            } => {
-                self.s(op.name())?;
-                match op.flag_kind() {
-                    BinFlagKind::FastMath => self.fast_math(*flags)?,
-                    BinFlagKind::Overflow => {
-                        if flags & 1 != 0 {
-                            self.s(" nuw")?;
-                        }
-                        if flags & 2 != 0 {
-                            self.s(" nsw")?;
-                        }
-                    }
-                    BinFlagKind::Exact => {
-                        if flags & 1 != 0 {
-                            self.s(" exact")?;
-                        }
-                    }
-                    BinFlagKind::None => {}
-                }
-                self.operand_list(&[lhs.0, rhs.0], false)
-            }
+            } => self.binary(*op, *lhs, *rhs, *flags),
             InstKind::Cast { op, value } => {
                 self.s(op.name())?;
                 self.s(" ")?;
@@ -160,17 +124,7 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 lhs,
                 rhs,
                 flags,
-            } => {
-                if pred.is_float() {
-                    self.s("fcmp")?;
-                    self.fast_math(*flags)?;
-                } else {
-                    self.s("icmp")?;
-                }
-                self.s(" ")?;
-                self.s(pred.name())?;
-                self.operand_list(&[lhs.0, rhs.0], false)
-            }
+            } => self.cmp(*pred, *lhs, *rhs, *flags),
             InstKind::Select {
                 cond,
                 if_true,
@@ -211,101 +165,30 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 self.typed_operand(*element)?;
                 self.indices(body.raw(*indices))
             }
-            InstKind::Phi { incoming } => {
-                self.s("phi ")?;
-                self.ty(ty)?;
-                self.s(" ")?;
-                for (n, (v, b)) in body.phi_incoming(*incoming).enumerate() {
-                    self.s(if n == 0 { "[ " } else { ", [ " })?;
-                    self.operand(v)?;
-                    self.s(", ")?;
-                    self.block(b.index())?;
-                    self.s(" ]")?;
-                }
-                Ok(())
-            }
+            InstKind::Phi { incoming } => self.phi(body, *incoming, ty),
             InstKind::Alloca {
                 allocated,
                 size,
                 align_field,
-            } => {
-                self.s("alloca ")?;
-                if align_field & (1 << 5) != 0 {
-                    self.s("inalloca ")?;
-                }
-                self.ty(*allocated)?;
-                let plain_one = matches!(
-                    self.value_type(*size).map(|t| self.m.types.data(t)),
-                    Some(TypeData::Int(32))
-                ) && self.const_zext(*size) == Some(1);
-                if !plain_one {
-                    self.s(", ")?;
-                    self.typed_operand(*size)?;
-                }
-                if let Some(a) = alignment(align_field & !0x60) {
-                    self.s(", align ")?;
-                    self.num(a)?;
-                }
-                Ok(())
-            }
+            } => self.alloca(*allocated, *size, *align_field),
             InstKind::Load {
                 ptr,
                 align,
                 volatile,
                 atomic,
-            } => {
-                let atomic = atomic.filter(|(o, _)| o.0 != 0);
-                self.s("load")?;
-                if atomic.is_some() {
-                    self.s(" atomic")?;
-                }
-                if *volatile {
-                    self.s(" volatile")?;
-                }
-                self.s(" ")?;
-                self.ty(ty)?;
-                self.s(",")?;
-                self.operand_list(&[ptr.0], false)?;
-                if let Some((o, scope)) = atomic {
-                    self.atomic(o, scope)?;
-                }
-                self.align(u32::from(*align))
-            }
+            } => self.load(*ptr, *align, *volatile, *atomic, ty),
             InstKind::Store {
                 ptr,
                 value,
                 align,
                 volatile,
                 atomic,
-            } => {
-                let atomic = atomic.filter(|(o, _)| o.0 != 0);
-                self.s("store")?;
-                if atomic.is_some() {
-                    self.s(" atomic")?;
-                }
-                if *volatile {
-                    self.s(" volatile")?;
-                }
-                self.operand_list(&[value.0, ptr.0], true)?;
-                if let Some((o, scope)) = atomic {
-                    self.atomic(o, scope)?;
-                }
-                self.align(u32::from(*align))
-            }
+            } => self.store(*ptr, *value, *align, *volatile, *atomic),
             InstKind::Gep {
                 inbounds,
                 source_ty,
                 operands,
-            } => {
-                self.s(if *inbounds {
-                    "getelementptr inbounds "
-                } else {
-                    "getelementptr "
-                })?;
-                self.ty(*source_ty)?;
-                self.s(",")?;
-                self.operand_list(body.raw(*operands), false)
-            }
+            } => self.gep(body, *inbounds, *source_ty, *operands),
             InstKind::Call {
                 callee,
                 fn_ty,
@@ -320,16 +203,7 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 volatile,
                 ordering,
                 scope,
-            } => {
-                self.s("atomicrmw")?;
-                if *volatile {
-                    self.s(" volatile")?;
-                }
-                self.s(" ")?;
-                self.s(op.name())?;
-                self.operand_list(&[ptr.0, value.0], false)?;
-                self.atomic(*ordering, *scope)
-            }
+            } => self.atomic_rmw(*op, [*ptr, *value], *volatile, *ordering, *scope),
             InstKind::CmpXchg {
                 ptr,
                 cmp,
@@ -339,21 +213,13 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 scope,
                 failure,
                 weak,
-            } => {
-                self.s("cmpxchg")?;
-                if *weak {
-                    self.s(" weak")?;
-                }
-                if *volatile {
-                    self.s(" volatile")?;
-                }
-                self.operand_list(&[ptr.0, cmp.0, new.0], false)?;
-                if scope.0 == 0 {
-                    self.s(" singlethread")?;
-                }
-                self.ordering(*success)?;
-                self.ordering(*failure)
-            }
+            } => self.cmpxchg(
+                [*ptr, *cmp, *new],
+                *volatile,
+                *weak,
+                *scope,
+                [*success, *failure],
+            ),
             InstKind::Fence { ordering, scope } => {
                 self.s("fence")?;
                 self.atomic(*ordering, *scope)
@@ -365,6 +231,234 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 self.ty(ty)
             }
         }
+    }
+
+    // Terminators.
+
+    /// `br i1 %c, label %t, label %f`.
+    fn cond_br(&mut self, cond: Value, if_true: BlockId, if_false: BlockId) -> fmt::Result {
+        self.s("br ")?;
+        self.typed_operand(cond)?;
+        self.s(", label ")?;
+        self.block(if_true.index())?;
+        self.s(", label ")?;
+        self.block(if_false.index())
+    }
+
+    /// `switch`, one case per line as LLVM prints it.
+    fn switch(
+        &mut self,
+        body: &'m Body,
+        cond: Value,
+        default: BlockId,
+        cases: PoolRange,
+    ) -> fmt::Result {
+        self.s("switch ")?;
+        self.typed_operand(cond)?;
+        self.s(", label ")?;
+        self.block(default.index())?;
+        self.s(" [")?;
+        for (v, b) in body.switch_cases(cases) {
+            self.s("\n    ")?;
+            self.typed_operand(v)?;
+            self.s(", label ")?;
+            self.block(b.index())?;
+        }
+        self.s("\n  ]")
+    }
+
+    // Arithmetic.
+
+    /// A binary operator with the flags its kind allows (nuw/nsw, exact or fast-math).
+    fn binary(&mut self, op: BinOp, lhs: Value, rhs: Value, flags: u8) -> fmt::Result {
+        self.s(op.name())?;
+        match op.flag_kind() {
+            BinFlagKind::FastMath => self.fast_math(flags)?,
+            BinFlagKind::Overflow => {
+                if flags & 1 != 0 {
+                    self.s(" nuw")?;
+                }
+                if flags & 2 != 0 {
+                    self.s(" nsw")?;
+                }
+            }
+            BinFlagKind::Exact => {
+                if flags & 1 != 0 {
+                    self.s(" exact")?;
+                }
+            }
+            BinFlagKind::None => {}
+        }
+        self.operand_list(&[lhs.0, rhs.0], false)
+    }
+
+    /// `icmp`, or `fcmp` with its fast-math flags.
+    fn cmp(&mut self, pred: Predicate, lhs: Value, rhs: Value, flags: u8) -> fmt::Result {
+        if pred.is_float() {
+            self.s("fcmp")?;
+            self.fast_math(flags)?;
+        } else {
+            self.s("icmp")?;
+        }
+        self.s(" ")?;
+        self.s(pred.name())?;
+        self.operand_list(&[lhs.0, rhs.0], false)
+    }
+
+    // Phi.
+
+    /// `phi ty [ v, %bb ], ...` in record order.
+    fn phi(&mut self, body: &'m Body, incoming: PoolRange, ty: TypeId) -> fmt::Result {
+        self.s("phi ")?;
+        self.ty(ty)?;
+        self.s(" ")?;
+        for (n, (v, b)) in body.phi_incoming(incoming).enumerate() {
+            self.s(if n == 0 { "[ " } else { ", [ " })?;
+            self.operand(v)?;
+            self.s(", ")?;
+            self.block(b.index())?;
+            self.s(" ]")?;
+        }
+        Ok(())
+    }
+
+    // Memory.
+
+    /// `alloca`: the element count is left out when it is the plain `i32 1` LLVM omits.
+    fn alloca(&mut self, allocated: TypeId, size: Value, align_field: u32) -> fmt::Result {
+        self.s("alloca ")?;
+        if align_field & (1 << 5) != 0 {
+            self.s("inalloca ")?;
+        }
+        self.ty(allocated)?;
+        let plain_one = matches!(
+            self.value_type(size).map(|t| self.m.types.data(t)),
+            Some(TypeData::Int(32))
+        ) && self.const_zext(size) == Some(1);
+        if !plain_one {
+            self.s(", ")?;
+            self.typed_operand(size)?;
+        }
+        if let Some(a) = alignment(align_field & !0x60) {
+            self.s(", align ")?;
+            self.num(a)?;
+        }
+        Ok(())
+    }
+
+    /// `load`, atomic (ordering 0 means not atomic) and volatile as flagged.
+    fn load(
+        &mut self,
+        ptr: Value,
+        align: u8,
+        volatile: bool,
+        atomic: Option<(Ordering, SyncScope)>,
+        ty: TypeId,
+    ) -> fmt::Result {
+        let atomic = atomic.filter(|(o, _)| o.0 != 0);
+        self.s("load")?;
+        if atomic.is_some() {
+            self.s(" atomic")?;
+        }
+        if volatile {
+            self.s(" volatile")?;
+        }
+        self.s(" ")?;
+        self.ty(ty)?;
+        self.s(",")?;
+        self.operand_list(&[ptr.0], false)?;
+        if let Some((o, scope)) = atomic {
+            self.atomic(o, scope)?;
+        }
+        self.align(u32::from(align))
+    }
+
+    /// `store`, atomic (ordering 0 means not atomic) and volatile as flagged.
+    fn store(
+        &mut self,
+        ptr: Value,
+        value: Value,
+        align: u8,
+        volatile: bool,
+        atomic: Option<(Ordering, SyncScope)>,
+    ) -> fmt::Result {
+        let atomic = atomic.filter(|(o, _)| o.0 != 0);
+        self.s("store")?;
+        if atomic.is_some() {
+            self.s(" atomic")?;
+        }
+        if volatile {
+            self.s(" volatile")?;
+        }
+        self.operand_list(&[value.0, ptr.0], true)?;
+        if let Some((o, scope)) = atomic {
+            self.atomic(o, scope)?;
+        }
+        self.align(u32::from(align))
+    }
+
+    /// `getelementptr [inbounds] source_ty, operands...`.
+    fn gep(
+        &mut self,
+        body: &'m Body,
+        inbounds: bool,
+        source_ty: TypeId,
+        operands: PoolRange,
+    ) -> fmt::Result {
+        self.s(if inbounds {
+            "getelementptr inbounds "
+        } else {
+            "getelementptr "
+        })?;
+        self.ty(source_ty)?;
+        self.s(",")?;
+        self.operand_list(body.raw(operands), false)
+    }
+
+    // Atomics.
+
+    /// `atomicrmw [volatile] op ptr, value ordering`; `operands` is `[ptr, value]`.
+    fn atomic_rmw(
+        &mut self,
+        op: RmwOp,
+        operands: [Value; 2],
+        volatile: bool,
+        ordering: Ordering,
+        scope: SyncScope,
+    ) -> fmt::Result {
+        self.s("atomicrmw")?;
+        if volatile {
+            self.s(" volatile")?;
+        }
+        self.s(" ")?;
+        self.s(op.name())?;
+        self.operand_list(&operands.map(|v| v.0), false)?;
+        self.atomic(ordering, scope)
+    }
+
+    /// `cmpxchg`; `operands` is `[ptr, cmp, new]`, `orderings` `[success, failure]`.
+    fn cmpxchg(
+        &mut self,
+        operands: [Value; 3],
+        volatile: bool,
+        weak: bool,
+        scope: SyncScope,
+        orderings: [Ordering; 2],
+    ) -> fmt::Result {
+        self.s("cmpxchg")?;
+        if weak {
+            self.s(" weak")?;
+        }
+        if volatile {
+            self.s(" volatile")?;
+        }
+        self.operand_list(&operands.map(|v| v.0), false)?;
+        if scope.0 == 0 {
+            self.s(" singlethread")?;
+        }
+        let [success, failure] = orderings;
+        self.ordering(success)?;
+        self.ordering(failure)
     }
 
     fn block(&mut self, b: usize) -> fmt::Result {

@@ -3,7 +3,9 @@
 use std::fmt::{self, Write};
 
 use dxil_module::types::OtherFloatKind;
-use dxil_module::{ConstData, ConstId, MdData, Module, TypeData, TypeId, Value, ValueRef};
+use dxil_module::{
+    BinOp, ConstData, ConstId, MdData, Module, PoolRange, TypeData, TypeId, Value, ValueRef,
+};
 
 use super::ident::{write_escaped, write_name};
 use super::number::{
@@ -254,6 +256,8 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
         }
     }
 
+    /// A constant operand: scalars through the text cache, the other forms by their printers
+    /// below or queued on `work`.
     fn constant(&mut self, c: ConstId) -> fmt::Result {
         let m = self.m;
         let Some(k) = m.constants.get(c) else {
@@ -290,91 +294,10 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 TypeData::OtherFloat(kind) => self.long_double(*kind, &[*bits]),
                 _ => self.scalar(k.ty, *bits),
             },
-            ConstData::Aggregate(r) => {
-                match self.const_class(c) {
-                    ZERO => return self.s("zeroinitializer"),
-                    UNDEF => return self.s("undef"),
-                    _ => {}
-                }
-                let vals = m.constants.values_of(*r);
-                match tyd {
-                    TypeData::Struct { packed, .. } => {
-                        if *packed {
-                            self.s("<")?;
-                            self.work.push(Work::S(">"));
-                        }
-                        self.s(if vals.is_empty() { "{" } else { "{ " })?;
-                        self.work
-                            .push(Work::S(if vals.is_empty() { "}" } else { " }" }));
-                        for (i, v) in vals.iter().enumerate().rev() {
-                            self.work.push(Work::TyOp(*v));
-                            if i > 0 {
-                                self.work.push(Work::S(", "));
-                            }
-                        }
-                        Ok(())
-                    }
-                    TypeData::Array { elem, .. } | TypeData::Vector { elem, .. } => {
-                        let is_array = matches!(tyd, TypeData::Array { .. });
-                        if is_array
-                            && matches!(m.types.data(*elem), TypeData::Int(8))
-                            && let Some(bytes) = int_bytes(m, vals)
-                        {
-                            return self.c_string(&bytes);
-                        }
-                        self.s(if is_array { "[" } else { "<" })?;
-                        self.work.push(Work::S(if is_array { "]" } else { ">" }));
-                        for (i, v) in vals.iter().enumerate().rev() {
-                            self.work.push(Work::Op(*v));
-                            self.work.push(Work::S(" "));
-                            self.work.push(Work::Ty(*elem));
-                            if i > 0 {
-                                self.work.push(Work::S(", "));
-                            }
-                        }
-                        Ok(())
-                    }
-                    _ => self.s("<badconst>"),
-                }
-            }
-            ConstData::Data(r) => {
-                let words = m.constants.words_of(*r);
-                if words.iter().all(|&w| w == 0) {
-                    return self.s("zeroinitializer");
-                }
-                let (elem, is_array) = match tyd {
-                    TypeData::Array { elem, .. } => (*elem, true),
-                    TypeData::Vector { elem, .. } => (*elem, false),
-                    _ => return self.s("<badconst>"),
-                };
-                if is_array && matches!(m.types.data(elem), TypeData::Int(8)) {
-                    let bytes: Vec<u8> = words.iter().map(|&w| w as u8).collect();
-                    return self.c_string(&bytes);
-                }
-                self.s(if is_array { "[" } else { "<" })?;
-                self.work.push(Work::S(if is_array { "]" } else { ">" }));
-                for (i, &w) in words.iter().enumerate().rev() {
-                    self.work.push(Work::Elem(elem, w));
-                    self.work.push(Work::S(" "));
-                    self.work.push(Work::Ty(elem));
-                    if i > 0 {
-                        self.work.push(Work::S(", "));
-                    }
-                }
-                Ok(())
-            }
-            ConstData::String(r) | ConstData::CString(r) => {
-                let bytes = m.constants.bytes_of(*r);
-                if bytes.iter().all(|&b| b == 0) {
-                    return self.s("zeroinitializer");
-                }
-                self.s("c\"")?;
-                write_escaped(self.out, bytes)?;
-                if matches!(k.data, ConstData::CString(_)) {
-                    self.s("\\00")?;
-                }
-                self.s("\"")
-            }
+            ConstData::Aggregate(r) => self.aggregate(c, tyd, *r),
+            ConstData::Data(r) => self.data_sequence(tyd, *r),
+            ConstData::String(r) => self.string_constant(*r, false),
+            ConstData::CString(r) => self.string_constant(*r, true),
             ConstData::Cast { op, value } => {
                 self.s(op.name())?;
                 self.s(" (")?;
@@ -389,24 +312,7 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 flags,
                 lhs,
                 rhs,
-            } => {
-                self.s(op.name())?;
-                match op.flag_kind() {
-                    dxil_module::inst::BinFlagKind::Overflow => {
-                        if flags & 1 != 0 {
-                            self.s(" nuw")?;
-                        }
-                        if flags & 2 != 0 {
-                            self.s(" nsw")?;
-                        }
-                    }
-                    dxil_module::inst::BinFlagKind::Exact if flags & 1 != 0 => {
-                        self.s(" exact")?;
-                    }
-                    _ => {}
-                }
-                self.const_expr_operands(&[*lhs, *rhs])
-            }
+            } => self.const_binary(*op, *flags, *lhs, *rhs),
             ConstData::Cmp { pred, lhs, rhs } => {
                 self.s(if pred.is_float() { "fcmp " } else { "icmp " })?;
                 self.s(pred.name())?;
@@ -440,33 +346,7 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 inbounds,
                 source_ty,
                 operands,
-            } => {
-                let ops = m.constants.values_of(*operands);
-                self.s(if *inbounds {
-                    "getelementptr inbounds ("
-                } else {
-                    "getelementptr ("
-                })?;
-                // LLVM prints the base pointer's element type.
-                let source = ops
-                    .first()
-                    .and_then(|&b| self.value_type(b))
-                    .and_then(|t| m.types.pointee(m.types.scalar_of(t)))
-                    .or(*source_ty);
-                match source {
-                    Some(t) => self.ty(t)?,
-                    None => self.s("<badtype>")?,
-                }
-                self.s(", ")?;
-                self.work.push(Work::S(")"));
-                for (i, v) in ops.iter().enumerate().rev() {
-                    self.work.push(Work::TyOp(*v));
-                    if i > 0 {
-                        self.work.push(Work::S(", "));
-                    }
-                }
-                Ok(())
-            }
+            } => self.const_gep(*inbounds, *source_ty, *operands),
             ConstData::BlockAddress { function, block } => {
                 self.s("blockaddress(")?;
                 self.function_name(function.index())?;
@@ -475,6 +355,157 @@ impl<'m, W: Write + ?Sized> Printer<'m, '_, W> {
                 self.s(")")
             }
         }
+    }
+
+    // The longer constant forms, one printer each; nested operands are queued on `work`.
+
+    /// A struct, array or vector constant from its element values: `zeroinitializer` or `undef`
+    /// when every element is, `c"..."` for an `i8` array of integers, braces otherwise.
+    fn aggregate(&mut self, c: ConstId, tyd: &'m TypeData, r: PoolRange) -> fmt::Result {
+        let m = self.m;
+        match self.const_class(c) {
+            ZERO => return self.s("zeroinitializer"),
+            UNDEF => return self.s("undef"),
+            _ => {}
+        }
+        let vals = m.constants.values_of(r);
+        match tyd {
+            TypeData::Struct { packed, .. } => {
+                if *packed {
+                    self.s("<")?;
+                    self.work.push(Work::S(">"));
+                }
+                self.s(if vals.is_empty() { "{" } else { "{ " })?;
+                self.work
+                    .push(Work::S(if vals.is_empty() { "}" } else { " }" }));
+                for (i, v) in vals.iter().enumerate().rev() {
+                    self.work.push(Work::TyOp(*v));
+                    if i > 0 {
+                        self.work.push(Work::S(", "));
+                    }
+                }
+                Ok(())
+            }
+            TypeData::Array { elem, .. } | TypeData::Vector { elem, .. } => {
+                let is_array = matches!(tyd, TypeData::Array { .. });
+                if is_array
+                    && matches!(m.types.data(*elem), TypeData::Int(8))
+                    && let Some(bytes) = int_bytes(m, vals)
+                {
+                    return self.c_string(&bytes);
+                }
+                self.s(if is_array { "[" } else { "<" })?;
+                self.work.push(Work::S(if is_array { "]" } else { ">" }));
+                for (i, v) in vals.iter().enumerate().rev() {
+                    self.work.push(Work::Op(*v));
+                    self.work.push(Work::S(" "));
+                    self.work.push(Work::Ty(*elem));
+                    if i > 0 {
+                        self.work.push(Work::S(", "));
+                    }
+                }
+                Ok(())
+            }
+            _ => self.s("<badconst>"),
+        }
+    }
+
+    /// An array or vector of plain numbers (LLVM's ConstantDataSequential), stored as words.
+    fn data_sequence(&mut self, tyd: &'m TypeData, r: PoolRange) -> fmt::Result {
+        let m = self.m;
+        let words = m.constants.words_of(r);
+        if words.iter().all(|&w| w == 0) {
+            return self.s("zeroinitializer");
+        }
+        let (elem, is_array) = match tyd {
+            TypeData::Array { elem, .. } => (*elem, true),
+            TypeData::Vector { elem, .. } => (*elem, false),
+            _ => return self.s("<badconst>"),
+        };
+        if is_array && matches!(m.types.data(elem), TypeData::Int(8)) {
+            let bytes: Vec<u8> = words.iter().map(|&w| w as u8).collect();
+            return self.c_string(&bytes);
+        }
+        self.s(if is_array { "[" } else { "<" })?;
+        self.work.push(Work::S(if is_array { "]" } else { ">" }));
+        for (i, &w) in words.iter().enumerate().rev() {
+            self.work.push(Work::Elem(elem, w));
+            self.work.push(Work::S(" "));
+            self.work.push(Work::Ty(elem));
+            if i > 0 {
+                self.work.push(Work::S(", "));
+            }
+        }
+        Ok(())
+    }
+
+    /// A STRING or CSTRING record's `c"..."`; `nul` is the CSTRING's implied terminator.
+    fn string_constant(&mut self, r: PoolRange, nul: bool) -> fmt::Result {
+        let bytes = self.m.constants.bytes_of(r);
+        if bytes.iter().all(|&b| b == 0) {
+            return self.s("zeroinitializer");
+        }
+        self.s("c\"")?;
+        write_escaped(self.out, bytes)?;
+        if nul {
+            self.s("\\00")?;
+        }
+        self.s("\"")
+    }
+
+    /// A binary constant expression with the nuw/nsw or exact flags LLVM keeps on constants.
+    fn const_binary(&mut self, op: BinOp, flags: u8, lhs: Value, rhs: Value) -> fmt::Result {
+        self.s(op.name())?;
+        match op.flag_kind() {
+            dxil_module::inst::BinFlagKind::Overflow => {
+                if flags & 1 != 0 {
+                    self.s(" nuw")?;
+                }
+                if flags & 2 != 0 {
+                    self.s(" nsw")?;
+                }
+            }
+            dxil_module::inst::BinFlagKind::Exact if flags & 1 != 0 => {
+                self.s(" exact")?;
+            }
+            _ => {}
+        }
+        self.const_expr_operands(&[lhs, rhs])
+    }
+
+    /// A `getelementptr` constant expression.
+    fn const_gep(
+        &mut self,
+        inbounds: bool,
+        source_ty: Option<TypeId>,
+        operands: PoolRange,
+    ) -> fmt::Result {
+        let m = self.m;
+        let ops = m.constants.values_of(operands);
+        self.s(if inbounds {
+            "getelementptr inbounds ("
+        } else {
+            "getelementptr ("
+        })?;
+        // LLVM prints the base pointer's element type.
+        let source = ops
+            .first()
+            .and_then(|&b| self.value_type(b))
+            .and_then(|t| m.types.pointee(m.types.scalar_of(t)))
+            .or(source_ty);
+        match source {
+            Some(t) => self.ty(t)?,
+            None => self.s("<badtype>")?,
+        }
+        self.s(", ")?;
+        self.work.push(Work::S(")"));
+        for (i, v) in ops.iter().enumerate().rev() {
+            self.work.push(Work::TyOp(*v));
+            if i > 0 {
+                self.work.push(Work::S(", "));
+            }
+        }
+        Ok(())
     }
 
     /// ` (type a, type b)` of a constant expression, queued.

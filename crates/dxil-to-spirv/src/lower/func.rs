@@ -711,34 +711,7 @@ impl<'a> Ctx<'a> {
         s: &Structured<'_>,
         spv_id: Id,
     ) -> Result<(), Error> {
-        // Values whose definition no longer dominates a use.
-        let uses = std::mem::take(&mut self.f.uses);
-        for &(i, vb) in &uses {
-            let Some(&d) = self.f.def_vb.get(i as usize) else {
-                continue;
-            };
-            if d == vb || d == NONE || s.image(cfg::BlockId(vb)).is_none() {
-                continue;
-            }
-            if !s.def_dominates_use(cfg::BlockId(d), cfg::BlockId(vb)) {
-                let ty = body.insts[i as usize].ty;
-                self.demote(i, ty)?;
-            }
-        }
-        self.f.uses = uses;
-        // Phis the structurizer cannot keep as OpPhi.
-        for bb in 0..body.blocks.len() {
-            let fv = self.f.first_vb[bb];
-            if s.image(cfg::BlockId(fv)).is_some() && s.phi_preds(cfg::BlockId(fv)).is_none() {
-                for i in body.block_insts(dxil_module::BlockId(bb as u32)) {
-                    let d = &body.insts[i as usize];
-                    if !matches!(d.kind, InstKind::Phi { .. }) {
-                        break;
-                    }
-                    self.demote(i, d.ty)?;
-                }
-            }
-        }
+        self.demote_across_structure(body, s)?;
 
         let blocks = s.blocks();
         self.f.labels.clear();
@@ -767,109 +740,179 @@ impl<'a> Ctx<'a> {
                 let fv = self.flag_var()?;
                 self.store(fv, kid);
             }
-            match ob.merge {
-                Merge::None => {}
-                Merge::Selection { merge } => {
-                    let l = self.f.labels[merge.index()];
-                    self.emit(
-                        Op::SelectionMerge,
-                        &words![l, SelectionControl::NONE.bits()],
-                    );
-                }
-                Merge::Loop {
-                    merge,
-                    continue_target,
-                } => {
-                    let l = self.f.labels[merge.index()];
-                    let c = self.f.labels[continue_target.index()];
-                    self.emit(
-                        Op::LoopMerge,
-                        &words![l, c, spirv::LoopControl::NONE.bits()],
-                    );
-                }
-            }
+            self.emit_merge(ob.merge);
             if self.io.mesh.pending_dispatch.is_some() && !matches!(ob.term, OutTerminator::Return)
             {
                 return Err(self.dispatch_not_at_end());
             }
-            match ob.term {
-                OutTerminator::Return => {
-                    if !self.emit_mesh_tasks_at_return()? {
-                        self.emit(Op::Return, &words![]);
+            self.emit_out_terminator(body, s, ob)?;
+        }
+
+        self.patch_phi_operands()?;
+
+        self.function_passes();
+
+        self.assemble_function(spv_id)
+    }
+
+    /// Demotes to variables the values whose definition no longer dominates a use in the
+    /// structured output, and the phis the structurizer cannot keep as OpPhi.
+    fn demote_across_structure(&mut self, body: &Body, s: &Structured<'_>) -> Result<(), Error> {
+        // Values whose definition no longer dominates a use.
+        let uses = std::mem::take(&mut self.f.uses);
+        for &(i, vb) in &uses {
+            let Some(&d) = self.f.def_vb.get(i as usize) else {
+                continue;
+            };
+            if d == vb || d == NONE || s.image(cfg::BlockId(vb)).is_none() {
+                continue;
+            }
+            if !s.def_dominates_use(cfg::BlockId(d), cfg::BlockId(vb)) {
+                let ty = body.insts[i as usize].ty;
+                self.demote(i, ty)?;
+            }
+        }
+        self.f.uses = uses;
+        // Phis the structurizer cannot keep as OpPhi.
+        for bb in 0..body.blocks.len() {
+            let fv = self.f.first_vb[bb];
+            if s.image(cfg::BlockId(fv)).is_some() && s.phi_preds(cfg::BlockId(fv)).is_none() {
+                for i in body.block_insts(dxil_module::BlockId(bb as u32)) {
+                    let d = &body.insts[i as usize];
+                    if !matches!(d.kind, InstKind::Phi { .. }) {
+                        break;
                     }
-                }
-                OutTerminator::Unreachable => {
-                    let op = self.unreachable_terminator(ob.original.map(|v| v.0));
-                    self.emit(op, &words![]);
-                }
-                OutTerminator::Branch(t) => {
-                    let l = self.f.labels[t.index()];
-                    self.emit(Op::Branch, &words![l]);
-                }
-                OutTerminator::CondBranch { cond, t, f } => {
-                    let c = match cond {
-                        Condition::Original(x) => self.f.vb_cond[x.index()],
-                        Condition::FlagEquals(k) => {
-                            let u = self.b.u32();
-                            let fv = self.flag_var()?;
-                            let cur = self.load(u, fv);
-                            let kid = self.b.const_u32(k);
-                            let bt = self.b.bool();
-                            Some(self.op2(Op::IEqual, bt, cur, kid))
-                        }
-                    };
-                    let Some(c) = c else {
-                        return Err(
-                            self.invalid(Invalid::internal("branch condition was not computed"))
-                        );
-                    };
-                    let (lt, lf) = (self.f.labels[t.index()], self.f.labels[f.index()]);
-                    self.emit(Op::BranchConditional, &words![c, lt, lf]);
-                }
-                OutTerminator::Switch {
-                    selector,
-                    default,
-                    cases,
-                } => {
-                    let (sel, width) = match selector {
-                        Selector::Original(x) => {
-                            let vb = self.f.vblocks[x.index()];
-                            let w = match body.insts.get(vb.end as usize).map(|d| &d.kind) {
-                                Some(InstKind::Switch { cond, .. }) => self
-                                    .m
-                                    .value_type(self.func_of(self.entry.function), *cond)
-                                    .map_or(32, |t| self.bits(t)),
-                                _ => 32,
-                            };
-                            let sel = self.f.vb_cond[x.index()].ok_or_else(|| {
-                                self.invalid(Invalid::internal("switch selector was not computed"))
-                            })?;
-                            (sel, w)
-                        }
-                        Selector::Zero => (self.b.const_u32(0), 32),
-                    };
-                    let dl = self.f.labels[default.index()];
-                    let at = self.f.body.len();
-                    self.f.body.push(0);
-                    self.f.body.push(sel.word());
-                    self.f.body.push(dl.word());
-                    for &(lit, target) in s.cases(cases) {
-                        self.f.body.push(lit as u32);
-                        if width > 32 {
-                            self.f.body.push((lit >> 32) as u32);
-                        }
-                        self.f.body.push(self.f.labels[target.index()].word());
-                    }
-                    let len = (self.f.body.len() - at) as u32;
-                    if len > 0xFFFF {
-                        return Err(Limit::SwitchWords(len).into());
-                    }
-                    self.f.body[at] = (len << 16) | Op::Switch as u32;
+                    self.demote(i, d.ty)?;
                 }
             }
         }
+        Ok(())
+    }
 
-        // Phi operands, now that every predecessor has been emitted.
+    /// The output block's OpSelectionMerge or OpLoopMerge, if it heads a construct.
+    fn emit_merge(&mut self, merge: Merge) {
+        match merge {
+            Merge::None => {}
+            Merge::Selection { merge } => {
+                let l = self.f.labels[merge.index()];
+                self.emit(
+                    Op::SelectionMerge,
+                    &words![l, SelectionControl::NONE.bits()],
+                );
+            }
+            Merge::Loop {
+                merge,
+                continue_target,
+            } => {
+                let l = self.f.labels[merge.index()];
+                let c = self.f.labels[continue_target.index()];
+                self.emit(
+                    Op::LoopMerge,
+                    &words![l, c, spirv::LoopControl::NONE.bits()],
+                );
+            }
+        }
+    }
+
+    /// The output block's terminator.
+    fn emit_out_terminator(
+        &mut self,
+        body: &Body,
+        s: &Structured<'_>,
+        ob: &cfg::OutBlock,
+    ) -> Result<(), Error> {
+        match ob.term {
+            OutTerminator::Return => {
+                if !self.emit_mesh_tasks_at_return()? {
+                    self.emit(Op::Return, &words![]);
+                }
+            }
+            OutTerminator::Unreachable => {
+                let op = self.unreachable_terminator(ob.original.map(|v| v.0));
+                self.emit(op, &words![]);
+            }
+            OutTerminator::Branch(t) => {
+                let l = self.f.labels[t.index()];
+                self.emit(Op::Branch, &words![l]);
+            }
+            OutTerminator::CondBranch { cond, t, f } => {
+                let c = match cond {
+                    Condition::Original(x) => self.f.vb_cond[x.index()],
+                    Condition::FlagEquals(k) => {
+                        let u = self.b.u32();
+                        let fv = self.flag_var()?;
+                        let cur = self.load(u, fv);
+                        let kid = self.b.const_u32(k);
+                        let bt = self.b.bool();
+                        Some(self.op2(Op::IEqual, bt, cur, kid))
+                    }
+                };
+                let Some(c) = c else {
+                    return Err(
+                        self.invalid(Invalid::internal("branch condition was not computed"))
+                    );
+                };
+                let (lt, lf) = (self.f.labels[t.index()], self.f.labels[f.index()]);
+                self.emit(Op::BranchConditional, &words![c, lt, lf]);
+            }
+            OutTerminator::Switch {
+                selector,
+                default,
+                cases,
+            } => self.emit_switch(body, s, selector, default, cases)?,
+        }
+        Ok(())
+    }
+
+    /// OpSwitch: on the original selector (64-bit literals when it is 64 bits wide) or on zero
+    /// for a structurizer switch whose only case is the default.
+    fn emit_switch(
+        &mut self,
+        body: &Body,
+        s: &Structured<'_>,
+        selector: Selector,
+        default: cfg::OutBlockId,
+        cases: cfg::structurize::CaseRange,
+    ) -> Result<(), Error> {
+        let (sel, width) = match selector {
+            Selector::Original(x) => {
+                let vb = self.f.vblocks[x.index()];
+                let w = match body.insts.get(vb.end as usize).map(|d| &d.kind) {
+                    Some(InstKind::Switch { cond, .. }) => self
+                        .m
+                        .value_type(self.func_of(self.entry.function), *cond)
+                        .map_or(32, |t| self.bits(t)),
+                    _ => 32,
+                };
+                let sel = self.f.vb_cond[x.index()].ok_or_else(|| {
+                    self.invalid(Invalid::internal("switch selector was not computed"))
+                })?;
+                (sel, w)
+            }
+            Selector::Zero => (self.b.const_u32(0), 32),
+        };
+        let dl = self.f.labels[default.index()];
+        let at = self.f.body.len();
+        self.f.body.push(0);
+        self.f.body.push(sel.word());
+        self.f.body.push(dl.word());
+        for &(lit, target) in s.cases(cases) {
+            self.f.body.push(lit as u32);
+            if width > 32 {
+                self.f.body.push((lit >> 32) as u32);
+            }
+            self.f.body.push(self.f.labels[target.index()].word());
+        }
+        let len = (self.f.body.len() - at) as u32;
+        if len > 0xFFFF {
+            return Err(Limit::SwitchWords(len).into());
+        }
+        self.f.body[at] = (len << 16) | Op::Switch as u32;
+        Ok(())
+    }
+
+    /// Fills in the phi operands recorded in `phi_fix`, now that every predecessor is emitted.
+    fn patch_phi_operands(&mut self) -> Result<(), Error> {
         for k in 0..self.f.phi_fix.len() {
             let (pos, phi, pvb) = self.f.phi_fix[k];
             let id = self.f.phi_res.get(&(phi, pvb)).copied().ok_or_else(|| {
@@ -881,7 +924,12 @@ impl<'a> Ctx<'a> {
                 *w = id.word();
             }
         }
+        Ok(())
+    }
 
+    /// The passes over the finished function body: loop re-rolling, ray-query loop
+    /// un-rotation, loop shape clean-ups and dead-code removal.
+    fn function_passes(&mut self) {
         super::reroll::reroll(&mut self.f.body, &mut self.b);
         if let Some(&entry) = self.f.labels.first() {
             super::unrotate::unrotate_ray_query_loops(&mut self.f.body, entry.word(), &mut self.b);
@@ -901,8 +949,10 @@ impl<'a> Ctx<'a> {
             self.b.id_bound(),
             &mut self.f.dce,
         );
+    }
 
-        // Assemble: OpFunction, entry label, variables, body.
+    /// Assembles OpFunction, the entry label, the variables and the body into the module.
+    fn assemble_function(&mut self, spv_id: Id) -> Result<(), Error> {
         let entry_label = self
             .f
             .labels

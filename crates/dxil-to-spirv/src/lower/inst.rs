@@ -726,9 +726,29 @@ impl<'a> Ctx<'a> {
     pub fn access(&mut self, body: &Body, ptr: Value) -> Result<(Id, TypeId, StorageClass), Error> {
         // GEP operand lists from the outermost (the pointer used) inwards.
         let mut geps: Vec<Vec<Value>> = Vec::new();
+        let (var, storage, base_ty) = self.pointer_root(body, ptr, &mut geps)?;
+        if geps.is_empty() {
+            return Ok((var, base_ty, storage));
+        }
+        let terms = self.index_terms(&geps, base_ty)?;
+        let (ids, pointee) = self.index_ids(terms, base_ty)?;
+        let t = self.ty(pointee)?;
+        let pt = self.b.ptr(storage, t);
+        Ok((self.chain(pt, var, &ids), pointee, storage))
+    }
+
+    /// Walks a pointer back through GEPs and pointer casts to its variable, collecting the GEPs'
+    /// operand lists (outermost first) in `geps`: returns the variable, its storage class and its
+    /// LLVM value type.
+    fn pointer_root(
+        &mut self,
+        body: &Body,
+        ptr: Value,
+        geps: &mut Vec<Vec<Value>>,
+    ) -> Result<(Id, StorageClass, TypeId), Error> {
         let mut cur = ptr;
         let mut steps = 0;
-        let (var, storage, base_ty) = loop {
+        let root = loop {
             steps += 1;
             if steps > 64 {
                 return Err(self.unsupported(Unsupported::Pointer("pointer chain deeper than 64")));
@@ -803,10 +823,13 @@ impl<'a> Ctx<'a> {
                 _ => return Err(self.unsupported(Unsupported::Pointer("pointer operand"))),
             }
         };
-        if geps.is_empty() {
-            return Ok((var, base_ty, storage));
-        }
-        // Index terms from the variable outwards: a constant, or a value.
+        Ok(root)
+    }
+
+    /// The index terms of the collected GEPs from the variable outwards, a constant or a value
+    /// each: a non-zero first index folds into the innermost array index (or, on an array
+    /// variable, into its first index).
+    fn index_terms(&mut self, geps: &[Vec<Value>], base_ty: TypeId) -> Result<Vec<Ix>, Error> {
         let mut terms: Vec<Ix> = Vec::new();
         for ops in geps.iter().rev() {
             let Some((first, rest)) = ops.get(1..).and_then(|x| x.split_first()) else {
@@ -858,6 +881,12 @@ impl<'a> Ctx<'a> {
                 terms.push(self.ix(x));
             }
         }
+        Ok(terms)
+    }
+
+    /// The access chain's index ids for `terms`, walking the types from `base_ty`, and the
+    /// pointee type reached; array indices are clamped into their array unless proven inside.
+    fn index_ids(&mut self, terms: Vec<Ix>, base_ty: TypeId) -> Result<(Vec<Id>, TypeId), Error> {
         let mut ids = Vec::with_capacity(terms.len());
         let mut pointee = base_ty;
         for t in terms {
@@ -925,9 +954,7 @@ impl<'a> Ctx<'a> {
             ids.push(id);
             pointee = next;
         }
-        let t = self.ty(pointee)?;
-        let pt = self.b.ptr(storage, t);
-        Ok((self.chain(pt, var, &ids), pointee, storage))
+        Ok((ids, pointee))
     }
 
     /// A value of SPIR-V type `have` (LLVM `have_ty`) as type `want` (LLVM `want_ty`) with the same bits.

@@ -352,8 +352,9 @@ fn top_level_errors() {
     );
 }
 
+/// Unknown keys, the register (`bind`) and the register space.
 #[test]
-fn resource_errors() {
+fn resource_key_register_and_space_errors() {
     let res = |body: &str| v1(&format!("[[resource]]\n{body}"));
     check(
         err(&raw_u0("").replace("kind", "knid")),
@@ -405,6 +406,12 @@ fn resource_errors() {
         "resource[0].space",
         "-1",
     );
+}
+
+/// The resource kind.
+#[test]
+fn resource_kind_errors() {
+    let res = |body: &str| v1(&format!("[[resource]]\n{body}"));
     check(
         err(&res("bind = \"u0\"\nsize = 4\ninit = \"zero\"\n")),
         missing,
@@ -435,6 +442,12 @@ fn resource_errors() {
         "resource[0].kind",
         "t register",
     );
+}
+
+/// Structured strides and typed formats, each only where its kind takes it.
+#[test]
+fn resource_stride_and_format_errors() {
+    let res = |body: &str| v1(&format!("[[resource]]\n{body}"));
     check(
         err(&res(
             "bind = \"u0\"\nkind = \"structured\"\nsize = 4\ninit = \"zero\"\n",
@@ -523,6 +536,12 @@ fn resource_errors() {
         "resource[0].stride",
         "does not apply",
     );
+}
+
+/// Sizes (bounded) and the required initial contents.
+#[test]
+fn resource_size_and_init_errors() {
+    let res = |body: &str| v1(&format!("[[resource]]\n{body}"));
     check(
         err(&res("bind = \"u0\"\nkind = \"raw\"\ninit = \"zero\"\n")),
         missing,
@@ -1124,10 +1143,10 @@ fn memory_errors() {
     );
 }
 
+/// Size, slot (in range, written once), type, dimension and memory of a view.
 #[test]
-fn view_errors() {
+fn view_slot_type_and_memory_errors() {
     let view = |body: &str| v2_memory(&format!("[[view]]\n{body}"));
-    let at = "view[0]";
     check(
         err(&view(
             "slot = 0\ntype = \"srv\"\nmemory = \"m\"\nraw = true\nnum_elements = 1\nsize = 4\n",
@@ -1193,6 +1212,21 @@ fn view_errors() {
         "null view takes no memory",
     );
     check(
+        err(&v2_memory(
+            "[[view]]\nslot = 3\ntype = \"null-srv\"\nraw = true\n[[view]]\nslot = 3\ntype = \"null-uav\"\nraw = true\n",
+        )),
+        invalid,
+        "view[1].slot",
+        "already written by view[0]",
+    );
+}
+
+/// A buffer view's shape: exactly one of raw, stride or format, each of the right type.
+#[test]
+fn view_shape_errors() {
+    let view = |body: &str| v2_memory(&format!("[[view]]\n{body}"));
+    let at = "view[0]";
+    check(
         err(&view(
             "slot = 0\ntype = \"srv\"\nmemory = \"m\"\nnum_elements = 1\n",
         )),
@@ -1240,6 +1274,13 @@ fn view_errors() {
         "view[0].format",
         "constant buffer view",
     );
+}
+
+/// A view's element window: counts, offsets and alignment, inside its memory.
+#[test]
+fn view_window_errors() {
+    let view = |body: &str| v2_memory(&format!("[[view]]\n{body}"));
+    let at = "view[0]";
     check(
         err(&view(
             "slot = 0\ntype = \"cbv\"\nmemory = \"m\"\nfirst_element = 4\nnum_elements = 256\n",
@@ -1308,6 +1349,12 @@ fn view_errors() {
     ok(&v2_memory(
         "[[memory]]\nname = \"c\"\nsize = 100\ninit = \"zero\"\n[[view]]\nslot = 0\ntype = \"cbv\"\nmemory = \"c\"\nnum_elements = 256\n",
     ));
+}
+
+/// UAV counters: only on raw or structured UAVs, with an offset inside their memory.
+#[test]
+fn view_counter_errors() {
+    let view = |body: &str| v2_memory(&format!("[[view]]\n{body}"));
     check(
         err(&view(
             "slot = 0\ntype = \"srv\"\nmemory = \"m\"\nstride = 4\nnum_elements = 1\ncounter = \"m\"\n",
@@ -1355,14 +1402,6 @@ fn view_errors() {
         invalid,
         "view[0].counter",
         "no memory is named `q`",
-    );
-    check(
-        err(&v2_memory(
-            "[[view]]\nslot = 3\ntype = \"null-srv\"\nraw = true\n[[view]]\nslot = 3\ntype = \"null-uav\"\nraw = true\n",
-        )),
-        invalid,
-        "view[1].slot",
-        "already written by view[0]",
     );
 }
 

@@ -133,19 +133,7 @@ impl Structurizer {
         let mut loop_c = NONE;
         self.bs.clear();
         if is_loop {
-            for j in (1..self.outs.len()).rev() {
-                let y = self.outs[j];
-                let k = self.open(Kind::Switch, cur, y);
-                let next = self.protos.len() as u32 + 1;
-                let a = self.push_arm(Tgt::Proto(next), NONE);
-                let mp = self.constructs[k as usize].mp;
-                self.push_proto(NONE, PMerge::Sel(mp), PTerm::Zero(a));
-                self.bs.push(k);
-                cur = k;
-            }
-            let natural = self.outs.first().copied().unwrap_or(NONE);
-            loop_c = self.open(Kind::Loop, cur, natural);
-            self.loop_construct[xs] = loop_c;
+            loop_c = self.open_loop_scopes(xs, cur);
             cur = loop_c;
         }
         let outs_bs_len = self.bs.len();
@@ -180,50 +168,137 @@ impl Structurizer {
         }
         // Scopes for in-loop/ordinary merge children y2..ym (outermost first), then the selection for y1.
         let in_bs_start = self.bs.len();
-        let mut tp = px;
-        let mut sel = NONE;
+        let (mut tp, mut sel) = (px, NONE);
         if needs_sel {
-            let mut first_header_is_x = !is_loop;
-            if is_loop {
-                let a = self.push_arm(Tgt::Proto(px + 1), NONE);
-                self.protos[px as usize].term = PTerm::Branch(a);
-            }
-            for j in (1..m).rev() {
-                let y = self.ins[j];
-                let k = self.open(Kind::Switch, cur, y);
-                let mp = self.constructs[k as usize].mp;
-                let hp = if first_header_is_x {
-                    first_header_is_x = false;
-                    px
-                } else {
-                    self.push_proto(NONE, PMerge::None, PTerm::Unreachable)
-                };
-                let a = self.push_arm(Tgt::Proto(hp + 1), NONE);
-                self.protos[hp as usize].merge = PMerge::Sel(mp);
-                self.protos[hp as usize].term = PTerm::Zero(a);
-                self.bs.push(k);
-                cur = k;
-            }
-            let natural = self.ins.first().copied().unwrap_or(NONE);
-            sel = self.open(
-                if is_switch { Kind::Switch } else { Kind::If },
-                cur,
-                natural,
-            );
-            tp = if first_header_is_x {
-                px
-            } else {
-                self.push_proto(NONE, PMerge::None, PTerm::Unreachable)
-            };
-            let mp = self.constructs[sel as usize].mp;
-            self.protos[tp as usize].merge = PMerge::Sel(mp);
+            (tp, sel) = self.open_selection_scopes(px, is_loop, is_switch, cur);
             cur = sel;
         }
         let cc = cur;
 
         // Arms.
-        let base = self.edge_base[xs] as usize;
         let tstart = self.tsucc.len();
+        let pterm = self.terminator_arms(cfg, x, cc, sel, term)?;
+        self.protos[tp as usize].term = pterm;
+
+        // Schedule: inline arms, close the selection, follows with their scope closes, then the loop's tail.
+        for i in tstart..self.tsucc.len() {
+            let t = self.tsucc[i];
+            self.acts.push(Work::Tree(t));
+        }
+        self.tsucc.truncate(tstart);
+        if sel != NONE {
+            self.acts.push(Work::Close(sel));
+        }
+        if m >= 1 {
+            self.acts.push(Work::Tree(self.ins[0]));
+            // bs[in_bs_start..] holds B(ins[m-1]) … B(ins[1]).
+            for j in 1..m {
+                let k = self.bs[in_bs_start + (m - 1 - j)];
+                self.acts.push(Work::Close(k));
+                self.acts.push(Work::Tree(self.ins[j]));
+            }
+        }
+        if is_loop {
+            self.acts.push(Work::Lc(loop_c));
+            self.acts.push(Work::Close(loop_c));
+            let k_out = self.outs.len();
+            if k_out >= 1 {
+                self.acts.push(Work::Tree(self.outs[0]));
+                for j in 1..k_out {
+                    let k = self.bs[outs_bs_len - j];
+                    self.acts.push(Work::Close(k));
+                    self.acts.push(Work::Tree(self.outs[j]));
+                }
+            }
+        }
+        while let Some(a) = self.acts.pop() {
+            self.work.push(a);
+        }
+        Ok(())
+    }
+
+    /// Opens the scopes around loop `x`: one switch scope per out-follow but the first
+    /// (outermost first), then the loop construct, whose merge is the first out-follow. Returns
+    /// the loop construct (now the innermost).
+    fn open_loop_scopes(&mut self, xs: usize, mut cur: u32) -> u32 {
+        for j in (1..self.outs.len()).rev() {
+            let y = self.outs[j];
+            let k = self.open(Kind::Switch, cur, y);
+            let next = self.protos.len() as u32 + 1;
+            let a = self.push_arm(Tgt::Proto(next), NONE);
+            let mp = self.constructs[k as usize].mp;
+            self.push_proto(NONE, PMerge::Sel(mp), PTerm::Zero(a));
+            self.bs.push(k);
+            cur = k;
+        }
+        let natural = self.outs.first().copied().unwrap_or(NONE);
+        let loop_c = self.open(Kind::Loop, cur, natural);
+        self.loop_construct[xs] = loop_c;
+        loop_c
+    }
+
+    /// Opens the scopes of `x`'s in-follows: one switch scope per in-follow but the first
+    /// (outermost first), each headed by a proto (`x`'s own, `px`, for the first unless `x` is a
+    /// loop header), then the selection itself, merging at the first in-follow. Returns the
+    /// selection's header proto and the selection (now the innermost construct).
+    fn open_selection_scopes(
+        &mut self,
+        px: u32,
+        is_loop: bool,
+        is_switch: bool,
+        mut cur: u32,
+    ) -> (u32, u32) {
+        let m = self.ins.len();
+        let mut first_header_is_x = !is_loop;
+        if is_loop {
+            let a = self.push_arm(Tgt::Proto(px + 1), NONE);
+            self.protos[px as usize].term = PTerm::Branch(a);
+        }
+        for j in (1..m).rev() {
+            let y = self.ins[j];
+            let k = self.open(Kind::Switch, cur, y);
+            let mp = self.constructs[k as usize].mp;
+            let hp = if first_header_is_x {
+                first_header_is_x = false;
+                px
+            } else {
+                self.push_proto(NONE, PMerge::None, PTerm::Unreachable)
+            };
+            let a = self.push_arm(Tgt::Proto(hp + 1), NONE);
+            self.protos[hp as usize].merge = PMerge::Sel(mp);
+            self.protos[hp as usize].term = PTerm::Zero(a);
+            self.bs.push(k);
+            cur = k;
+        }
+        let natural = self.ins.first().copied().unwrap_or(NONE);
+        let sel = self.open(
+            if is_switch { Kind::Switch } else { Kind::If },
+            cur,
+            natural,
+        );
+        let tp = if first_header_is_x {
+            px
+        } else {
+            self.push_proto(NONE, PMerge::None, PTerm::Unreachable)
+        };
+        let mp = self.constructs[sel as usize].mp;
+        self.protos[tp as usize].merge = PMerge::Sel(mp);
+        (tp, sel)
+    }
+
+    /// The arms of `x`'s terminator, from construct `cc` (`sel` is the selection a switch
+    /// merges through): the edges' arms are recorded in `edge_arm`, inline targets queued in
+    /// `tsucc`; a switch case that leaves with its own flag value gets a synthetic case block.
+    fn terminator_arms(
+        &mut self,
+        cfg: &Cfg,
+        x: u32,
+        cc: u32,
+        sel: u32,
+        term: Terminator,
+    ) -> Result<PTerm, StructurizeError> {
+        let xs = x as usize;
+        let base = self.edge_base[xs] as usize;
         let pterm = match term {
             Terminator::Return => PTerm::Return,
             Terminator::Unreachable => PTerm::Unreachable,
@@ -294,43 +369,7 @@ impl Structurizer {
                 }
             }
         };
-        self.protos[tp as usize].term = pterm;
-
-        // Schedule: inline arms, close the selection, follows with their scope closes, then the loop's tail.
-        for i in tstart..self.tsucc.len() {
-            let t = self.tsucc[i];
-            self.acts.push(Work::Tree(t));
-        }
-        self.tsucc.truncate(tstart);
-        if sel != NONE {
-            self.acts.push(Work::Close(sel));
-        }
-        if m >= 1 {
-            self.acts.push(Work::Tree(self.ins[0]));
-            // bs[in_bs_start..] holds B(ins[m-1]) … B(ins[1]).
-            for j in 1..m {
-                let k = self.bs[in_bs_start + (m - 1 - j)];
-                self.acts.push(Work::Close(k));
-                self.acts.push(Work::Tree(self.ins[j]));
-            }
-        }
-        if is_loop {
-            self.acts.push(Work::Lc(loop_c));
-            self.acts.push(Work::Close(loop_c));
-            let k_out = self.outs.len();
-            if k_out >= 1 {
-                self.acts.push(Work::Tree(self.outs[0]));
-                for j in 1..k_out {
-                    let k = self.bs[outs_bs_len - j];
-                    self.acts.push(Work::Close(k));
-                    self.acts.push(Work::Tree(self.outs[j]));
-                }
-            }
-        }
-        while let Some(a) = self.acts.pop() {
-            self.work.push(a);
-        }
-        Ok(())
+        Ok(pterm)
     }
 
     /// Arm for the edge `x → t` from construct `cc`; an inline target is queued in `tsucc`.
