@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod check;
+pub mod codes;
 pub mod constants;
 pub mod entity;
 pub mod inst;

@@ -2,6 +2,7 @@
 //! non-instruction records (block count, debug locations).
 
 use super::{FnState, Next, ReadErrorKind, Reader, Result, block, chars_to_string};
+use crate::codes::function::{DEBUG_LOC, DEBUG_LOC_AGAIN, DECLAREBLOCKS};
 use crate::entity::{BlockId, FuncId, InstId, TypeId};
 use crate::inst::{DebugLoc, InstData, Ordering, SyncScope};
 use crate::module::{Attachment, BlockData, Body, LocalName};
@@ -316,7 +317,7 @@ impl Reader<'_> {
 
     pub(super) fn function_record_dispatch(&mut self, code: u32, st: &mut FnState) -> Result<()> {
         match code {
-            1 => {
+            DECLAREBLOCKS => {
                 let n = self.op(0)?;
                 if n == 0 || n > self.bits_total / 4 {
                     return Err(self.malformed(format!("implausible block count {n}")));
@@ -335,7 +336,7 @@ impl Reader<'_> {
                 st.body.blocks.push(BlockData { start: 0, end: 0 });
                 Ok(())
             }
-            33 => {
+            DEBUG_LOC_AGAIN => {
                 let last = st.body.insts.len();
                 match (st.last_loc, last) {
                     (Some(loc), n) if n > 0 => {
@@ -345,7 +346,7 @@ impl Reader<'_> {
                     _ => Err(self.malformed("DEBUG_LOC_AGAIN without a previous location")),
                 }
             }
-            35 => {
+            DEBUG_LOC => {
                 let loc = DebugLoc {
                     line: self.op(0)?,
                     col: self.op(1)?,

@@ -1,6 +1,7 @@
 //! Instruction records of a function body.
 
 use super::{FnState, Reader, Result, decode_signed};
+use crate::codes::function::*;
 use crate::entity::{AttrListId, PoolRange, TypeId};
 use crate::inst::{BinOp, CastOp, InstKind, Predicate, RmwOp};
 use crate::types::TypeData;
@@ -16,18 +17,27 @@ impl Reader<'_> {
         // the order of types the reader adds shows in the type table.
         let void = self.void_type();
         match code {
-            2 | 3 | 5 | 29 | 9 | 28 => self.arith_record(code, st),
-            4 | 30 | 43 => self.gep_record(code, st),
-            6..=8 => self.vector_record(code, st),
-            10..=12 | 15 => self.terminator_record(code, st, void),
-            16 => self.phi_record(st),
-            19 | 20 | 41 | 44 | 45 | 24 | 42 | 23 => self.memory_record(code, st, void),
-            26 | 27 => self.aggregate_record(code, st),
-            34 => self.call_record(st),
-            36 | 38 | 37 | 46 => self.atomic_record(code, st, void),
-            13 | 31 | 39 | 40 | 47 => Err(self.unsupported(format!(
-                "instruction record {code} (exception handling / indirect branches)"
-            ))),
+            INST_BINOP | INST_CAST | INST_SELECT | INST_VSELECT | INST_CMP | INST_CMP2 => {
+                self.arith_record(code, st)
+            }
+            INST_GEP_OLD | INST_INBOUNDS_GEP_OLD | INST_GEP => self.gep_record(code, st),
+            INST_EXTRACTELT..=INST_SHUFFLEVEC => self.vector_record(code, st),
+            INST_RET..=INST_SWITCH | INST_UNREACHABLE => self.terminator_record(code, st, void),
+            INST_PHI => self.phi_record(st),
+            INST_ALLOCA | INST_LOAD | INST_LOADATOMIC | INST_STORE | INST_STOREATOMIC
+            | INST_STORE_OLD | INST_STOREATOMIC_OLD | INST_VAARG => {
+                self.memory_record(code, st, void)
+            }
+            INST_EXTRACTVAL | INST_INSERTVAL => self.aggregate_record(code, st),
+            INST_CALL => self.call_record(st),
+            INST_FENCE | INST_ATOMICRMW | INST_CMPXCHG_OLD | INST_CMPXCHG => {
+                self.atomic_record(code, st, void)
+            }
+            INST_INVOKE | INST_INDIRECTBR | INST_RESUME | INST_LANDINGPAD_OLD | INST_LANDINGPAD => {
+                Err(self.unsupported(format!(
+                    "instruction record {code} (exception handling / indirect branches)"
+                )))
+            }
             _ => Err(self.unsupported(format!("instruction record code {code}"))),
         }
     }
@@ -36,7 +46,7 @@ impl Reader<'_> {
     fn arith_record(&mut self, code: u32, st: &mut FnState) -> Result<(InstKind, TypeId)> {
         let mut s = 0usize;
         Ok(match code {
-            2 => {
+            INST_BINOP => {
                 let (lhs, ty) = self.value_type_pair(st, &mut s)?;
                 let rhs = self.value_plain(st, &mut s)?;
                 let float = self.m.types.is_float(self.m.types.scalar_of(ty));
@@ -53,14 +63,14 @@ impl Reader<'_> {
                     ty,
                 )
             }
-            3 => {
+            INST_CAST => {
                 let (value, _) = self.value_type_pair(st, &mut s)?;
                 let to = self.op_type(s)?;
                 let op = CastOp::from_code(self.op(s + 1)?)
                     .ok_or_else(|| self.malformed("invalid cast operator"))?;
                 (InstKind::Cast { op, value }, to)
             }
-            5 => {
+            INST_SELECT => {
                 let (if_true, ty) = self.value_type_pair(st, &mut s)?;
                 let if_false = self.value_plain(st, &mut s)?;
                 let cond = self.value_plain(st, &mut s)?;
@@ -73,7 +83,7 @@ impl Reader<'_> {
                     ty,
                 )
             }
-            29 => {
+            INST_VSELECT => {
                 let (if_true, ty) = self.value_type_pair(st, &mut s)?;
                 let if_false = self.value_plain(st, &mut s)?;
                 let (cond, _) = self.value_type_pair(st, &mut s)?;
@@ -86,7 +96,7 @@ impl Reader<'_> {
                     ty,
                 )
             }
-            9 | 28 => {
+            INST_CMP | INST_CMP2 => {
                 let (lhs, ty) = self.value_type_pair(st, &mut s)?;
                 let rhs = self.value_plain(st, &mut s)?;
                 let pred = Predicate::from_code(self.op(s)?)
@@ -111,15 +121,15 @@ impl Reader<'_> {
     fn gep_record(&mut self, code: u32, st: &mut FnState) -> Result<(InstKind, TypeId)> {
         let mut s = 0usize;
         Ok(match code {
-            4 | 30 | 43 => {
+            INST_GEP_OLD | INST_INBOUNDS_GEP_OLD | INST_GEP => {
                 let (inbounds, explicit) = match code {
-                    43 => {
+                    INST_GEP => {
                         let ib = self.op(0)? != 0;
                         let t = self.op_type(1)?;
                         s = 2;
                         (ib, Some(t))
                     }
-                    30 => (true, None),
+                    INST_INBOUNDS_GEP_OLD => (true, None),
                     _ => (false, None),
                 };
                 let start = st.body.pool.len();
@@ -163,7 +173,7 @@ impl Reader<'_> {
     fn vector_record(&mut self, code: u32, st: &mut FnState) -> Result<(InstKind, TypeId)> {
         let mut s = 0usize;
         Ok(match code {
-            6 => {
+            INST_EXTRACTELT => {
                 let (vector, vty) = self.value_type_pair(st, &mut s)?;
                 let (index, _) = self.value_type_pair(st, &mut s)?;
                 let ty = match self.m.types.data(vty) {
@@ -172,7 +182,7 @@ impl Reader<'_> {
                 };
                 (InstKind::ExtractElement { vector, index }, ty)
             }
-            7 => {
+            INST_INSERTELT => {
                 let (vector, vty) = self.value_type_pair(st, &mut s)?;
                 let element = self.value_plain(st, &mut s)?;
                 let (index, _) = self.value_type_pair(st, &mut s)?;
@@ -185,7 +195,7 @@ impl Reader<'_> {
                     vty,
                 )
             }
-            8 => {
+            INST_SHUFFLEVEC => {
                 let (v1, vty) = self.value_type_pair(st, &mut s)?;
                 let v2 = self.value_plain(st, &mut s)?;
                 let (mask, mty) = self.value_type_pair(st, &mut s)?;
@@ -209,7 +219,7 @@ impl Reader<'_> {
     ) -> Result<(InstKind, TypeId)> {
         let mut s = 0usize;
         Ok(match code {
-            10 => {
+            INST_RET => {
                 if self.ops.is_empty() {
                     (InstKind::Ret { value: None }, void)
                 } else {
@@ -220,7 +230,7 @@ impl Reader<'_> {
                     (InstKind::Ret { value: Some(v) }, void)
                 }
             }
-            11 => {
+            INST_BR => {
                 if self.ops.len() == 1 {
                     let dest = self.block_id(st, self.op(0)?)?;
                     (InstKind::Br { dest }, void)
@@ -239,7 +249,7 @@ impl Reader<'_> {
                     )
                 }
             }
-            12 => {
+            INST_SWITCH => {
                 if self.op(0)? >> 16 == 0x4B5 {
                     return Err(self.unsupported("the wide-integer switch record format"));
                 }
@@ -272,7 +282,7 @@ impl Reader<'_> {
                     void,
                 )
             }
-            15 => (InstKind::Unreachable, void),
+            INST_UNREACHABLE => (InstKind::Unreachable, void),
             _ => return Err(self.unsupported(format!("instruction record code {code}"))),
         })
     }
@@ -286,7 +296,7 @@ impl Reader<'_> {
     ) -> Result<(InstKind, TypeId)> {
         let mut s = 0usize;
         Ok(match code {
-            19 => {
+            INST_ALLOCA => {
                 let t0 = self.op_type(0)?;
                 self.op_type(1)?;
                 let size_n = self.op_u32(2)?;
@@ -315,9 +325,9 @@ impl Reader<'_> {
                     ty,
                 )
             }
-            20 | 41 => {
+            INST_LOAD | INST_LOADATOMIC => {
                 let (ptr, pty) = self.value_type_pair(st, &mut s)?;
-                let tail = if code == 20 { 2 } else { 4 };
+                let tail = if code == INST_LOAD { 2 } else { 4 };
                 let ty = if s + tail + 1 == self.ops.len() {
                     let t = self.op_type(s)?;
                     s += 1;
@@ -330,7 +340,7 @@ impl Reader<'_> {
                 };
                 let align = self.align_field(self.op(s)?)?;
                 let volatile = self.op(s + 1)? != 0;
-                let atomic = if code == 41 {
+                let atomic = if code == INST_LOADATOMIC {
                     Some((
                         self.ordering(self.op(s + 2)?)?,
                         self.scope(self.op(s + 3)?)?,
@@ -348,16 +358,16 @@ impl Reader<'_> {
                     ty,
                 )
             }
-            44 | 45 | 24 | 42 => {
+            INST_STORE | INST_STOREATOMIC | INST_STORE_OLD | INST_STOREATOMIC_OLD => {
                 let (ptr, _) = self.value_type_pair(st, &mut s)?;
-                let value = if code == 44 || code == 45 {
+                let value = if code == INST_STORE || code == INST_STOREATOMIC {
                     self.value_type_pair(st, &mut s)?.0
                 } else {
                     self.value_plain(st, &mut s)?
                 };
                 let align = self.align_field(self.op(s)?)?;
                 let volatile = self.op(s + 1)? != 0;
-                let atomic = if code == 45 || code == 42 {
+                let atomic = if code == INST_STOREATOMIC || code == INST_STOREATOMIC_OLD {
                     Some((
                         self.ordering(self.op(s + 2)?)?,
                         self.scope(self.op(s + 3)?)?,
@@ -376,7 +386,7 @@ impl Reader<'_> {
                     void,
                 )
             }
-            23 => {
+            INST_VAARG => {
                 let list_ty = self.op_type(0)?;
                 s = 1;
                 let list = self.value_plain(st, &mut s)?;
@@ -391,9 +401,9 @@ impl Reader<'_> {
     fn aggregate_record(&mut self, code: u32, st: &mut FnState) -> Result<(InstKind, TypeId)> {
         let mut s = 0usize;
         Ok(match code {
-            26 | 27 => {
+            INST_EXTRACTVAL | INST_INSERTVAL => {
                 let (aggregate, aty) = self.value_type_pair(st, &mut s)?;
-                let element = if code == 27 {
+                let element = if code == INST_INSERTVAL {
                     Some(self.value_type_pair(st, &mut s)?.0)
                 } else {
                     None
@@ -443,14 +453,14 @@ impl Reader<'_> {
     ) -> Result<(InstKind, TypeId)> {
         let mut s = 0usize;
         Ok(match code {
-            36 => (
+            INST_FENCE => (
                 InstKind::Fence {
                     ordering: self.ordering(self.op(0)?)?,
                     scope: self.scope(self.op(1)?)?,
                 },
                 void,
             ),
-            38 => {
+            INST_ATOMICRMW => {
                 let (ptr, _) = self.value_type_pair(st, &mut s)?;
                 let value = self.value_plain(st, &mut s)?;
                 let op = RmwOp::from_code(self.op(s)?)
@@ -477,9 +487,9 @@ impl Reader<'_> {
                     ty,
                 )
             }
-            37 | 46 => {
+            INST_CMPXCHG_OLD | INST_CMPXCHG => {
                 let (ptr, pty) = self.value_type_pair(st, &mut s)?;
-                let (cmp, cty) = if code == 46 {
+                let (cmp, cty) = if code == INST_CMPXCHG {
                     self.value_type_pair(st, &mut s)?
                 } else {
                     let v = self.value_plain(st, &mut s)?;

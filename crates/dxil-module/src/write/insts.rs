@@ -9,6 +9,7 @@ use super::{
     FN_GEP3, FN_LOAD, FN_RET_VAL, FN_RET_VOID, FN_SELECT, FN_STORE, FN_UNREACHABLE, Result, Writer,
     error, sign_rotate,
 };
+use crate::codes::function::*;
 use crate::entity::BlockId;
 use crate::inst::InstKind;
 use crate::module::Function;
@@ -94,7 +95,7 @@ impl<'m> Writer<'m, '_> {
                 let fwd = self.push_vt(f, *value, id)?;
                 self.vals.push(self.ty(inst.ty)?);
                 self.vals.push(op.code());
-                (3, if fwd { UNABBREV_RECORD } else { FN_CAST })
+                (INST_CAST, if fwd { UNABBREV_RECORD } else { FN_CAST })
             }
             Binary {
                 op,
@@ -112,7 +113,7 @@ impl<'m> Writer<'m, '_> {
                     }
                     self.vals.push(u64::from(*flags));
                 }
-                (2, abbrev)
+                (INST_BINOP, abbrev)
             }
             Gep {
                 inbounds,
@@ -134,14 +135,17 @@ impl<'m> Writer<'m, '_> {
                     && !fwd
                     && self.vals.len() == 5
                     && self.vals[2..].iter().all(|&v| v >> self.valbits == 0);
-                (43, if fits { FN_GEP3 } else { FN_GEP })
+                (INST_GEP, if fits { FN_GEP3 } else { FN_GEP })
             }
             ExtractValue { aggregate, indices } => {
                 let fwd = self.push_vt(f, *aggregate, id)?;
                 let indices = indices.get(pool);
                 self.vals.extend(indices.iter().map(|&x| u64::from(x)));
                 let fits = self.compact && !fwd && indices.len() == 1;
-                (26, if fits { FN_EXTRACTVAL } else { UNABBREV_RECORD })
+                (
+                    INST_EXTRACTVAL,
+                    if fits { FN_EXTRACTVAL } else { UNABBREV_RECORD },
+                )
             }
             InsertValue {
                 aggregate,
@@ -152,7 +156,7 @@ impl<'m> Writer<'m, '_> {
                 self.push_vt(f, *element, id)?;
                 self.vals
                     .extend(indices.get(pool).iter().map(|&x| u64::from(x)));
-                (27, UNABBREV_RECORD)
+                (INST_INSERTVAL, UNABBREV_RECORD)
             }
             Select {
                 cond,
@@ -174,7 +178,7 @@ impl<'m> Writer<'m, '_> {
             ExtractElement { vector, index } => {
                 self.push_vt(f, *vector, id)?;
                 self.push_vt(f, *index, id)?;
-                (6, UNABBREV_RECORD)
+                (INST_EXTRACTELT, UNABBREV_RECORD)
             }
             InsertElement {
                 vector,
@@ -184,13 +188,13 @@ impl<'m> Writer<'m, '_> {
                 self.push_vt(f, *vector, id)?;
                 self.push_v(*element, id)?;
                 self.push_vt(f, *index, id)?;
-                (7, UNABBREV_RECORD)
+                (INST_INSERTELT, UNABBREV_RECORD)
             }
             ShuffleVector { v1, v2, mask } => {
                 self.push_vt(f, *v1, id)?;
                 self.push_v(*v2, id)?;
                 self.push_v(*mask, id)?;
-                (8, UNABBREV_RECORD)
+                (INST_SHUFFLEVEC, UNABBREV_RECORD)
             }
             Cmp {
                 pred,
@@ -205,7 +209,7 @@ impl<'m> Writer<'m, '_> {
                     self.vals.push(u64::from(*flags));
                 }
                 let fits = self.compact && !fwd && *flags == 0 && pred.0 < 64;
-                (28, if fits { FN_CMP } else { UNABBREV_RECORD })
+                (INST_CMP2, if fits { FN_CMP } else { UNABBREV_RECORD })
             }
             _ => return Err(error::invalid("instruction of another family")),
         })
@@ -222,14 +226,14 @@ impl<'m> Writer<'m, '_> {
         use InstKind::*;
         let pool = &body.pool;
         Ok(match &inst.kind {
-            Ret { value: None } => (10, FN_RET_VOID),
+            Ret { value: None } => (INST_RET, FN_RET_VOID),
             Ret { value: Some(v) } => {
                 let fwd = self.push_vt(f, *v, id)?;
-                (10, if fwd { UNABBREV_RECORD } else { FN_RET_VAL })
+                (INST_RET, if fwd { UNABBREV_RECORD } else { FN_RET_VAL })
             }
             Br { dest } => {
                 self.vals.push(self.block(body, *dest)?);
-                (11, if self.compact { FN_BR } else { UNABBREV_RECORD })
+                (INST_BR, if self.compact { FN_BR } else { UNABBREV_RECORD })
             }
             CondBr {
                 cond,
@@ -265,9 +269,9 @@ impl<'m> Writer<'m, '_> {
                     self.vals.push(u64::from(self.e.value_id(cv)?));
                     self.vals.push(self.block(body, BlockId(p[1]))?);
                 }
-                (12, UNABBREV_RECORD)
+                (INST_SWITCH, UNABBREV_RECORD)
             }
-            Unreachable => (15, FN_UNREACHABLE),
+            Unreachable => (INST_UNREACHABLE, FN_UNREACHABLE),
             Phi { incoming } => {
                 self.vals.push(self.ty(inst.ty)?);
                 for p in incoming.get(pool).chunks_exact(2) {
@@ -276,7 +280,7 @@ impl<'m> Writer<'m, '_> {
                     self.vals.push(sign_rotate(diff as u64));
                     self.vals.push(self.block(body, BlockId(p[1]))?);
                 }
-                (16, UNABBREV_RECORD)
+                (INST_PHI, UNABBREV_RECORD)
             }
             _ => return Err(error::invalid("instruction of another family")),
         })
@@ -301,7 +305,7 @@ impl<'m> Writer<'m, '_> {
                 self.vals.push(u64::from(self.e.type_id(t)?));
                 self.vals.push(u64::from(self.e.value_id(*size)?));
                 self.vals.push(u64::from(*align_field | 1 << 6));
-                (19, UNABBREV_RECORD)
+                (INST_ALLOCA, UNABBREV_RECORD)
             }
             Load {
                 ptr,
@@ -314,10 +318,10 @@ impl<'m> Writer<'m, '_> {
                 self.vals.push(u64::from(*align));
                 self.vals.push(u64::from(*volatile));
                 match atomic {
-                    None => (20, if fwd { UNABBREV_RECORD } else { FN_LOAD }),
+                    None => (INST_LOAD, if fwd { UNABBREV_RECORD } else { FN_LOAD }),
                     Some((o, s)) => {
                         self.vals.extend([u64::from(o.0), u64::from(s.0)]);
-                        (41, UNABBREV_RECORD)
+                        (INST_LOADATOMIC, UNABBREV_RECORD)
                     }
                 }
             }
@@ -343,7 +347,7 @@ impl<'m> Writer<'m, '_> {
                     ),
                     Some((o, s)) => {
                         self.vals.extend([u64::from(o.0), u64::from(s.0)]);
-                        (45, UNABBREV_RECORD)
+                        (INST_STOREATOMIC, UNABBREV_RECORD)
                     }
                 }
             }
@@ -367,7 +371,7 @@ impl<'m> Writer<'m, '_> {
                     u64::from(failure.0),
                     u64::from(*weak),
                 ]);
-                (46, UNABBREV_RECORD)
+                (INST_CMPXCHG, UNABBREV_RECORD)
             }
             AtomicRmw {
                 op,
@@ -385,12 +389,12 @@ impl<'m> Writer<'m, '_> {
                     u64::from(ordering.0),
                     u64::from(scope.0),
                 ]);
-                (38, UNABBREV_RECORD)
+                (INST_ATOMICRMW, UNABBREV_RECORD)
             }
             Fence { ordering, scope } => {
                 self.vals
                     .extend([u64::from(ordering.0), u64::from(scope.0)]);
-                (36, UNABBREV_RECORD)
+                (INST_FENCE, UNABBREV_RECORD)
             }
             _ => return Err(error::invalid("instruction of another family")),
         })
@@ -444,13 +448,13 @@ impl<'m> Writer<'m, '_> {
                     }
                 }
                 let fits = self.compact && *cc_flags == 0;
-                (34, if fits { FN_CALL } else { UNABBREV_RECORD })
+                (INST_CALL, if fits { FN_CALL } else { UNABBREV_RECORD })
             }
             VaArg { list_ty, list } => {
                 self.vals.push(self.ty(*list_ty)?);
                 self.push_v(*list, id)?;
                 self.vals.push(self.ty(inst.ty)?);
-                (23, UNABBREV_RECORD)
+                (INST_VAARG, UNABBREV_RECORD)
             }
 
             _ => return Err(error::invalid("instruction of another family")),

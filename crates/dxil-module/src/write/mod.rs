@@ -28,6 +28,7 @@ use std::hash::BuildHasherDefault;
 
 use dxil_bitstream::{AbbrevOp, BitstreamWriter, builtin_abbrev::UNABBREV_RECORD};
 
+use crate::codes::function::*;
 use crate::entity::{ConstId, FuncId, PoolRange};
 use crate::module::{Function, LocalName, Module};
 use crate::value::{Value, ValueRef};
@@ -177,6 +178,11 @@ fn is_char6(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'.' || b == b'_'
 }
 
+/// An abbreviation's literal record code.
+fn code(c: u32) -> AbbrevOp {
+    AbbrevOp::Literal(u64::from(c))
+}
+
 mod block {
     pub const MODULE: u32 = 8;
     pub const PARAMATTR: u32 = 9;
@@ -302,18 +308,20 @@ impl<'m> Writer<'m, '_> {
         self.bs.define_blockinfo_abbrev(cst, &[Literal(2)])?;
         let f = block::FUNCTION;
         self.bs
-            .define_blockinfo_abbrev(f, &[Literal(20), Vbr(6), Fixed(tb), Vbr(4), Fixed(1)])?;
+            .define_blockinfo_abbrev(f, &[code(INST_LOAD), Vbr(6), Fixed(tb), Vbr(4), Fixed(1)])?;
         self.bs
-            .define_blockinfo_abbrev(f, &[Literal(2), Vbr(6), Vbr(6), Fixed(4)])?;
+            .define_blockinfo_abbrev(f, &[code(INST_BINOP), Vbr(6), Vbr(6), Fixed(4)])?;
         self.bs
-            .define_blockinfo_abbrev(f, &[Literal(2), Vbr(6), Vbr(6), Fixed(4), Fixed(7)])?;
+            .define_blockinfo_abbrev(f, &[code(INST_BINOP), Vbr(6), Vbr(6), Fixed(4), Fixed(7)])?;
         self.bs
-            .define_blockinfo_abbrev(f, &[Literal(3), Vbr(6), Fixed(tb), Fixed(4)])?;
-        self.bs.define_blockinfo_abbrev(f, &[Literal(10)])?;
-        self.bs.define_blockinfo_abbrev(f, &[Literal(10), Vbr(6)])?;
-        self.bs.define_blockinfo_abbrev(f, &[Literal(15)])?;
+            .define_blockinfo_abbrev(f, &[code(INST_CAST), Vbr(6), Fixed(tb), Fixed(4)])?;
+        self.bs.define_blockinfo_abbrev(f, &[code(INST_RET)])?;
         self.bs
-            .define_blockinfo_abbrev(f, &[Literal(43), Fixed(1), Fixed(tb), Array, Vbr(6)])?;
+            .define_blockinfo_abbrev(f, &[code(INST_RET), Vbr(6)])?;
+        self.bs
+            .define_blockinfo_abbrev(f, &[code(INST_UNREACHABLE)])?;
+        self.bs
+            .define_blockinfo_abbrev(f, &[code(INST_GEP), Fixed(1), Fixed(tb), Array, Vbr(6)])?;
         if self.compact {
             self.define_compact_abbrevs()?;
         }
@@ -331,7 +339,7 @@ impl<'m> Writer<'m, '_> {
         let defs: [&[AbbrevOp]; 7] = [
             // attribute list, cc word, function type, callee, arguments.
             &[
-                Literal(34),
+                code(INST_CALL),
                 Vbr(4),
                 Literal(CALL_EXPLICIT_TYPE),
                 Fixed(tb),
@@ -340,17 +348,17 @@ impl<'m> Writer<'m, '_> {
                 Vbr(6),
             ],
             // aggregate, one index.
-            &[Literal(26), Vbr(6), Vbr(4)],
+            &[code(INST_EXTRACTVAL), Vbr(6), Vbr(4)],
             // lhs, rhs, predicate (all under 64).
-            &[Literal(28), Vbr(6), Vbr(6), Fixed(6)],
+            &[code(INST_CMP2), Vbr(6), Vbr(6), Fixed(6)],
             // pointer, value, alignment, volatile.
-            &[Literal(44), Vbr(6), Vbr(6), Vbr(4), Fixed(1)],
+            &[code(INST_STORE), Vbr(6), Vbr(6), Vbr(4), Fixed(1)],
             // true value, false value, condition.
-            &[Literal(29), Vbr(6), Vbr(6), Vbr(6)],
+            &[code(INST_VSELECT), Vbr(6), Vbr(6), Vbr(6)],
             // destination block.
-            &[Literal(11), Vbr(6)],
+            &[code(INST_BR), Vbr(6)],
             // true block, false block, condition.
-            &[Literal(11), Vbr(6), Vbr(6), Vbr(6)],
+            &[code(INST_BR), Vbr(6), Vbr(6), Vbr(6)],
         ];
         for (k, ops) in defs.into_iter().enumerate() {
             let id = self.bs.define_blockinfo_abbrev(f, ops)?;
@@ -374,7 +382,7 @@ impl<'m> Writer<'m, '_> {
         self.valbits = vb;
         let tb = self.typebits;
         let ops = [
-            Literal(43),
+            code(INST_GEP),
             Literal(1),
             Fixed(tb),
             Fixed(vb),
