@@ -251,6 +251,10 @@ pub fn known_race(name: &str) -> Option<&'static str> {
             "adjacent threads store overlapping 24-byte values 8 bytes apart",
         ),
         (
+            "/bitcount-bitrev-sizes.",
+            "each thread of both groups reads A[0..2] and B[0..2] and writes back what it computed from them",
+        ),
+        (
             "/cs_wave_size_",
             "group 0 stores lane counts to RW[128..256], where group 1 stores its prefix sums",
         ),
