@@ -1,6 +1,7 @@
 //! CONSTANTS blocks, module-level and per function, and global initializers.
 
 use super::{FnState, Next, ReadErrorKind, Reader, Result, decode_signed, is_constant_operand};
+use crate::codes;
 use crate::constants::{ConstData, Constant};
 use crate::entity::{BlockId, PoolRange, TypeId};
 use crate::inst::{BinOp, CastOp, Predicate};
@@ -19,7 +20,7 @@ impl Reader<'_> {
         loop {
             match self.step()? {
                 Next::Record(code) => {
-                    if code == 1 {
+                    if code == codes::constants::SETTYPE {
                         cur_ty = self.op_type(0)?;
                         if self.m.types.is_void(cur_ty)
                             || matches!(self.m.types.data(cur_ty), TypeData::Function { .. })
@@ -161,23 +162,23 @@ impl Reader<'_> {
     ) -> Result<ConstData> {
         let is_float = |r: &Self, t: TypeId| r.m.types.is_float(r.m.types.scalar_of(t));
         Ok(match code {
-            2 => ConstData::Null,
-            3 => ConstData::Undef,
-            4 => {
+            codes::constants::NULL => ConstData::Null,
+            codes::constants::UNDEF => ConstData::Undef,
+            codes::constants::INTEGER => {
                 if self.m.types.int_width(ty).is_none() {
                     return Err(self.malformed("INTEGER constant of non-integer type"));
                 }
                 ConstData::Int(decode_signed(self.op(0)?))
             }
-            5 => {
+            codes::constants::WIDE_INTEGER => {
                 if self.ops.is_empty() {
                     return Err(self.malformed("empty WIDE_INTEGER"));
                 }
                 let words: Vec<u64> = self.ops.iter().map(|&w| decode_signed(w) as u64).collect();
                 ConstData::WideInt(PoolRange::push(&mut self.m.constants.words, &words))
             }
-            6 => ConstData::Float(self.op(0)?),
-            7 => {
+            codes::constants::FLOAT => ConstData::Float(self.op(0)?),
+            codes::constants::AGGREGATE => {
                 let start = self.m.constants.values.len() as u32;
                 for i in 0..self.ops.len() {
                     let v = self.abs_value(self.ops[i], f)?;
@@ -188,16 +189,16 @@ impl Reader<'_> {
                     len: self.ops.len() as u32,
                 })
             }
-            8 | 9 => {
+            codes::constants::STRING | codes::constants::CSTRING => {
                 let bytes: Vec<u8> = self.ops.iter().map(|&c| c as u8).collect();
                 let r = PoolRange::push(&mut self.m.constants.bytes, &bytes);
-                if code == 8 {
+                if code == codes::constants::STRING {
                     ConstData::String(r)
                 } else {
                     ConstData::CString(r)
                 }
             }
-            10 => {
+            codes::constants::CE_BINOP => {
                 let lhs = self.abs_value(self.op(1)?, f)?;
                 let rhs = self.abs_value(self.op(2)?, f)?;
                 let float = is_float(self, ty);
@@ -210,7 +211,7 @@ impl Reader<'_> {
                     rhs,
                 }
             }
-            11 => {
+            codes::constants::CE_CAST => {
                 let op = CastOp::from_code(self.op(0)?)
                     .ok_or_else(|| self.malformed("invalid constant cast"))?;
                 self.op_type(1)?;
@@ -219,7 +220,7 @@ impl Reader<'_> {
                     value: self.abs_value(self.op(2)?, f)?,
                 }
             }
-            12 | 20 => {
+            codes::constants::CE_GEP | codes::constants::CE_INBOUNDS_GEP => {
                 let (source_ty, first) = if self.ops.len() % 2 == 1 {
                     (Some(self.op_type(0)?), 1)
                 } else {
@@ -234,7 +235,7 @@ impl Reader<'_> {
                     i += 2;
                 }
                 ConstData::Gep {
-                    inbounds: code == 20,
+                    inbounds: code == codes::constants::CE_INBOUNDS_GEP,
                     source_ty,
                     operands: PoolRange {
                         start,
@@ -242,12 +243,12 @@ impl Reader<'_> {
                     },
                 }
             }
-            13 => ConstData::Select {
+            codes::constants::CE_SELECT => ConstData::Select {
                 cond: self.abs_value(self.op(0)?, f)?,
                 if_true: self.abs_value(self.op(1)?, f)?,
                 if_false: self.abs_value(self.op(2)?, f)?,
             },
-            14 => {
+            codes::constants::CE_EXTRACTELT => {
                 self.op_type(0)?;
                 let idx_at = if self.ops.len() >= 4 { 3 } else { 2 };
                 ConstData::ExtractElement {
@@ -255,7 +256,7 @@ impl Reader<'_> {
                     index: self.abs_value(self.op(idx_at)?, f)?,
                 }
             }
-            15 => {
+            codes::constants::CE_INSERTELT => {
                 let idx_at = if self.ops.len() >= 4 { 3 } else { 2 };
                 ConstData::InsertElement {
                     vector: self.abs_value(self.op(0)?, f)?,
@@ -263,12 +264,12 @@ impl Reader<'_> {
                     index: self.abs_value(self.op(idx_at)?, f)?,
                 }
             }
-            16 => ConstData::ShuffleVector {
+            codes::constants::CE_SHUFFLEVEC => ConstData::ShuffleVector {
                 v1: self.abs_value(self.op(0)?, f)?,
                 v2: self.abs_value(self.op(1)?, f)?,
                 mask: self.abs_value(self.op(2)?, f)?,
             },
-            19 => {
+            codes::constants::CE_SHUFVEC_EX => {
                 self.op_type(0)?;
                 ConstData::ShuffleVector {
                     v1: self.abs_value(self.op(1)?, f)?,
@@ -276,7 +277,7 @@ impl Reader<'_> {
                     mask: self.abs_value(self.op(3)?, f)?,
                 }
             }
-            17 => {
+            codes::constants::CE_CMP => {
                 self.op_type(0)?;
                 let pred = Predicate::from_code(self.op(3)?)
                     .ok_or_else(|| self.malformed("invalid comparison predicate"))?;
@@ -286,7 +287,7 @@ impl Reader<'_> {
                     rhs: self.abs_value(self.op(2)?, f)?,
                 }
             }
-            21 => {
+            codes::constants::BLOCKADDRESS => {
                 self.op_type(0)?;
                 let fv = self.abs_value(self.op(1)?, f)?;
                 let function = fv
@@ -297,7 +298,7 @@ impl Reader<'_> {
                     block: BlockId(self.op_u32(2)?),
                 }
             }
-            22 => {
+            codes::constants::DATA => {
                 let elem = match self.m.types.data(ty) {
                     TypeData::Array { len, elem } if *len == self.ops.len() as u64 => *elem,
                     TypeData::Vector { len, elem } if *len as usize == self.ops.len() => *elem,
@@ -312,7 +313,9 @@ impl Reader<'_> {
                 }
                 ConstData::Data(PoolRange::push(&mut self.m.constants.words, &self.ops))
             }
-            18 | 23 => return Err(self.unsupported("inline assembly")),
+            codes::constants::INLINEASM_OLD | codes::constants::INLINEASM => {
+                return Err(self.unsupported("inline assembly"));
+            }
             _ => return Err(self.unsupported(format!("constant record code {code}"))),
         })
     }

@@ -83,20 +83,7 @@ impl ReadError {
 }
 
 fn block_name(id: u32) -> &'static str {
-    match id {
-        0 => "BLOCKINFO",
-        8 => "MODULE",
-        9 => "PARAMATTR",
-        10 => "PARAMATTR_GROUP",
-        11 => "CONSTANTS",
-        12 => "FUNCTION",
-        14 => "VALUE_SYMTAB",
-        15 => "METADATA",
-        16 => "METADATA_ATTACHMENT",
-        17 => "TYPE",
-        18 => "USELIST",
-        _ => "unknown block",
-    }
+    crate::codes::block::short_name(id).unwrap_or("unknown block")
 }
 
 impl fmt::Display for ReadError {

@@ -2,6 +2,7 @@
 //! non-instruction records (block count, debug locations).
 
 use super::{FnState, Next, ReadErrorKind, Reader, Result, block, chars_to_string};
+use crate::codes;
 use crate::codes::function::{DEBUG_LOC, DEBUG_LOC_AGAIN, DECLAREBLOCKS};
 use crate::entity::{BlockId, FuncId, InstId, TypeId};
 use crate::inst::{DebugLoc, InstData, Ordering, SyncScope};
@@ -164,7 +165,7 @@ impl Reader<'_> {
         loop {
             match self.step()? {
                 Next::Record(code) => {
-                    if code != 11 {
+                    if code != codes::metadata::ATTACHMENT {
                         continue;
                     }
                     if self.ops.len() % 2 == 1 {
@@ -209,7 +210,7 @@ impl Reader<'_> {
         loop {
             match self.step()? {
                 Next::Record(code) => match code {
-                    1 => {
+                    codes::value_symtab::ENTRY => {
                         let n = self.op(0)?;
                         let name = chars_to_string(&self.ops[1..]);
                         let v = u32::try_from(n)
@@ -228,7 +229,7 @@ impl Reader<'_> {
                             }
                         }
                     }
-                    2 => {
+                    codes::value_symtab::BBENTRY => {
                         let b = self.op_u32(0)?;
                         if b as usize >= st.body.blocks.len() {
                             return Err(self.malformed(format!("name for missing block {b}")));

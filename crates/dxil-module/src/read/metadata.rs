@@ -1,5 +1,6 @@
 //! METADATA blocks: nodes, named metadata, kinds; module-level and per function.
 
+use crate::codes;
 use std::borrow::Cow;
 
 use super::{
@@ -35,11 +36,11 @@ impl Reader<'_> {
         loop {
             match self.step()? {
                 Next::Record(code) => {
-                    if pending_name.is_some() && code != 10 {
+                    if pending_name.is_some() && code != codes::metadata::NAMED_NODE {
                         return Err(self.malformed("METADATA_NAME not followed by NAMED_NODE"));
                     }
                     match code {
-                        1 => {
+                        codes::metadata::STRING => {
                             let start = self.m.metadata.bytes.len() as u32;
                             self.m
                                 .metadata
@@ -51,7 +52,7 @@ impl Reader<'_> {
                             }));
                             self.note_local_md(f.as_deref_mut(), id);
                         }
-                        2 => {
+                        codes::metadata::VALUE => {
                             let ty = self.op_type(0)?;
                             let n = self.op(1)?;
                             let n32 = u32::try_from(n)
@@ -62,7 +63,7 @@ impl Reader<'_> {
                             let id = self.m.metadata.push(MdData::Value { ty, value });
                             self.note_local_md(f.as_deref_mut(), id);
                         }
-                        3 | 5 => {
+                        codes::metadata::NODE | codes::metadata::DISTINCT_NODE => {
                             // Operands are stored as read (0 = null, else id + 1) once every
                             // id is known to be in range, as `md_ref` would check it.
                             let limit = u64::from(MAX_VALUE_INDEX).min(self.bits_total);
@@ -77,7 +78,7 @@ impl Reader<'_> {
                                 .operands
                                 .extend(self.ops.iter().map(|&o| o as u32));
                             let id = self.m.metadata.push(MdData::Node {
-                                distinct: code == 5,
+                                distinct: code == codes::metadata::DISTINCT_NODE,
                                 operands: PoolRange {
                                     start,
                                     len: self.ops.len() as u32,
@@ -85,8 +86,8 @@ impl Reader<'_> {
                             });
                             self.note_local_md(f.as_deref_mut(), id);
                         }
-                        4 => pending_name = Some(self.named_md_name()),
-                        10 => {
+                        codes::metadata::NAME => pending_name = Some(self.named_md_name()),
+                        codes::metadata::NAMED_NODE => {
                             let name = pending_name
                                 .take()
                                 .ok_or_else(|| self.malformed("NAMED_NODE without a NAME"))?;
@@ -107,7 +108,7 @@ impl Reader<'_> {
                             };
                             self.m.metadata.named.push(NamedMd { name, operands });
                         }
-                        6 => {
+                        codes::metadata::KIND => {
                             let id = self.op_u32(0)?;
                             if self.m.metadata.kinds.capacity() == 0 {
                                 // Every DXC module registers the known kinds and a few more.
@@ -126,7 +127,9 @@ impl Reader<'_> {
                             };
                             self.m.metadata.kinds.push(kind);
                         }
-                        8 | 9 => return Err(self.unsupported("pre-3.6 metadata nodes")),
+                        codes::metadata::OLD_NODE | codes::metadata::OLD_FN_NODE => {
+                            return Err(self.unsupported("pre-3.6 metadata nodes"));
+                        }
                         _ => {
                             let start = self.m.metadata.raw.len() as u32;
                             self.m.metadata.raw.extend_from_slice(&self.ops);

@@ -17,6 +17,7 @@ mod metadata;
 mod names;
 mod types;
 
+use crate::codes;
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 
@@ -34,20 +35,7 @@ use crate::module::{
 use crate::types::TypeData;
 use crate::value::{MAX_VALUE_INDEX, Value, ValueRef};
 
-/// Block ids of LLVM 3.7.
-pub mod block {
-    pub const BLOCKINFO: u32 = 0;
-    pub const MODULE: u32 = 8;
-    pub const PARAMATTR: u32 = 9;
-    pub const PARAMATTR_GROUP: u32 = 10;
-    pub const CONSTANTS: u32 = 11;
-    pub const FUNCTION: u32 = 12;
-    pub const VALUE_SYMTAB: u32 = 14;
-    pub const METADATA: u32 = 15;
-    pub const METADATA_ATTACHMENT: u32 = 16;
-    pub const TYPE_NEW: u32 = 17;
-    pub const USELIST: u32 = 18;
-}
+pub(crate) use crate::codes::block;
 
 /// Reads a module from LLVM 3.7 bitcode (starting with `BC 0xC0DE`). `base_offset` is the byte
 /// offset of the bitcode in its enclosing file, so that error positions are absolute.
@@ -492,7 +480,7 @@ impl<'a> Reader<'a> {
 
     fn module_record(&mut self, code: u32) -> Result<()> {
         match code {
-            1 => {
+            codes::module::VERSION => {
                 let v = self.op(0)?;
                 if v > 1 {
                     return Err(
@@ -501,25 +489,29 @@ impl<'a> Reader<'a> {
                 }
                 self.m.version = v;
             }
-            2 => self.m.triple = known_or_owned(&self.ops, &[DXIL_TRIPLE]),
-            3 => self.m.datalayout = known_or_owned(&self.ops, &DXIL_DATALAYOUTS),
-            4 => return Err(self.unsupported("module-level inline asm")),
-            5 => {
+            codes::module::TRIPLE => self.m.triple = known_or_owned(&self.ops, &[DXIL_TRIPLE]),
+            codes::module::DATALAYOUT => {
+                self.m.datalayout = known_or_owned(&self.ops, &DXIL_DATALAYOUTS)
+            }
+            codes::module::ASM => return Err(self.unsupported("module-level inline asm")),
+            codes::module::SECTIONNAME => {
                 let s = chars_to_string(&self.ops);
                 self.m.section_names.push(s);
             }
-            6 => {} // DEPLIB: obsolete, ignored by LLVM too.
-            7 => self.global_var_record()?,
-            8 => self.function_record()?,
-            9 | 14 => return Err(self.unsupported("aliases")),
-            10 => {} // PURGEVALS: obsolete.
-            11 => {
+            codes::module::DEPLIB => {} // Obsolete, ignored by LLVM too.
+            codes::module::GLOBALVAR => self.global_var_record()?,
+            codes::module::FUNCTION => self.function_record()?,
+            codes::module::ALIAS_OLD | codes::module::ALIAS => {
+                return Err(self.unsupported("aliases"));
+            }
+            codes::module::PURGEVALS => {} // Obsolete.
+            codes::module::GCNAME => {
                 let s = chars_to_string(&self.ops);
                 self.m.gc_names.push(s);
             }
-            12 => return Err(self.unsupported("comdats")),
-            13 => {} // VSTOFFSET (3.8+): positions only.
-            _ => {}  // Unknown records in known blocks are ignored, as LLVM does.
+            codes::module::COMDAT => return Err(self.unsupported("comdats")),
+            codes::module::VSTOFFSET => {} // 3.8+: positions only.
+            _ => {} // Unknown records in known blocks are ignored, as LLVM does.
         }
         Ok(())
     }
@@ -681,7 +673,7 @@ impl<'a> Reader<'a> {
         loop {
             match self.step()? {
                 Next::Record(code) => {
-                    if code != 3 {
+                    if code != codes::paramattr_group::ENTRY {
                         continue;
                     }
                     let id = self.op_u32(0)?;
@@ -738,7 +730,7 @@ impl<'a> Reader<'a> {
         loop {
             match self.step()? {
                 Next::Record(code) => match code {
-                    2 => {
+                    codes::paramattr::ENTRY => {
                         let mut list = Vec::with_capacity(self.ops.len());
                         for &g in &self.ops {
                             let g = u32::try_from(g)
@@ -752,7 +744,9 @@ impl<'a> Reader<'a> {
                         }
                         self.m.attr_lists.push(list);
                     }
-                    1 => return Err(self.unsupported("pre-3.3 attribute lists")),
+                    codes::paramattr::ENTRY_OLD => {
+                        return Err(self.unsupported("pre-3.3 attribute lists"));
+                    }
                     _ => {}
                 },
                 Next::End => return Ok(()),
@@ -770,8 +764,8 @@ impl<'a> Reader<'a> {
             match self.step()? {
                 Next::Record(code) => {
                     let (n, name_at) = match code {
-                        1 => (self.op(0)?, 1),
-                        3 => (self.op(0)?, 2),
+                        codes::value_symtab::ENTRY => (self.op(0)?, 1),
+                        codes::value_symtab::FNENTRY => (self.op(0)?, 2),
                         _ => continue,
                     };
                     let name = chars_to_string(self.ops.get(name_at..).unwrap_or(&[]));

@@ -1,132 +1,32 @@
 //! Names of LLVM 3.7 blocks and record codes, for bitstream dumps.
 
+use crate::codes::{self, block};
+
 /// Implements [`dxil_bitstream::Names`] with LLVM 3.7's block and record names.
 pub struct LlvmNames;
 
 impl dxil_bitstream::Names for LlvmNames {
     fn block_name(&self, id: u32) -> Option<&str> {
-        Some(match id {
-            0 => "BLOCKINFO",
-            8 => "MODULE_BLOCK",
-            9 => "PARAMATTR_BLOCK",
-            10 => "PARAMATTR_GROUP_BLOCK",
-            11 => "CONSTANTS_BLOCK",
-            12 => "FUNCTION_BLOCK",
-            14 => "VALUE_SYMTAB",
-            15 => "METADATA_BLOCK",
-            16 => "METADATA_ATTACHMENT",
-            17 => "TYPE_BLOCK_NEW",
-            18 => "USELIST_BLOCK",
-            _ => return None,
-        })
+        lookup(codes::block::NAMES, id)
     }
 
     fn record_name(&self, block: u32, code: u32) -> Option<&str> {
         let table: &[(u32, &str)] = match block {
-            8 => &[
-                (1, "VERSION"),
-                (2, "TRIPLE"),
-                (3, "DATALAYOUT"),
-                (4, "ASM"),
-                (5, "SECTIONNAME"),
-                (6, "DEPLIB"),
-                (7, "GLOBALVAR"),
-                (8, "FUNCTION"),
-                (9, "ALIAS_OLD"),
-                (10, "PURGEVALS"),
-                (11, "GCNAME"),
-                (12, "COMDAT"),
-                (13, "VSTOFFSET"),
-                (14, "ALIAS"),
-            ],
-            9 => &[(1, "ENTRY_OLD"), (2, "ENTRY")],
-            10 => &[(3, "ENTRY")],
-            11 => &[
-                (1, "SETTYPE"),
-                (2, "NULL"),
-                (3, "UNDEF"),
-                (4, "INTEGER"),
-                (5, "WIDE_INTEGER"),
-                (6, "FLOAT"),
-                (7, "AGGREGATE"),
-                (8, "STRING"),
-                (9, "CSTRING"),
-                (10, "CE_BINOP"),
-                (11, "CE_CAST"),
-                (12, "CE_GEP"),
-                (13, "CE_SELECT"),
-                (14, "CE_EXTRACTELT"),
-                (15, "CE_INSERTELT"),
-                (16, "CE_SHUFFLEVEC"),
-                (17, "CE_CMP"),
-                (18, "INLINEASM_OLD"),
-                (19, "CE_SHUFVEC_EX"),
-                (20, "CE_INBOUNDS_GEP"),
-                (21, "BLOCKADDRESS"),
-                (22, "DATA"),
-                (23, "INLINEASM"),
-            ],
-            12 => crate::codes::function::NAMES,
-            14 => &[(1, "ENTRY"), (2, "BBENTRY"), (3, "FNENTRY")],
-            15 | 16 => &[
-                (1, "STRING"),
-                (2, "VALUE"),
-                (3, "NODE"),
-                (4, "NAME"),
-                (5, "DISTINCT_NODE"),
-                (6, "KIND"),
-                (7, "LOCATION"),
-                (8, "OLD_NODE"),
-                (9, "OLD_FN_NODE"),
-                (10, "NAMED_NODE"),
-                (11, "ATTACHMENT"),
-                (12, "GENERIC_DEBUG"),
-                (13, "SUBRANGE"),
-                (14, "ENUMERATOR"),
-                (15, "BASIC_TYPE"),
-                (16, "FILE"),
-                (17, "DERIVED_TYPE"),
-                (18, "COMPOSITE_TYPE"),
-                (19, "SUBROUTINE_TYPE"),
-                (20, "COMPILE_UNIT"),
-                (21, "SUBPROGRAM"),
-                (22, "LEXICAL_BLOCK"),
-                (23, "LEXICAL_BLOCK_FILE"),
-                (24, "NAMESPACE"),
-                (25, "TEMPLATE_TYPE"),
-                (26, "TEMPLATE_VALUE"),
-                (27, "GLOBAL_VAR"),
-                (28, "LOCAL_VAR"),
-                (29, "EXPRESSION"),
-                (30, "OBJC_PROPERTY"),
-                (31, "IMPORTED_ENTITY"),
-            ],
-            17 => &[
-                (1, "NUMENTRY"),
-                (2, "VOID"),
-                (3, "FLOAT"),
-                (4, "DOUBLE"),
-                (5, "LABEL"),
-                (6, "OPAQUE"),
-                (7, "INTEGER"),
-                (8, "POINTER"),
-                (9, "FUNCTION_OLD"),
-                (10, "HALF"),
-                (11, "ARRAY"),
-                (12, "VECTOR"),
-                (13, "X86_FP80"),
-                (14, "FP128"),
-                (15, "PPC_FP128"),
-                (16, "METADATA"),
-                (17, "X86_MMX"),
-                (18, "STRUCT_ANON"),
-                (19, "STRUCT_NAME"),
-                (20, "STRUCT_NAMED"),
-                (21, "FUNCTION"),
-            ],
-            18 => &[(1, "DEFAULT"), (2, "BB")],
-            _ => &[],
+            block::MODULE => codes::module::NAMES,
+            block::PARAMATTR => codes::paramattr::NAMES,
+            block::PARAMATTR_GROUP => codes::paramattr_group::NAMES,
+            block::CONSTANTS => codes::constants::NAMES,
+            block::FUNCTION => codes::function::NAMES,
+            block::VALUE_SYMTAB => codes::value_symtab::NAMES,
+            block::METADATA | block::METADATA_ATTACHMENT => codes::metadata::NAMES,
+            block::TYPE_NEW => codes::types::NAMES,
+            block::USELIST => codes::uselist::NAMES,
+            _ => return None,
         };
-        table.iter().find(|(c, _)| *c == code).map(|(_, n)| *n)
+        lookup(table, code)
     }
+}
+
+fn lookup(table: &'static [(u32, &'static str)], code: u32) -> Option<&'static str> {
+    table.iter().find(|(c, _)| *c == code).map(|(_, n)| *n)
 }

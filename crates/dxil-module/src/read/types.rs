@@ -2,6 +2,7 @@
 //! compares and cmpxchg).
 
 use super::{Next, ReadErrorKind, Reader, Result, chars_to_string};
+use crate::codes;
 use crate::entity::TypeId;
 use crate::types::{OtherFloatKind, TypeData};
 
@@ -70,7 +71,7 @@ impl Reader<'_> {
 
     pub(super) fn type_record(&mut self, code: u32, declared: &mut Option<u64>) -> Result<()> {
         let data = match code {
-            1 => {
+            codes::types::NUMENTRY => {
                 let n = self.op(0)?;
                 if n > self.bits_total {
                     return Err(self.malformed(format!("type table size {n} is implausible")));
@@ -78,11 +79,11 @@ impl Reader<'_> {
                 *declared = Some(n);
                 return Ok(());
             }
-            2 => TypeData::Void,
-            3 => TypeData::Float,
-            4 => TypeData::Double,
-            5 => TypeData::Label,
-            6 => {
+            codes::types::VOID => TypeData::Void,
+            codes::types::FLOAT => TypeData::Float,
+            codes::types::DOUBLE => TypeData::Double,
+            codes::types::LABEL => TypeData::Label,
+            codes::types::OPAQUE => {
                 let name = self.struct_name.take();
                 TypeData::Struct {
                     name,
@@ -91,14 +92,14 @@ impl Reader<'_> {
                     elems: Vec::new(),
                 }
             }
-            7 => {
+            codes::types::INTEGER => {
                 let w = self.op(0)?;
                 if !(1..=(1 << 23)).contains(&w) {
                     return Err(self.malformed(format!("integer width {w}")));
                 }
                 TypeData::Int(w as u32)
             }
-            8 => {
+            codes::types::POINTER => {
                 let pointee = self.forward_type(self.op(0)?)?;
                 let address_space = self.ops.get(1).map_or(Ok(0), |&a| {
                     u32::try_from(a).map_err(|_| self.malformed("address space exceeds 32 bits"))
@@ -116,7 +117,7 @@ impl Reader<'_> {
                     address_space,
                 }
             }
-            9 => {
+            codes::types::FUNCTION_OLD => {
                 // FUNCTION_OLD: [vararg, attrid, retty, params...]
                 let vararg = self.op(0)? != 0;
                 let ret = self.forward_type(self.op(2)?)?;
@@ -127,12 +128,12 @@ impl Reader<'_> {
                     params,
                 }
             }
-            10 => TypeData::Half,
-            11 => TypeData::Array {
+            codes::types::HALF => TypeData::Half,
+            codes::types::ARRAY => TypeData::Array {
                 len: self.op(0)?,
                 elem: self.forward_type(self.op(1)?)?,
             },
-            12 => {
+            codes::types::VECTOR => {
                 let len = self.op_u32(0)?;
                 if len == 0 {
                     return Err(self.malformed("vector of length 0"));
@@ -148,15 +149,15 @@ impl Reader<'_> {
                 }
                 TypeData::Vector { len, elem }
             }
-            13 => TypeData::OtherFloat(OtherFloatKind::X86Fp80),
-            14 => TypeData::OtherFloat(OtherFloatKind::Fp128),
-            15 => TypeData::OtherFloat(OtherFloatKind::PpcFp128),
-            16 => TypeData::Metadata,
-            17 => TypeData::OtherFloat(OtherFloatKind::X86Mmx),
-            18 | 20 => {
+            codes::types::X86_FP80 => TypeData::OtherFloat(OtherFloatKind::X86Fp80),
+            codes::types::FP128 => TypeData::OtherFloat(OtherFloatKind::Fp128),
+            codes::types::PPC_FP128 => TypeData::OtherFloat(OtherFloatKind::PpcFp128),
+            codes::types::METADATA => TypeData::Metadata,
+            codes::types::X86_MMX => TypeData::OtherFloat(OtherFloatKind::X86Mmx),
+            codes::types::STRUCT_ANON | codes::types::STRUCT_NAMED => {
                 let packed = self.op(0)? != 0;
                 let elems = self.forward_types(1)?;
-                let name = if code == 20 {
+                let name = if code == codes::types::STRUCT_NAMED {
                     Some(
                         self.struct_name
                             .take()
@@ -172,11 +173,11 @@ impl Reader<'_> {
                     elems,
                 }
             }
-            19 => {
+            codes::types::STRUCT_NAME => {
                 self.struct_name = Some(chars_to_string(&self.ops));
                 return Ok(());
             }
-            21 => {
+            codes::types::FUNCTION => {
                 let vararg = self.op(0)? != 0;
                 let ret = self.forward_type(self.op(1)?)?;
                 let params = self.forward_types(2)?;

@@ -29,6 +29,7 @@ use std::hash::BuildHasherDefault;
 use dxil_bitstream::{AbbrevOp, BitstreamWriter, builtin_abbrev::UNABBREV_RECORD};
 
 use crate::codes::function::*;
+use crate::codes::{self, block};
 use crate::entity::{ConstId, FuncId, PoolRange};
 use crate::module::{Function, LocalName, Module};
 use crate::value::{Value, ValueRef};
@@ -183,18 +184,6 @@ fn code(c: u32) -> AbbrevOp {
     AbbrevOp::Literal(u64::from(c))
 }
 
-mod block {
-    pub const MODULE: u32 = 8;
-    pub const PARAMATTR: u32 = 9;
-    pub const PARAMATTR_GROUP: u32 = 10;
-    pub const CONSTANTS: u32 = 11;
-    pub const FUNCTION: u32 = 12;
-    pub const VALUE_SYMTAB: u32 = 14;
-    pub const METADATA: u32 = 15;
-    pub const METADATA_ATTACHMENT: u32 = 16;
-    pub const TYPE_NEW: u32 = 17;
-}
-
 // Abbreviation ids registered by BLOCKINFO (in the order DXC defines them).
 const VST_ENTRY_8: u32 = 4;
 const VST_ENTRY_7: u32 = 5;
@@ -264,7 +253,7 @@ impl<'m> Writer<'m, '_> {
     fn write(&mut self) -> Result<()> {
         let m = self.e.m;
         self.bs.enter_subblock(block::MODULE, 3)?;
-        self.bs.emit_record_unabbrev(1, &[1])?;
+        self.bs.emit_record_unabbrev(codes::module::VERSION, &[1])?;
         self.write_blockinfo()?;
         self.write_attributes()?;
         self.write_types()?;
@@ -292,20 +281,29 @@ impl<'m> Writer<'m, '_> {
         let vst = block::VALUE_SYMTAB;
         self.bs
             .define_blockinfo_abbrev(vst, &[Fixed(3), Vbr(8), Array, Fixed(8)])?;
-        self.bs
-            .define_blockinfo_abbrev(vst, &[Literal(1), Vbr(8), Array, Fixed(7)])?;
-        self.bs
-            .define_blockinfo_abbrev(vst, &[Literal(1), Vbr(8), Array, Char6])?;
-        self.bs
-            .define_blockinfo_abbrev(vst, &[Literal(2), Vbr(8), Array, Char6])?;
+        self.bs.define_blockinfo_abbrev(
+            vst,
+            &[code(codes::value_symtab::ENTRY), Vbr(8), Array, Fixed(7)],
+        )?;
+        self.bs.define_blockinfo_abbrev(
+            vst,
+            &[code(codes::value_symtab::ENTRY), Vbr(8), Array, Char6],
+        )?;
+        self.bs.define_blockinfo_abbrev(
+            vst,
+            &[code(codes::value_symtab::BBENTRY), Vbr(8), Array, Char6],
+        )?;
         let cst = block::CONSTANTS;
         self.bs
-            .define_blockinfo_abbrev(cst, &[Literal(1), Fixed(tb)])?;
+            .define_blockinfo_abbrev(cst, &[code(codes::constants::SETTYPE), Fixed(tb)])?;
         self.bs
-            .define_blockinfo_abbrev(cst, &[Literal(4), Vbr(8)])?;
+            .define_blockinfo_abbrev(cst, &[code(codes::constants::INTEGER), Vbr(8)])?;
+        self.bs.define_blockinfo_abbrev(
+            cst,
+            &[code(codes::constants::CE_CAST), Fixed(4), Fixed(tb), Vbr(8)],
+        )?;
         self.bs
-            .define_blockinfo_abbrev(cst, &[Literal(11), Fixed(4), Fixed(tb), Vbr(8)])?;
-        self.bs.define_blockinfo_abbrev(cst, &[Literal(2)])?;
+            .define_blockinfo_abbrev(cst, &[code(codes::constants::NULL)])?;
         let f = block::FUNCTION;
         self.bs
             .define_blockinfo_abbrev(f, &[code(INST_LOAD), Vbr(6), Fixed(tb), Vbr(4), Fixed(1)])?;
@@ -428,7 +426,7 @@ impl<'m> Writer<'m, '_> {
                         }
                     }
                 }
-                self.record(3, UNABBREV_RECORD)?;
+                self.record(codes::paramattr_group::ENTRY, UNABBREV_RECORD)?;
             }
             self.bs.exit_block()?;
         }
@@ -439,7 +437,7 @@ impl<'m> Writer<'m, '_> {
                 for &g in self.e.list_groups(c) {
                     self.vals.push(u64::from(self.e.group_id(g)));
                 }
-                self.record(2, UNABBREV_RECORD)?;
+                self.record(codes::paramattr::ENTRY, UNABBREV_RECORD)?;
             }
             self.bs.exit_block()?;
         }
@@ -452,20 +450,30 @@ impl<'m> Writer<'m, '_> {
         self.bs.enter_subblock(block::TYPE_NEW, 4)?;
         let ptr = self
             .bs
-            .define_abbrev(&[Literal(8), Fixed(tb), Literal(0)])?;
-        let func = self
+            .define_abbrev(&[code(codes::types::POINTER), Fixed(tb), Literal(0)])?;
+        let func =
+            self.bs
+                .define_abbrev(&[code(codes::types::FUNCTION), Fixed(1), Array, Fixed(tb)])?;
+        let anon = self.bs.define_abbrev(&[
+            code(codes::types::STRUCT_ANON),
+            Fixed(1),
+            Array,
+            Fixed(tb),
+        ])?;
+        let sname = self
             .bs
-            .define_abbrev(&[Literal(21), Fixed(1), Array, Fixed(tb)])?;
-        let anon = self
+            .define_abbrev(&[code(codes::types::STRUCT_NAME), Array, Char6])?;
+        let named = self.bs.define_abbrev(&[
+            code(codes::types::STRUCT_NAMED),
+            Fixed(1),
+            Array,
+            Fixed(tb),
+        ])?;
+        let array = self
             .bs
-            .define_abbrev(&[Literal(18), Fixed(1), Array, Fixed(tb)])?;
-        let sname = self.bs.define_abbrev(&[Literal(19), Array, Char6])?;
-        let named = self
-            .bs
-            .define_abbrev(&[Literal(20), Fixed(1), Array, Fixed(tb)])?;
-        let array = self.bs.define_abbrev(&[Literal(11), Vbr(8), Fixed(tb)])?;
+            .define_abbrev(&[code(codes::types::ARRAY), Vbr(8), Fixed(tb)])?;
         self.bs
-            .emit_record_unabbrev(1, &[self.e.types.order.len() as u64])?;
+            .emit_record_unabbrev(codes::types::NUMENTRY, &[self.e.types.order.len() as u64])?;
         // Borrowed out of the table while records are written (ids come from `out_id`).
         let nodes = std::mem::take(&mut self.e.types.nodes);
         let r = self.write_type_records(&nodes, [ptr, func, anon, sname, named, array]);
@@ -484,30 +492,33 @@ impl<'m> Writer<'m, '_> {
             };
             let id = |w: &Self, x: u32| -> Result<u64> { w.e.type_id(x).map(u64::from) };
             let (code, abbrev) = match node {
-                Node::Void => (2, UNABBREV_RECORD),
-                Node::Half => (10, UNABBREV_RECORD),
-                Node::Float => (3, UNABBREV_RECORD),
-                Node::Double => (4, UNABBREV_RECORD),
-                Node::Label => (5, UNABBREV_RECORD),
-                Node::Metadata => (16, UNABBREV_RECORD),
+                Node::Void => (codes::types::VOID, UNABBREV_RECORD),
+                Node::Half => (codes::types::HALF, UNABBREV_RECORD),
+                Node::Float => (codes::types::FLOAT, UNABBREV_RECORD),
+                Node::Double => (codes::types::DOUBLE, UNABBREV_RECORD),
+                Node::Label => (codes::types::LABEL, UNABBREV_RECORD),
+                Node::Metadata => (codes::types::METADATA, UNABBREV_RECORD),
                 Node::Other(k) => {
                     use crate::types::OtherFloatKind::*;
                     let c = match k {
-                        X86Fp80 => 13,
-                        Fp128 => 14,
-                        PpcFp128 => 15,
-                        X86Mmx => 17,
+                        X86Fp80 => codes::types::X86_FP80,
+                        Fp128 => codes::types::FP128,
+                        PpcFp128 => codes::types::PPC_FP128,
+                        X86Mmx => codes::types::X86_MMX,
                     };
                     (c, UNABBREV_RECORD)
                 }
                 Node::Int(w) => {
                     self.vals.push(u64::from(*w));
-                    (7, UNABBREV_RECORD)
+                    (codes::types::INTEGER, UNABBREV_RECORD)
                 }
                 Node::Pointer(p, a) => {
                     self.vals.push(id(self, *p)?);
                     self.vals.push(u64::from(*a));
-                    (8, if *a == 0 { ptr } else { UNABBREV_RECORD })
+                    (
+                        codes::types::POINTER,
+                        if *a == 0 { ptr } else { UNABBREV_RECORD },
+                    )
                 }
                 Node::Function {
                     vararg,
@@ -519,14 +530,14 @@ impl<'m> Writer<'m, '_> {
                     for &p in params {
                         self.vals.push(id(self, p)?);
                     }
-                    (21, func)
+                    (codes::types::FUNCTION, func)
                 }
                 Node::Literal { packed, elems } => {
                     self.vals.push(u64::from(*packed));
                     for &x in elems {
                         self.vals.push(id(self, x)?);
                     }
-                    (18, anon)
+                    (codes::types::STRUCT_ANON, anon)
                 }
                 Node::Named { name, packed, body } => {
                     if !name.is_empty() {
@@ -536,7 +547,7 @@ impl<'m> Writer<'m, '_> {
                             UNABBREV_RECORD
                         };
                         self.vals.extend(name.bytes().map(u64::from));
-                        self.record(19, abbrev)?;
+                        self.record(codes::types::STRUCT_NAME, abbrev)?;
                     }
                     self.vals.push(u64::from(*packed));
                     match body {
@@ -544,20 +555,20 @@ impl<'m> Writer<'m, '_> {
                             for &x in elems {
                                 self.vals.push(id(self, x)?);
                             }
-                            (20, named)
+                            (codes::types::STRUCT_NAMED, named)
                         }
-                        None => (6, UNABBREV_RECORD),
+                        None => (codes::types::OPAQUE, UNABBREV_RECORD),
                     }
                 }
                 Node::Array(len, elem) => {
                     self.vals.push(*len);
                     self.vals.push(id(self, *elem)?);
-                    (11, array)
+                    (codes::types::ARRAY, array)
                 }
                 Node::Vector(len, elem) => {
                     self.vals.push(u64::from(*len));
                     self.vals.push(id(self, *elem)?);
-                    (12, UNABBREV_RECORD)
+                    (codes::types::VECTOR, UNABBREV_RECORD)
                 }
             };
             self.record(code, abbrev)?;
@@ -567,7 +578,10 @@ impl<'m> Writer<'m, '_> {
 
     fn write_module_info(&mut self) -> Result<()> {
         let m = self.e.m;
-        for (code, s) in [(2u32, &m.triple), (3, &m.datalayout)] {
+        for (code, s) in [
+            (codes::module::TRIPLE, &m.triple),
+            (codes::module::DATALAYOUT, &m.datalayout),
+        ] {
             if !s.is_empty() {
                 self.vals.extend(s.bytes().map(u64::from));
                 self.record(code, UNABBREV_RECORD)?;
@@ -588,7 +602,7 @@ impl<'m> Writer<'m, '_> {
             }
             sections.push(name);
             w.vals.extend(name.bytes().map(u64::from));
-            w.record(5, UNABBREV_RECORD)?;
+            w.record(codes::module::SECTIONNAME, UNABBREV_RECORD)?;
             Ok(sections.len() as u64)
         };
         let mut g_sections = Vec::with_capacity(m.globals.len());
@@ -618,7 +632,7 @@ impl<'m> Writer<'m, '_> {
                 None => {
                     gcs.push(name);
                     self.vals.extend(name.bytes().map(u64::from));
-                    self.record(11, UNABBREV_RECORD)?;
+                    self.record(codes::module::GCNAME, UNABBREV_RECORD)?;
                     f_gcs.push(gcs.len() as u64);
                 }
             }
@@ -678,7 +692,7 @@ impl<'m> Writer<'m, '_> {
             } else {
                 simple
             };
-            self.record(7, abbrev)?;
+            self.record(codes::module::GLOBALVAR, abbrev)?;
         }
         for (i, f) in m.functions.iter().enumerate() {
             if f.prologue_data != 0 || f.prefix_data != 0 || f.personality != 0 || f.comdat != 0 {
@@ -705,7 +719,7 @@ impl<'m> Writer<'m, '_> {
                 0,
             ];
             self.vals.extend(fields);
-            self.record(8, UNABBREV_RECORD)?;
+            self.record(codes::module::FUNCTION, UNABBREV_RECORD)?;
         }
         Ok(())
     }
@@ -725,12 +739,20 @@ impl<'m> Writer<'m, '_> {
         let mut ab = CstAbbrevs::default();
         if global {
             use AbbrevOp::*;
-            ab.aggregate =
+            ab.aggregate = self.bs.define_abbrev(&[
+                code(codes::constants::AGGREGATE),
+                Array,
+                Fixed(log2_ceil(last as u64 + 1)),
+            ])?;
+            ab.string8 =
                 self.bs
-                    .define_abbrev(&[Literal(7), Array, Fixed(log2_ceil(last as u64 + 1))])?;
-            ab.string8 = self.bs.define_abbrev(&[Literal(8), Array, Fixed(8)])?;
-            ab.cstring7 = self.bs.define_abbrev(&[Literal(9), Array, Fixed(7)])?;
-            ab.cstring6 = self.bs.define_abbrev(&[Literal(9), Array, Char6])?;
+                    .define_abbrev(&[code(codes::constants::STRING), Array, Fixed(8)])?;
+            ab.cstring7 =
+                self.bs
+                    .define_abbrev(&[code(codes::constants::CSTRING), Array, Fixed(7)])?;
+            ab.cstring6 =
+                self.bs
+                    .define_abbrev(&[code(codes::constants::CSTRING), Array, Char6])?;
         }
         let mut last_ty = NONE;
         for i in first..last {
@@ -745,7 +767,7 @@ impl<'m> Writer<'m, '_> {
             if ty != last_ty {
                 last_ty = ty;
                 self.vals.push(u64::from(self.e.type_id(ty)?));
-                self.record(1, CST_SETTYPE)?;
+                self.record(codes::constants::SETTYPE, CST_SETTYPE)?;
             }
             let norm = self.e.consts.norm[rep as usize];
             // Patchable constants are module-level unless the options put them in functions.
@@ -757,7 +779,7 @@ impl<'m> Writer<'m, '_> {
                 };
                 let at = self.bs.emit_record_min_chunks(
                     CST_INTEGER,
-                    4,
+                    codes::constants::INTEGER,
                     &[sign_rotate(value as u64)],
                     0,
                     PATCH_CHUNKS,
@@ -785,21 +807,21 @@ impl<'m> Writer<'m, '_> {
         ab: &CstAbbrevs,
     ) -> Result<(u32, u32)> {
         Ok(match norm {
-            NConst::Null => (2, UNABBREV_RECORD),
-            NConst::Undef => (3, UNABBREV_RECORD),
+            NConst::Null => (codes::constants::NULL, UNABBREV_RECORD),
+            NConst::Undef => (codes::constants::UNDEF, UNABBREV_RECORD),
             NConst::Int(x) => {
                 self.vals.push(sign_rotate(x as u64));
-                (4, CST_INTEGER)
+                (codes::constants::INTEGER, CST_INTEGER)
             }
             NConst::Wide(r) => {
                 for &w in r.get(&self.e.consts.words) {
                     self.vals.push(sign_rotate(w));
                 }
-                (5, UNABBREV_RECORD)
+                (codes::constants::WIDE_INTEGER, UNABBREV_RECORD)
             }
             NConst::Float(b) => {
                 self.vals.push(b);
-                (6, UNABBREV_RECORD)
+                (codes::constants::FLOAT, UNABBREV_RECORD)
             }
             NConst::Agg(r) => {
                 for k in 0..r.len as usize {
@@ -807,7 +829,7 @@ impl<'m> Writer<'m, '_> {
                     self.vals.push(u64::from(self.e.value_id(x)?));
                 }
                 (
-                    7,
+                    codes::constants::AGGREGATE,
                     if ab.aggregate == 0 {
                         UNABBREV_RECORD
                     } else {
@@ -827,7 +849,7 @@ impl<'m> Writer<'m, '_> {
             if matches!(self.e.types.node(*e), Node::Int(8)));
         if !is_string {
             self.vals.extend_from_slice(words);
-            return (22, UNABBREV_RECORD);
+            return (codes::constants::DATA, UNABBREV_RECORD);
         }
         let cstr = words.last() == Some(&0) && !words[..words.len() - 1].contains(&0);
         let body = if cstr {
@@ -845,7 +867,11 @@ impl<'m> Writer<'m, '_> {
         } else {
             0
         };
-        let code = if cstr { 9 } else { 8 };
+        let code = if cstr {
+            codes::constants::CSTRING
+        } else {
+            codes::constants::STRING
+        };
         (code, if abbrev == 0 { UNABBREV_RECORD } else { abbrev })
     }
 
@@ -862,7 +888,7 @@ impl<'m> Writer<'m, '_> {
                 self.vals.push(op.code());
                 self.vals.push(u64::from(self.e.type_id(t)?));
                 self.vals.push(u64::from(self.e.value_id(v)?));
-                (11, CST_CE_CAST)
+                (codes::constants::CE_CAST, CST_CE_CAST)
             }
             NConst::Bin { op, flags, l, r } => {
                 self.vals.push(op.code());
@@ -871,7 +897,7 @@ impl<'m> Writer<'m, '_> {
                 if flags != 0 {
                     self.vals.push(u64::from(flags));
                 }
-                (10, UNABBREV_RECORD)
+                (codes::constants::CE_BINOP, UNABBREV_RECORD)
             }
             NConst::Gep { inbounds, src, ops } => {
                 self.vals.push(u64::from(self.e.type_id(src)?));
@@ -881,13 +907,20 @@ impl<'m> Writer<'m, '_> {
                     self.vals.push(u64::from(self.e.type_id(t)?));
                     self.vals.push(u64::from(self.e.value_id(x)?));
                 }
-                (if inbounds { 20 } else { 12 }, UNABBREV_RECORD)
+                (
+                    if inbounds {
+                        codes::constants::CE_INBOUNDS_GEP
+                    } else {
+                        codes::constants::CE_GEP
+                    },
+                    UNABBREV_RECORD,
+                )
             }
             NConst::Select { c, t, f } => {
                 for x in [c, t, f] {
                     self.vals.push(u64::from(self.e.value_id(x)?));
                 }
-                (13, UNABBREV_RECORD)
+                (codes::constants::CE_SELECT, UNABBREV_RECORD)
             }
             NConst::ExtractElt { v, i } => {
                 for x in [v, i] {
@@ -895,7 +928,7 @@ impl<'m> Writer<'m, '_> {
                     self.vals.push(u64::from(self.e.type_id(t)?));
                     self.vals.push(u64::from(self.e.value_id(x)?));
                 }
-                (14, UNABBREV_RECORD)
+                (codes::constants::CE_EXTRACTELT, UNABBREV_RECORD)
             }
             NConst::InsertElt { v, e, i } => {
                 self.vals.push(u64::from(self.e.value_id(v)?));
@@ -903,15 +936,15 @@ impl<'m> Writer<'m, '_> {
                 let t = self.e.value_type(func, i)?;
                 self.vals.push(u64::from(self.e.type_id(t)?));
                 self.vals.push(u64::from(self.e.value_id(i)?));
-                (15, UNABBREV_RECORD)
+                (codes::constants::CE_INSERTELT, UNABBREV_RECORD)
             }
             NConst::Shuffle { a, b, m } => {
                 let ta = self.e.value_type(func, a)?;
                 let code = if ta == ty {
-                    16
+                    codes::constants::CE_SHUFFLEVEC
                 } else {
                     self.vals.push(u64::from(self.e.type_id(ta)?));
-                    19
+                    codes::constants::CE_SHUFVEC_EX
                 };
                 for x in [a, b, m] {
                     self.vals.push(u64::from(self.e.value_id(x)?));
@@ -924,7 +957,7 @@ impl<'m> Writer<'m, '_> {
                 self.vals.push(u64::from(self.e.value_id(l)?));
                 self.vals.push(u64::from(self.e.value_id(r)?));
                 self.vals.push(u64::from(pred.0));
-                (17, UNABBREV_RECORD)
+                (codes::constants::CE_CMP, UNABBREV_RECORD)
             }
             NConst::BlockAddr { f, bb } => {
                 let fv = Value::function(f);
@@ -932,7 +965,7 @@ impl<'m> Writer<'m, '_> {
                 self.vals.push(u64::from(self.e.type_id(t)?));
                 self.vals.push(u64::from(self.e.value_id(fv)?));
                 self.vals.push(u64::from(bb));
-                (21, UNABBREV_RECORD)
+                (codes::constants::BLOCKADDRESS, UNABBREV_RECORD)
             }
 
             _ => return Err(error::invalid("constant of another kind")),
@@ -948,11 +981,15 @@ impl<'m> Writer<'m, '_> {
         self.bs.enter_subblock(block::METADATA, 3)?;
         let mut string = UNABBREV_RECORD;
         if self.e.has_md_string {
-            string = self.bs.define_abbrev(&[Literal(1), Array, Fixed(8)])?;
+            string = self
+                .bs
+                .define_abbrev(&[code(codes::metadata::STRING), Array, Fixed(8)])?;
         }
         let mut name = UNABBREV_RECORD;
         if !m.metadata.named.is_empty() {
-            name = self.bs.define_abbrev(&[Literal(4), Array, Fixed(8)])?;
+            name = self
+                .bs
+                .define_abbrev(&[code(codes::metadata::NAME), Array, Fixed(8)])?;
         }
         for k in 0..self.e.md_list.len() {
             let x = self.e.md_list[k];
@@ -967,18 +1004,25 @@ impl<'m> Writer<'m, '_> {
                         };
                         self.vals.push(enc);
                     }
-                    self.record(if distinct { 5 } else { 3 }, UNABBREV_RECORD)?;
+                    self.record(
+                        if distinct {
+                            codes::metadata::DISTINCT_NODE
+                        } else {
+                            codes::metadata::NODE
+                        },
+                        UNABBREV_RECORD,
+                    )?;
                 }
                 NMd::Value(v) => {
                     let t = self.e.value_type(None, v)?;
                     self.vals.push(u64::from(self.e.type_id(t)?));
                     self.vals.push(u64::from(self.e.value_id(v)?));
-                    self.record(2, UNABBREV_RECORD)?;
+                    self.record(codes::metadata::VALUE, UNABBREV_RECORD)?;
                 }
                 NMd::String(r) => {
                     self.vals
                         .extend(r.get(&m.metadata.bytes).iter().map(|&b| u64::from(b)));
-                    self.record(1, string)?;
+                    self.record(codes::metadata::STRING, string)?;
                 }
                 NMd::Local(_) | NMd::Other(_) => {
                     return Err(error::unsupported(format!(
@@ -989,12 +1033,12 @@ impl<'m> Writer<'m, '_> {
         }
         for nm in &m.metadata.named {
             self.vals.extend(nm.name.bytes().map(u64::from));
-            self.record(4, name)?;
+            self.record(codes::metadata::NAME, name)?;
             for &op in m.metadata.named_operands(nm) {
                 let r = self.e.mds.rep_of(op)?;
                 self.vals.push(u64::from(self.e.md_id(r)?));
             }
-            self.record(10, UNABBREV_RECORD)?;
+            self.record(codes::metadata::NAMED_NODE, UNABBREV_RECORD)?;
         }
         self.bs.exit_block()?;
         Ok(())
@@ -1009,7 +1053,7 @@ impl<'m> Writer<'m, '_> {
             let (id, name) = self.e.kinds[k];
             self.vals.push(u64::from(id));
             self.vals.extend(name.bytes().map(u64::from));
-            self.record(6, UNABBREV_RECORD)?;
+            self.record(codes::metadata::KIND, UNABBREV_RECORD)?;
         }
         self.bs.exit_block()?;
         Ok(())
@@ -1026,13 +1070,16 @@ impl<'m> Writer<'m, '_> {
             let char6 = name.bytes().all(is_char6);
             let seven = name.bytes().all(|b| b < 128);
             let (code, abbrev) = if is_block {
-                (2, if char6 { VST_BBENTRY_6 } else { VST_ENTRY_8 })
+                (
+                    codes::value_symtab::BBENTRY,
+                    if char6 { VST_BBENTRY_6 } else { VST_ENTRY_8 },
+                )
             } else if char6 {
-                (1, VST_ENTRY_6)
+                (codes::value_symtab::ENTRY, VST_ENTRY_6)
             } else if seven {
-                (1, VST_ENTRY_7)
+                (codes::value_symtab::ENTRY, VST_ENTRY_7)
             } else {
-                (1, VST_ENTRY_8)
+                (codes::value_symtab::ENTRY, VST_ENTRY_8)
             };
             self.vals.push(u64::from(id));
             self.vals.extend(name.bytes().map(u64::from));
@@ -1078,7 +1125,7 @@ impl<'m> Writer<'m, '_> {
             return Err(error::invalid("function body without blocks"));
         }
         self.vals.push(body.blocks.len() as u64);
-        self.record(1, UNABBREV_RECORD)?;
+        self.record(codes::function::DECLAREBLOCKS, UNABBREV_RECORD)?;
         let cst_start = self.e.first_func_const as usize;
         let cst_end = self.e.first_inst as usize;
         self.write_constants(cst_start, cst_end, false, Some(f))?;
@@ -1089,7 +1136,7 @@ impl<'m> Writer<'m, '_> {
                 let t = self.e.value_type(Some(f), v)?;
                 self.vals.push(u64::from(self.e.type_id(t)?));
                 self.vals.push(u64::from(self.e.value_id(v)?));
-                self.record(2, UNABBREV_RECORD)?;
+                self.record(codes::metadata::VALUE, UNABBREV_RECORD)?;
             }
             self.bs.exit_block()?;
         }
@@ -1119,7 +1166,7 @@ impl<'m> Writer<'m, '_> {
                     continue;
                 }
                 if last_loc == Some(loc) {
-                    self.record(33, UNABBREV_RECORD)?;
+                    self.record(codes::function::DEBUG_LOC_AGAIN, UNABBREV_RECORD)?;
                     continue;
                 }
                 let md = |w: &Self, x: u64| -> Result<u64> {
@@ -1134,7 +1181,7 @@ impl<'m> Writer<'m, '_> {
                 let scope = md(self, loc.scope)?;
                 let ia = md(self, loc.inlined_at)?;
                 self.vals.extend([loc.line, loc.col, scope, ia]);
-                self.record(35, UNABBREV_RECORD)?;
+                self.record(codes::function::DEBUG_LOC, UNABBREV_RECORD)?;
                 last_loc = Some(loc);
             }
         }
@@ -1169,7 +1216,7 @@ impl<'m> Writer<'m, '_> {
                 for (k, n) in list {
                     self.vals.extend([u64::from(k), u64::from(n)]);
                 }
-                self.record(11, UNABBREV_RECORD)?;
+                self.record(codes::metadata::ATTACHMENT, UNABBREV_RECORD)?;
             }
             let mut by_inst: Vec<(u32, u32, u32)> = Vec::with_capacity(body.attachments.len());
             for a in &body.attachments {
@@ -1192,7 +1239,7 @@ impl<'m> Writer<'m, '_> {
                         .extend([u64::from(by_inst[k].1), u64::from(by_inst[k].2)]);
                     k += 1;
                 }
-                self.record(11, UNABBREV_RECORD)?;
+                self.record(codes::metadata::ATTACHMENT, UNABBREV_RECORD)?;
             }
             self.bs.exit_block()?;
         }
