@@ -284,9 +284,33 @@ attributes #0 = { nounwind readonly }
     );
 }
 
-#[test]
-fn instructions_flags_and_operand_layout() {
-    let mut b = B::new();
+/// The types and operands `instructions_flags_and_operand_layout` builds on.
+#[derive(Clone, Copy)]
+struct Ops {
+    void: TypeId,
+    i1: TypeId,
+    i32: TypeId,
+    i64: TypeId,
+    float: TypeId,
+    v4f: TypeId,
+    v2i: TypeId,
+    i32p: TypeId,
+    arr: TypeId,
+    st: TypeId,
+    fty: TypeId,
+    a0: Value,
+    x: Value,
+    vec: Value,
+    p3: Value,
+    one: Value,
+    two: Value,
+    c0: Value,
+    f1: Value,
+    fpoint1: Value,
+    h1: Value,
+}
+
+fn inst_ops(b: &mut B) -> Ops {
     let void = b.ty(TypeData::Void);
     let i1 = b.int(1);
     let i32 = b.int(32);
@@ -308,8 +332,6 @@ fn instructions_flags_and_operand_layout() {
         elems: vec![i32, float],
     });
     let fty = b.fn_ty(float, vec![i32, float, v4f, i32p3], false);
-
-    let mut f = F::default();
     let a0 = Value::arg(0);
     let x = Value::arg(1);
     let vec = Value::arg(2);
@@ -320,11 +342,48 @@ fn instructions_flags_and_operand_layout() {
     let f1 = b.c(float, ConstData::Float(1.0f32.to_bits() as u64));
     let fpoint1 = b.c(float, ConstData::Float(0.1f32.to_bits() as u64));
     let h1 = b.c(half, ConstData::Float(0x3C00));
-    let bb_then = BlockId(1);
-    let bb_else = BlockId(2);
-    let bb_join = BlockId(3);
+    Ops {
+        void,
+        i1,
+        i32,
+        i64,
+        float,
+        v4f,
+        v2i,
+        i32p,
+        arr,
+        st,
+        fty,
+        a0,
+        x,
+        vec,
+        p3,
+        one,
+        two,
+        c0,
+        f1,
+        fpoint1,
+        h1,
+    }
+}
 
-    f.block(); // entry
+/// Entry-block arithmetic, comparisons, select and casts: `(add, fmul, cmp)`.
+fn scalar_insts(f: &mut F, o: Ops) -> (Value, Value, Value) {
+    let Ops {
+        i1,
+        i32,
+        i64,
+        float,
+        a0,
+        x,
+        one,
+        two,
+        c0,
+        f1,
+        fpoint1,
+        h1,
+        ..
+    } = o;
     let add = f.inst(
         InstKind::Binary {
             op: BinOp::Add,
@@ -396,7 +455,7 @@ fn instructions_flags_and_operand_layout() {
         },
         i32,
     );
-    let ext = f.inst(
+    f.inst(
         InstKind::Cast {
             op: CastOp::ZExt,
             value: sel,
@@ -410,6 +469,22 @@ fn instructions_flags_and_operand_layout() {
         },
         float,
     );
+    (add, fmul, cmp)
+}
+
+/// Element, shuffle and aggregate instructions.
+fn vector_and_aggregate_insts(b: &mut B, f: &mut F, o: Ops, add: Value) {
+    let Ops {
+        float,
+        v4f,
+        v2i,
+        st,
+        vec,
+        one,
+        two,
+        c0,
+        ..
+    } = o;
     let elt = f.inst(
         InstKind::ExtractElement {
             vector: vec,
@@ -456,6 +531,22 @@ fn instructions_flags_and_operand_layout() {
         },
         float,
     );
+}
+
+/// Allocas, addresses, loads, stores, atomics and fences.
+fn memory_insts(b: &mut B, f: &mut F, o: Ops, add: Value) {
+    let Ops {
+        void,
+        i1,
+        i32,
+        i64,
+        i32p,
+        arr,
+        p3,
+        one,
+        c0,
+        ..
+    } = o;
     let arr_p = b.ptr(arr, 0);
     let alloca = f.inst(
         InstKind::Alloca {
@@ -551,6 +642,20 @@ fn instructions_flags_and_operand_layout() {
         },
         void,
     );
+}
+
+/// The entry block's branch, and the blocks after it: switch, phi, return, unreachable.
+fn control_insts(f: &mut F, o: Ops, cmp: Value, fmul: Value) {
+    let Ops {
+        void,
+        i32,
+        a0,
+        one,
+        two,
+        c0,
+        ..
+    } = o;
+    let (bb_then, bb_else, bb_join) = (BlockId(1), BlockId(2), BlockId(3));
     f.inst(
         InstKind::CondBr {
             cond: cmp,
@@ -586,11 +691,23 @@ fn instructions_flags_and_operand_layout() {
     f.inst(InstKind::Ret { value: Some(fmul) }, void);
     f.block(); // dead (unnamed, no predecessors)
     f.inst(InstKind::Unreachable, void);
+}
+
+#[test]
+fn instructions_flags_and_operand_layout() {
+    let mut b = B::new();
+    let o = inst_ops(&mut b);
+    let (fty, bb_then) = (o.fty, BlockId(1));
+    let mut f = F::default();
+    f.block(); // entry
+    let (add, fmul, cmp) = scalar_insts(&mut f, o);
+    vector_and_aggregate_insts(&mut b, &mut f, o, add);
+    memory_insts(&mut b, &mut f, o, add);
+    control_insts(&mut f, o, cmp, fmul);
     let mut body = f.finish();
     body.names.push(LocalName::Arg(1, "x".into()));
     body.names.push(LocalName::Block(bb_then, "then".into()));
     body.names.push(LocalName::Inst(InstId(0), "sum.0".into()));
-    let _ = ext;
     b.func("f", fty, None, Some(body));
 
     let expected = "
@@ -1404,8 +1521,28 @@ fn malformed_models_print_without_panicking() {
         String::new(),
         &[MdId(0), MdId(1), MdId(2), MdId(3), MdId(900)],
     );
-    // A body whose blocks, names, operands and attachments point anywhere.
     let fty = b.fn_ty(void, vec![i32], false);
+    let body = malformed_body(void, i32, dangling, cyc);
+    b.func("", fty, Some(AttrListId(3)), Some(body));
+    b.func("declared", TypeId(5555), None, None);
+    b.m.attr_lists.push(vec![1, 2, 3]);
+    b.kind(7, "");
+    for opts in [
+        PrintOptions::default(),
+        PrintOptions {
+            comments: false,
+            dxc_annotations: false,
+        },
+    ] {
+        let text = b.print(opts);
+        assert!(text.contains("<operand too large>"), "{text}");
+        assert!(text.contains("<recursive type>"));
+        assert!(text.contains("<badref>"));
+    }
+}
+
+/// A body whose blocks, names, operands and attachments point anywhere.
+fn malformed_body(void: TypeId, i32: TypeId, dangling: TypeId, cyc: dxil_module::ConstId) -> Body {
     let mut f = F::default();
     f.block();
     let odd = f.pool(&[1, 2, 3]);
@@ -1497,20 +1634,5 @@ fn malformed_models_print_without_panicking() {
             inlined_at: 5,
         },
     ));
-    b.func("", fty, Some(AttrListId(3)), Some(body));
-    b.func("declared", TypeId(5555), None, None);
-    b.m.attr_lists.push(vec![1, 2, 3]);
-    b.kind(7, "");
-    for opts in [
-        PrintOptions::default(),
-        PrintOptions {
-            comments: false,
-            dxc_annotations: false,
-        },
-    ] {
-        let text = b.print(opts);
-        assert!(text.contains("<operand too large>"), "{text}");
-        assert!(text.contains("<recursive type>"));
-        assert!(text.contains("<badref>"));
-    }
+    body
 }
