@@ -427,6 +427,10 @@ impl Tr<'_> {
             (Dim::Dim2D, false, true) => ResourceKind::Texture2DMS,
             (Dim::Dim2D, true, true) => ResourceKind::Texture2DMSArray,
             (Dim::Dim3D, _, _) => ResourceKind::Texture3D,
+            // D3D has no writable cube textures: a storage cube (array) image is its faces as
+            // the layers of a 2D array (layer-face = 6 * layer + face), which is also how
+            // SPIR-V addresses its texels.
+            (Dim::DimCube, _, _) if img.sampled == 2 => ResourceKind::Texture2DArray,
             (Dim::DimCube, false, _) => ResourceKind::TextureCube,
             (Dim::DimCube, true, _) => ResourceKind::TextureCubeArray,
             (Dim::DimBuffer, _, _) => ResourceKind::TypedBuffer,

@@ -86,6 +86,8 @@ pub fn successors(m: &spv::Module<'_>, term: &spv::Inst<'_>, out: &mut Vec<u32>)
 
 /// DXIL requires every loop to have an exit; a SPIR-V loop whose merge block is unreachable
 /// never exits (it can only end the invocation by returning or terminating from inside).
+/// A loop construct whose continue target is unreachable as well has no back edge: its body
+/// runs once, no loop is written, and nothing needs an exit.
 pub fn check_loop_exits(m: &spv::Module<'_>, f: &spv::Function, reachable: &[usize]) -> Result<()> {
     let live: std::collections::HashSet<u32> =
         reachable.iter().map(|&i| f.blocks[i].label).collect();
@@ -94,8 +96,8 @@ pub fn check_loop_exits(m: &spv::Module<'_>, f: &spv::Function, reachable: &[usi
         for inst in m.insts(b.start, b.end) {
             let inst = inst?;
             if inst.op() == Some(Op::LoopMerge) {
-                let merge = inst.word(0)?;
-                if !live.contains(&merge) {
+                let (merge, cont) = (inst.word(0)?, inst.word(1)?);
+                if !live.contains(&merge) && live.contains(&cont) {
                     return Err(crate::error::unsupported(
                         "a loop that never exits (DXIL requires every loop to have an exit)",
                     )

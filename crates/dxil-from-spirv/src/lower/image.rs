@@ -11,7 +11,7 @@ use super::memory::{Base, Ptr};
 use super::{Slot, Tr};
 use crate::builder::Scalar;
 use crate::error::{Result, inexpressible, malformed, unsupported};
-use crate::spv::Inst;
+use crate::spv::{Inst, Type};
 
 /// Image operand bits (`ImageOperands`).
 mod io {
@@ -780,10 +780,26 @@ impl Tr<'_> {
                 }
             }
         }
+        if kind == ResourceKind::Texture2DArray
+            && matches!(op, Op::ImageQuerySize)
+            && self.is_cube_array(inst.word(2)?)?
+            && let Some(layers) = out.get_mut(2)
+        {
+            // A storage cube array's size counts cubes; its 2D-array view counts faces.
+            let six = self.b.i32c(6);
+            *layers = self.b.binary(BinOp::UDiv, *layers, six)?;
+        }
         for (v, k) in out.iter_mut().zip(kinds) {
             *v = self.convert_bits(*v, Scalar::I32, k)?;
         }
         self.set_vals(id, &out)
+    }
+
+    /// Whether an image value's SPIR-V type is an arrayed cube.
+    fn is_cube_array(&self, image: u32) -> Result<bool> {
+        let ty = self.spv.type_of(image)?;
+        Ok(matches!(self.spv.ty(ty)?, Type::Image(img)
+            if img.dim == spirv::Dim::DimCube && img.arrayed))
     }
 
     fn query_lod(&mut self, inst: &Inst<'_>) -> Result<()> {

@@ -559,8 +559,9 @@ impl<'a> Tr<'a> {
         let mut args = Vec::new();
         for &a in inst.rest(3) {
             let s = match self.slot(a) {
+                // Constants, and global variables passed by pointer (resources included).
                 Slot::None => {
-                    self.get(a)?;
+                    self.materialize(a)?;
                     self.slot(a)
                 }
                 s => s,
