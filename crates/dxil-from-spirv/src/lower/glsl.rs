@@ -474,9 +474,13 @@ impl Tr<'_> {
                 let (m, e) = self.frexp(&a)?;
                 if op == GLOp::Frexp {
                     let p = self.ptr(arg(1)?)?;
+                    let kinds = self.leaf_kinds(p.ty)?;
+                    let e = self.exponents_as(&e, &kinds)?;
                     self.store_to(&p, &e)?;
                     m
                 } else {
+                    let kinds = self.leaf_kinds(inst.word(0)?)?;
+                    let e = self.exponents_as(&e, kinds.get(m.len()..).unwrap_or(&[]))?;
                     let mut v = m;
                     v.extend(e);
                     v
@@ -730,35 +734,107 @@ impl Tr<'_> {
         Ok(out)
     }
 
+    /// Mantissas in [0.5, 1) and exponents (i32) of floats of any width.
     fn frexp(&mut self, a: &[Value]) -> Result<(Vec<Value>, Vec<Value>)> {
         let mut m = Vec::with_capacity(a.len());
         let mut e = Vec::with_capacity(a.len());
         for &x in a {
-            let s = self.b.scalar_type_of(x)?;
-            if s != Scalar::F32 {
-                return Err(unsupported("frexp of non-32-bit floats"));
-            }
-            let i32t = self.b.t.i32;
-            let f32t = self.b.t.f32;
-            let bits = self.b.cast(CastOp::BitCast, x, i32t)?;
-            let sh = self.b.i32c(23);
-            let ex = self.b.binary(BinOp::LShr, bits, sh)?;
-            let ff = self.b.i32c(0xff);
-            let ex = self.b.binary(BinOp::And, ex, ff)?;
-            let bias = self.b.i32c(126);
-            let exp = self.b.binary(BinOp::Sub, ex, bias)?;
-            let keep = self.b.i32c(0x807f_ffff_u32 as i32 as i64);
-            let mb = self.b.binary(BinOp::And, bits, keep)?;
-            let half_exp = self.b.i32c(0x3f00_0000);
-            let mb = self.b.binary(BinOp::Or, mb, half_exp)?;
-            let mant = self.b.cast(CastOp::BitCast, mb, f32t)?;
-            let z = self.b.zero(Scalar::F32);
-            let is_zero = self.b.cmp(Predicate::FCMP_OEQ, x, z)?;
-            let zi = self.b.i32c(0);
-            m.push(self.b.select(is_zero, z, mant)?);
-            e.push(self.b.select(is_zero, zi, exp)?);
+            let (mant, exp) = match self.b.scalar_type_of(x)? {
+                Scalar::F32 => self.frexp32(x)?,
+                Scalar::F16 => {
+                    // A half is a float exactly, and its mantissa is a half again exactly.
+                    let f32t = self.b.t.f32;
+                    let wide = self.b.cast(CastOp::FPExt, x, f32t)?;
+                    let (mant, exp) = self.frexp32(wide)?;
+                    let h = self.b.scalar(Scalar::F16);
+                    (self.b.cast(CastOp::FPTrunc, mant, h)?, exp)
+                }
+                Scalar::F64 => self.frexp64(x)?,
+                _ => return Err(malformed("frexp of something that is not a float")),
+            };
+            m.push(mant);
+            e.push(exp);
         }
         Ok((m, e))
+    }
+
+    /// frexp of a float from its bits (denormals are flushed in DXIL's default float mode).
+    fn frexp32(&mut self, x: Value) -> Result<(Value, Value)> {
+        let i32t = self.b.t.i32;
+        let f32t = self.b.t.f32;
+        let bits = self.b.cast(CastOp::BitCast, x, i32t)?;
+        let sh = self.b.i32c(23);
+        let ex = self.b.binary(BinOp::LShr, bits, sh)?;
+        let ff = self.b.i32c(0xff);
+        let ex = self.b.binary(BinOp::And, ex, ff)?;
+        let bias = self.b.i32c(126);
+        let exp = self.b.binary(BinOp::Sub, ex, bias)?;
+        let keep = self.b.i32c(0x807f_ffff_u32 as i32 as i64);
+        let mb = self.b.binary(BinOp::And, bits, keep)?;
+        let half_exp = self.b.i32c(0x3f00_0000);
+        let mb = self.b.binary(BinOp::Or, mb, half_exp)?;
+        let mant = self.b.cast(CastOp::BitCast, mb, f32t)?;
+        let z = self.b.zero(Scalar::F32);
+        let is_zero = self.b.cmp(Predicate::FCMP_OEQ, x, z)?;
+        let zi = self.b.i32c(0);
+        // A zero is its own mantissa, sign included.
+        Ok((
+            self.b.select(is_zero, x, mant)?,
+            self.b.select(is_zero, zi, exp)?,
+        ))
+    }
+
+    /// frexp of a double from the bits of its high word. Doubles keep their denormals in DXIL:
+    /// one is first scaled by 2^54 into the normal range, and the exponent corrected.
+    fn frexp64(&mut self, x: Value) -> Result<(Value, Value)> {
+        let (_, hi) = self.split64(x)?;
+        let field_of = |t: &mut Self, hi: Value| -> Result<Value> {
+            let sh = t.b.i32c(20);
+            let ex = t.b.binary(BinOp::LShr, hi, sh)?;
+            let mask = t.b.i32c(0x7ff);
+            t.b.binary(BinOp::And, ex, mask)
+        };
+        let field = field_of(self, hi)?;
+        let zi = self.b.i32c(0);
+        let denormal = self.b.cmp(Predicate::ICMP_EQ, field, zi)?;
+        let scale = self
+            .b
+            .const_float_bits(Scalar::F64, 2f64.powi(54).to_bits());
+        let scaled = self.b.binary(BinOp::FMul, x, scale)?;
+        let x2 = self.b.select(denormal, scaled, x)?;
+        let (lo, hi) = self.split64(x2)?;
+        let field = field_of(self, hi)?;
+        let bias = self.b.i32c(1022);
+        let exp = self.b.binary(BinOp::Sub, field, bias)?;
+        let shift = self.b.i32c(54);
+        let fixed = self.b.binary(BinOp::Sub, exp, shift)?;
+        let exp = self.b.select(denormal, fixed, exp)?;
+        let keep = self.b.i32c(0x800f_ffff_u32 as i32 as i64);
+        let mhi = self.b.binary(BinOp::And, hi, keep)?;
+        let half_exp = self.b.i32c(0x3fe0_0000);
+        let mhi = self.b.binary(BinOp::Or, mhi, half_exp)?;
+        let mant = self.join64(lo, mhi, Scalar::F64)?;
+        let z = self.b.zero(Scalar::F64);
+        let is_zero = self.b.cmp(Predicate::FCMP_OEQ, x, z)?;
+        Ok((
+            self.b.select(is_zero, x, mant)?,
+            self.b.select(is_zero, zi, exp)?,
+        ))
+    }
+
+    /// i32 exponents as the integer kinds the result or destination has (16 or 64 bits).
+    fn exponents_as(&mut self, e: &[Value], kinds: &[Scalar]) -> Result<Vec<Value>> {
+        let mut out = Vec::with_capacity(e.len());
+        for (i, &x) in e.iter().enumerate() {
+            let want = kinds.get(i).copied().unwrap_or(Scalar::I32);
+            out.push(if want.bits() > 32 {
+                let t = self.b.scalar(want);
+                self.b.cast(CastOp::SExt, x, t)?
+            } else {
+                self.convert_scalar(x, want)?
+            });
+        }
+        Ok(out)
     }
 
     fn determinant(&mut self, m: &[Value]) -> Result<Value> {
