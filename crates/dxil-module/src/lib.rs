@@ -31,7 +31,7 @@ pub use module::{
     Attachment, AttrGroup, Attribute, BlockData, Body, DXIL_DATALAYOUTS, DXIL_TRIPLE,
     FUNCTION_SLOT, Function, GlobalVar, LocalName, Module,
 };
-pub use read::{ReadError, ReadErrorKind, read_module};
+pub use read::{ReadError, ReadErrorKind, read_module, recycle};
 pub use types::{TypeData, Types};
 pub use value::{Value, ValueRef};
 pub use write::{

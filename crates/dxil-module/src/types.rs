@@ -102,6 +102,12 @@ impl Types {
         self.data.reserve(n);
     }
 
+    /// Removes every type, keeping the table's allocation (see [`crate::read::recycle`]).
+    pub(crate) fn clear_keeping_storage(&mut self) {
+        crate::read::reset_arena(&mut self.data);
+        self.index = None;
+    }
+
     /// Appends a type without deduplication (readers keep the file's table as it is).
     pub fn push(&mut self, data: TypeData) -> TypeId {
         let id = TypeId(self.data.len() as u32);

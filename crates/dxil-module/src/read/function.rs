@@ -6,7 +6,7 @@ use crate::codes;
 use crate::codes::function::{DEBUG_LOC, DEBUG_LOC_AGAIN, DECLAREBLOCKS};
 use crate::entity::{BlockId, FuncId, InstId, TypeId};
 use crate::inst::{DebugLoc, InstData, Ordering, SyncScope};
-use crate::module::{Attachment, BlockData, Body, LocalName};
+use crate::module::{Attachment, BlockData, LocalName};
 use crate::types::TypeData;
 use crate::value::{MAX_VALUE_INDEX, Value, ValueRef};
 
@@ -35,7 +35,7 @@ impl Reader<'_> {
         let mut st = FnState {
             values: std::mem::take(&mut self.fn_values),
             types: std::mem::take(&mut self.fn_types),
-            body: Body::default(),
+            body: super::recycle::take_body(),
             cur_block: 0,
             declared_blocks: 0,
             unresolved: false,

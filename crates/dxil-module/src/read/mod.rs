@@ -15,6 +15,7 @@ mod function;
 mod inst;
 mod metadata;
 mod names;
+pub mod recycle;
 mod types;
 
 use crate::codes;
@@ -25,6 +26,8 @@ use dxil_bitstream::{BitstreamReader, Entry, Step};
 
 pub use error::{ReadError, ReadErrorKind, ReadLocation, Result};
 pub use names::LlvmNames;
+pub use recycle::recycle;
+pub(crate) use recycle::reset as reset_arena;
 
 use crate::entity::{AttrListId, FuncId, GlobalId, MdId, TypeId};
 use crate::inst::DebugLoc;
@@ -45,7 +48,7 @@ pub fn read_module(bitcode: &[u8], base_offset: u64) -> Result<Module> {
     let mut r = Reader {
         bs,
         ops: std::mem::take(&mut s.ops),
-        m: Module::default(),
+        m: recycle::take_module(),
         values: std::mem::take(&mut s.values),
         value_types: std::mem::take(&mut s.value_types),
         bodies: std::mem::take(&mut s.bodies),
