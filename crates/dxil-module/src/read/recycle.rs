@@ -1,28 +1,47 @@
 //! Storage of dropped modules, kept per thread for the next [`read_module`](super::read_module).
 //!
 //! A caller that reads, translates and drops module after module (a D3D12 layer compiling
-//! shaders on its worker threads) would otherwise allocate, regrow and free the same large
-//! arenas (instructions, operand pools, constants, metadata, types) for every module. A module
-//! handed to [`recycle`] is emptied, keeping the allocations of its arenas, and the next module
-//! read on the thread starts from them. Only storage carries over, never contents: the emptied
-//! module is equal to [`Module::default`] but for capacities (see the tests).
+//! shaders on its worker threads) would otherwise allocate, regrow and free the same storage for
+//! every module: the large arenas (instructions, operand pools, constants, metadata, types) and
+//! the many small per-item ones (function, global and struct names, struct element and parameter
+//! lists, attribute groups and lists). A module handed to [`recycle`] is taken apart: its arenas
+//! are emptied keeping their allocations, its small vectors and strings are emptied into spare
+//! lists, and the next module read on the thread is built from them. Only storage carries over,
+//! never contents (see the tests: a module read after a recycled one is the same as one read
+//! afresh).
 
 use std::cell::Cell;
 use std::mem::size_of;
 
-use crate::module::{Body, Module};
+use crate::entity::TypeId;
+use crate::module::{AttrGroup, Attribute, Body, LocalName, Module};
+use crate::types::TypeData;
 
 /// Arenas above this many bytes are freed, not kept: one large module must not pin its memory
 /// for the rest of the thread's life.
 const KEEP_BYTES: usize = 1 << 18;
 
+/// Spare small vectors and strings kept of each kind; larger ones than [`SPARE_BYTES`] are freed.
+const SPARES: usize = 256;
+const SPARE_BYTES: usize = 512;
+
 /// Function bodies kept (DXIL modules define one function, libraries a few).
-const KEEP_BODIES: usize = 4;
+const BODIES: usize = 4;
+
+/// Emptied storage that the reader hands out instead of allocating.
+#[derive(Default)]
+pub(super) struct Spares {
+    type_lists: Vec<Vec<TypeId>>,
+    strings: Vec<String>,
+    attrs: Vec<Vec<Attribute>>,
+    attr_lists: Vec<Vec<u32>>,
+    bodies: Vec<Body>,
+}
 
 #[derive(Default)]
 struct Stash {
     module: Option<Module>,
-    bodies: Vec<Body>,
+    spares: Spares,
 }
 
 thread_local! {
@@ -37,79 +56,154 @@ pub(crate) fn reset<T>(v: &mut Vec<T>) {
     }
 }
 
+/// Keeps an emptied small vector in `spares` if there is room and it is small.
+fn keep<T>(spares: &mut Vec<Vec<T>>, mut v: Vec<T>) {
+    let bytes = v.capacity().saturating_mul(size_of::<T>().max(1));
+    if spares.len() < SPARES && v.capacity() != 0 && bytes <= SPARE_BYTES {
+        v.clear();
+        spares.push(v);
+    }
+}
+
+impl Spares {
+    fn keep_string(&mut self, s: String) {
+        if self.strings.len() < SPARES && s.capacity() != 0 && s.capacity() <= SPARE_BYTES {
+            let mut s = s;
+            s.clear();
+            self.strings.push(s);
+        }
+    }
+
+    fn keep_type_list(&mut self, v: Vec<TypeId>) {
+        keep(&mut self.type_lists, v);
+    }
+
+    /// An empty list with room for `n` type ids.
+    pub(super) fn type_list(&mut self, n: usize) -> Vec<TypeId> {
+        let mut v = self.type_lists.pop().unwrap_or_default();
+        v.reserve_exact(n);
+        v
+    }
+
+    /// The characters of a record (one per operand) as a string; invalid UTF-8 is replaced.
+    pub(super) fn string(&mut self, chars: &[u64]) -> String {
+        let mut bytes = self.strings.pop().unwrap_or_default().into_bytes();
+        bytes.extend(chars.iter().map(|&c| c as u8));
+        match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        }
+    }
+
+    /// An empty attribute list with room for `n` attributes.
+    pub(super) fn attrs(&mut self, n: usize) -> Vec<Attribute> {
+        let mut v = self.attrs.pop().unwrap_or_default();
+        v.reserve_exact(n);
+        v
+    }
+
+    /// An empty group id list with room for `n` ids.
+    pub(super) fn attr_list(&mut self, n: usize) -> Vec<u32> {
+        let mut v = self.attr_lists.pop().unwrap_or_default();
+        v.reserve_exact(n);
+        v
+    }
+
+    /// An empty function body.
+    pub(super) fn body(&mut self) -> Body {
+        self.bodies.pop().unwrap_or_default()
+    }
+
+    fn keep_body(&mut self, mut b: Body) {
+        if self.bodies.len() == BODIES {
+            return;
+        }
+        for n in b.names.drain(..) {
+            match n {
+                LocalName::Arg(_, s) | LocalName::Inst(_, s) | LocalName::Block(_, s) => {
+                    self.keep_string(s)
+                }
+            }
+        }
+        let Body {
+            blocks,
+            insts,
+            pool,
+            names,
+            attachments,
+            fn_attachments,
+            debug_locs,
+        } = &mut b;
+        reset(blocks);
+        reset(insts);
+        reset(pool);
+        reset(names);
+        reset(attachments);
+        reset(fn_attachments);
+        reset(debug_locs);
+        self.bodies.push(b);
+    }
+
+    fn keep_attr_group(&mut self, g: AttrGroup) {
+        let mut attrs = g.attrs;
+        for a in attrs.drain(..) {
+            match a {
+                Attribute::Str(s) => self.keep_string(s),
+                Attribute::StrValue(k, v) => {
+                    self.keep_string(k);
+                    self.keep_string(v);
+                }
+                Attribute::Enum(_) | Attribute::Int(..) => {}
+            }
+        }
+        keep(&mut self.attrs, attrs);
+    }
+
+    fn keep_type(&mut self, t: TypeData) {
+        match t {
+            TypeData::Struct { name, elems, .. } => {
+                if let Some(n) = name {
+                    self.keep_string(n);
+                }
+                self.keep_type_list(elems);
+            }
+            TypeData::Function { params, .. } => self.keep_type_list(params),
+            _ => {}
+        }
+    }
+}
+
 /// Hands a module that is no longer needed to this thread's stash, so that the next module read
 /// on the thread reuses its storage. Dropping the module instead is always correct; this only
 /// saves allocations.
 pub fn recycle(mut m: Module) {
-    let mut bodies = Vec::new();
-    for f in &mut m.functions {
-        if bodies.len() == KEEP_BODIES {
-            break;
-        }
-        if let Some(mut b) = f.body.take() {
-            clear_body(&mut b);
-            bodies.push(b);
-        }
-    }
-    clear_module(&mut m);
-    let stash = Stash {
-        module: Some(m),
-        bodies,
+    let Ok(mut stash) = STASH.try_with(Cell::take) else {
+        // During thread teardown the stash may be gone: the module is then simply dropped.
+        return;
     };
-    // During thread teardown the stash may be gone: the module is then simply dropped.
+    take_apart(&mut m, &mut stash.spares);
+    stash.module = Some(m);
     let _ = STASH.try_with(|s| s.set(stash));
 }
 
-/// A module to read into: the stash's, else a new one.
-pub(super) fn take_module() -> Module {
-    STASH
-        .try_with(|s| {
-            let mut st = s.take();
-            let m = st.module.take();
-            s.set(st);
-            m
-        })
-        .ok()
-        .flatten()
-        .unwrap_or_default()
+/// A module to read into and the spare storage to build its items from: the stash's, else new.
+pub(super) fn take() -> (Module, Spares) {
+    let stash = STASH.try_with(Cell::take).unwrap_or_default();
+    (stash.module.unwrap_or_default(), stash.spares)
 }
 
-/// A body to read a function into: the stash's, else a new one.
-pub(super) fn take_body() -> Body {
-    STASH
-        .try_with(|s| {
-            let mut st = s.take();
-            let b = st.bodies.pop();
-            s.set(st);
-            b
-        })
-        .ok()
-        .flatten()
-        .unwrap_or_default()
+/// Gives back the spare storage a read did not use.
+pub(super) fn put_back(spares: Spares) {
+    let _ = STASH.try_with(|s| {
+        let mut stash = s.take();
+        stash.spares = spares;
+        s.set(stash);
+    });
 }
 
-fn clear_body(b: &mut Body) {
-    let Body {
-        blocks,
-        insts,
-        pool,
-        names,
-        attachments,
-        fn_attachments,
-        debug_locs,
-    } = b;
-    reset(blocks);
-    reset(insts);
-    reset(pool);
-    reset(names);
-    reset(attachments);
-    reset(fn_attachments);
-    reset(debug_locs);
-}
-
-/// Brings a module back to [`Module::default`]'s contents. The destructuring names every field,
-/// so that a field added to the model cannot be forgotten here.
-fn clear_module(m: &mut Module) {
+/// Brings a module back to [`Module::default`]'s contents, its small storage into `spares`. The
+/// destructuring names every field, so that a field added to the model cannot be forgotten here.
+fn take_apart(m: &mut Module, spares: &mut Spares) {
     let Module {
         version,
         triple,
@@ -127,12 +221,30 @@ fn clear_module(m: &mut Module) {
     *version = 0;
     *triple = Default::default();
     *datalayout = Default::default();
+    for s in section_names.drain(..).chain(gc_names.drain(..)) {
+        spares.keep_string(s);
+    }
     reset(section_names);
     reset(gc_names);
-    types.clear_keeping_storage();
+    types.take_apart(|t| spares.keep_type(t));
+    for g in attr_groups.drain(..) {
+        spares.keep_attr_group(g);
+    }
     reset(attr_groups);
+    for l in attr_lists.drain(..) {
+        keep(&mut spares.attr_lists, l);
+    }
     reset(attr_lists);
+    for g in globals.drain(..) {
+        spares.keep_string(g.name);
+    }
     reset(globals);
+    for f in functions.drain(..) {
+        spares.keep_string(f.name);
+        if let Some(b) = f.body {
+            spares.keep_body(b);
+        }
+    }
     reset(functions);
     constants.clear_keeping_storage();
     let crate::metadata::Metadata {
