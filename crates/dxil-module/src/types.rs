@@ -102,10 +102,10 @@ impl Types {
         self.data.reserve(n);
     }
 
-    /// Removes every type, handing each to `spare` (for its storage), and keeps the table's
+    /// Removes every type, handing each to `spare` first (to take its storage), and keeps the table's
     /// allocation (see [`crate::read::recycle`]).
-    pub(crate) fn take_apart(&mut self, spare: impl FnMut(TypeData)) {
-        self.data.drain(..).for_each(spare);
+    pub(crate) fn take_apart(&mut self, spare: impl FnMut(&mut TypeData)) {
+        self.data.iter_mut().for_each(spare);
         crate::read::reset_arena(&mut self.data);
         self.index = None;
     }

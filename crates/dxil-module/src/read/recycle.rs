@@ -10,11 +10,11 @@
 //! never contents (see the tests: a module read after a recycled one is the same as one read
 //! afresh).
 
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::mem::size_of;
 
 use crate::entity::TypeId;
-use crate::module::{AttrGroup, Attribute, Body, LocalName, Module};
+use crate::module::{Attribute, Body, LocalName, Module};
 use crate::types::TypeData;
 
 /// Arenas above this many bytes are freed, not kept: one large module must not pin its memory
@@ -45,7 +45,7 @@ struct Stash {
 }
 
 thread_local! {
-    static STASH: Cell<Stash> = Cell::new(Stash::default());
+    static STASH: RefCell<Stash> = RefCell::new(Stash::default());
 }
 
 /// Empties a vector, keeping its allocation unless it is large.
@@ -144,8 +144,7 @@ impl Spares {
         self.bodies.push(b);
     }
 
-    fn keep_attr_group(&mut self, g: AttrGroup) {
-        let mut attrs = g.attrs;
+    fn keep_attrs(&mut self, mut attrs: Vec<Attribute>) {
         for a in attrs.drain(..) {
             match a {
                 Attribute::Str(s) => self.keep_string(s),
@@ -159,15 +158,15 @@ impl Spares {
         keep(&mut self.attrs, attrs);
     }
 
-    fn keep_type(&mut self, t: TypeData) {
+    fn keep_type(&mut self, t: &mut TypeData) {
         match t {
             TypeData::Struct { name, elems, .. } => {
-                if let Some(n) = name {
+                if let Some(n) = name.take() {
                     self.keep_string(n);
                 }
-                self.keep_type_list(elems);
+                self.keep_type_list(std::mem::take(elems));
             }
-            TypeData::Function { params, .. } => self.keep_type_list(params),
+            TypeData::Function { params, .. } => self.keep_type_list(std::mem::take(params)),
             _ => {}
         }
     }
@@ -177,27 +176,37 @@ impl Spares {
 /// on the thread reuses its storage. Dropping the module instead is always correct; this only
 /// saves allocations.
 pub fn recycle(mut m: Module) {
-    let Ok(mut stash) = STASH.try_with(Cell::take) else {
-        // During thread teardown the stash may be gone: the module is then simply dropped.
-        return;
-    };
-    take_apart(&mut m, &mut stash.spares);
-    stash.module = Some(m);
-    let _ = STASH.try_with(|s| s.set(stash));
+    // During thread teardown the stash may be gone: the module is then simply dropped.
+    let _ = STASH.try_with(|s| {
+        let Ok(mut stash) = s.try_borrow_mut() else {
+            return;
+        };
+        take_apart(&mut m, &mut stash.spares);
+        stash.module = Some(m);
+    });
 }
 
 /// A module to read into and the spare storage to build its items from: the stash's, else new.
 pub(super) fn take() -> (Module, Spares) {
-    let stash = STASH.try_with(Cell::take).unwrap_or_default();
-    (stash.module.unwrap_or_default(), stash.spares)
+    STASH
+        .try_with(|s| {
+            let mut stash = s.try_borrow_mut().ok()?;
+            Some((
+                stash.module.take().unwrap_or_default(),
+                std::mem::take(&mut stash.spares),
+            ))
+        })
+        .ok()
+        .flatten()
+        .unwrap_or_default()
 }
 
 /// Gives back the spare storage a read did not use.
 pub(super) fn put_back(spares: Spares) {
     let _ = STASH.try_with(|s| {
-        let mut stash = s.take();
-        stash.spares = spares;
-        s.set(stash);
+        if let Ok(mut stash) = s.try_borrow_mut() {
+            stash.spares = spares;
+        }
     });
 }
 
@@ -227,21 +236,22 @@ fn take_apart(m: &mut Module, spares: &mut Spares) {
     reset(section_names);
     reset(gc_names);
     types.take_apart(|t| spares.keep_type(t));
-    for g in attr_groups.drain(..) {
-        spares.keep_attr_group(g);
+    for g in attr_groups.iter_mut() {
+        spares.keep_attrs(std::mem::take(&mut g.attrs));
     }
     reset(attr_groups);
     for l in attr_lists.drain(..) {
         keep(&mut spares.attr_lists, l);
     }
     reset(attr_lists);
-    for g in globals.drain(..) {
-        spares.keep_string(g.name);
+    // In place: moving each (large) record out would copy it.
+    for g in globals.iter_mut() {
+        spares.keep_string(std::mem::take(&mut g.name));
     }
     reset(globals);
-    for f in functions.drain(..) {
-        spares.keep_string(f.name);
-        if let Some(b) = f.body {
+    for f in functions.iter_mut() {
+        spares.keep_string(std::mem::take(&mut f.name));
+        if let Some(b) = f.body.take() {
             spares.keep_body(b);
         }
     }
