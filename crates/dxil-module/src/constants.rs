@@ -135,7 +135,7 @@ impl Constants {
         r.get(&self.bytes)
     }
 
-    /// Removes every constant, keeping the arenas' allocations (see [`crate::read::recycle`]).
+    /// Removes every constant, keeping the arenas' allocations (see `read::recycle`).
     pub(crate) fn clear_keeping_storage(&mut self) {
         let Constants {
             items,

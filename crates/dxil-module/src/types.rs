@@ -103,7 +103,7 @@ impl Types {
     }
 
     /// Removes every type, handing each to `spare` first (to take its storage), and keeps the table's
-    /// allocation (see [`crate::read::recycle`]).
+    /// allocation (see `read::recycle`).
     pub(crate) fn take_apart(&mut self, spare: impl FnMut(&mut TypeData)) {
         self.data.iter_mut().for_each(spare);
         crate::read::reset_arena(&mut self.data);

@@ -15,7 +15,7 @@ mod function;
 mod inst;
 mod metadata;
 mod names;
-pub mod recycle;
+mod recycle;
 mod types;
 
 use crate::codes;
