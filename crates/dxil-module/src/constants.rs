@@ -135,6 +135,24 @@ impl Constants {
         r.get(&self.bytes)
     }
 
+    /// Removes every constant, keeping the arenas' allocations (see `read::recycle`).
+    pub(crate) fn clear_keeping_storage(&mut self) {
+        let Constants {
+            items,
+            values,
+            words,
+            bytes,
+            index,
+            unique,
+        } = self;
+        crate::read::reset_arena(items);
+        crate::read::reset_arena(values);
+        crate::read::reset_arena(words);
+        crate::read::reset_arena(bytes);
+        *index = None;
+        crate::read::reset_arena(unique);
+    }
+
     /// Reserves room for `n` more constants.
     pub fn reserve(&mut self, n: usize) {
         self.items.reserve(n);

@@ -7,6 +7,10 @@
 //! The model keeps what the bitcode says (including raw linkage numbers, alignment fields and
 //! attribute groups) so that the writer can reproduce DXC's bytes, and so that the text printer can
 //! reproduce DXC's listing.
+//!
+//! Callers that read module after module on a thread can hand each finished one to [`recycle`]:
+//! the next read on the thread then reuses its storage (arenas, names, type lists, attribute
+//! groups) instead of allocating it again.
 #![forbid(unsafe_code)]
 
 pub mod check;
@@ -31,7 +35,7 @@ pub use module::{
     Attachment, AttrGroup, Attribute, BlockData, Body, DXIL_DATALAYOUTS, DXIL_TRIPLE,
     FUNCTION_SLOT, Function, GlobalVar, LocalName, Module,
 };
-pub use read::{ReadError, ReadErrorKind, read_module};
+pub use read::{ReadError, ReadErrorKind, read_module, recycle};
 pub use types::{TypeData, Types};
 pub use value::{Value, ValueRef};
 pub use write::{

@@ -102,6 +102,14 @@ impl Types {
         self.data.reserve(n);
     }
 
+    /// Removes every type, handing each to `spare` first (to take its storage), and keeps the table's
+    /// allocation (see `read::recycle`).
+    pub(crate) fn take_apart(&mut self, spare: impl FnMut(&mut TypeData)) {
+        self.data.iter_mut().for_each(spare);
+        crate::read::reset_arena(&mut self.data);
+        self.index = None;
+    }
+
     /// Appends a type without deduplication (readers keep the file's table as it is).
     pub fn push(&mut self, data: TypeData) -> TypeId {
         let id = TypeId(self.data.len() as u32);

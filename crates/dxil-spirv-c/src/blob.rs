@@ -161,6 +161,16 @@ pub struct Subobject {
     pub payload_size: usize,
 }
 
+impl Drop for ParsedBlob {
+    /// The module's storage goes to the reader's per-thread stash: a layer parses, translates and frees blob after
+    /// blob, and the next parse on this thread then reuses the arenas instead of allocating them again.
+    fn drop(&mut self) {
+        if let Some(m) = Arc::get_mut(&mut self.module) {
+            dxil_module::recycle(std::mem::take(m));
+        }
+    }
+}
+
 impl ParsedBlob {
     /// A container's `DXIL` part (`STAT` when `reflection`).
     pub fn from_container(bytes: &[u8], reflection: bool) -> Result<ParsedBlob, ParseError> {

@@ -22,6 +22,8 @@
 //!   on a translator kept per thread. Options the translator cannot honour make the run fail with
 //!   `DXIL_SPV_ERROR_UNSUPPORTED_FEATURE`; a remapper's refusal with `DXIL_SPV_ERROR_INVALID_ARGUMENT`. The reason is
 //!   sent to the thread's log callback.
+//! * `dxil_spv_parsed_blob_free` hands the blob's module to [`dxil_module::recycle`]: the next blob parsed on that
+//!   thread is read into its storage (a layer parses, translates and frees shader after shader on a few threads).
 //!
 //! # Safety at the boundary
 //! Every entry point runs inside `catch_unwind`: a panic becomes `DXIL_SPV_ERROR_GENERIC` (or the neutral value of

@@ -1,12 +1,12 @@
 //! FUNCTION_BLOCKs: bodies, their local values, symbol tables and attachments, and the
 //! non-instruction records (block count, debug locations).
 
-use super::{FnState, Next, ReadErrorKind, Reader, Result, block, chars_to_string};
+use super::{FnState, Next, ReadErrorKind, Reader, Result, block};
 use crate::codes;
 use crate::codes::function::{DEBUG_LOC, DEBUG_LOC_AGAIN, DECLAREBLOCKS};
 use crate::entity::{BlockId, FuncId, InstId, TypeId};
 use crate::inst::{DebugLoc, InstData, Ordering, SyncScope};
-use crate::module::{Attachment, BlockData, Body, LocalName};
+use crate::module::{Attachment, BlockData, LocalName};
 use crate::types::TypeData;
 use crate::value::{MAX_VALUE_INDEX, Value, ValueRef};
 
@@ -35,7 +35,7 @@ impl Reader<'_> {
         let mut st = FnState {
             values: std::mem::take(&mut self.fn_values),
             types: std::mem::take(&mut self.fn_types),
-            body: Body::default(),
+            body: self.spares.body(),
             cur_block: 0,
             declared_blocks: 0,
             unresolved: false,
@@ -212,7 +212,7 @@ impl Reader<'_> {
                 Next::Record(code) => match code {
                     codes::value_symtab::ENTRY => {
                         let n = self.op(0)?;
-                        let name = chars_to_string(&self.ops[1..]);
+                        let name = self.spares.string(&self.ops[1..]);
                         let v = u32::try_from(n)
                             .ok()
                             .and_then(|n| self.lookup_value(n, Some(st)))
@@ -234,7 +234,7 @@ impl Reader<'_> {
                         if b as usize >= st.body.blocks.len() {
                             return Err(self.malformed(format!("name for missing block {b}")));
                         }
-                        let name = chars_to_string(&self.ops[1..]);
+                        let name = self.spares.string(&self.ops[1..]);
                         st.body.names.push(LocalName::Block(BlockId(b), name));
                     }
                     _ => {}

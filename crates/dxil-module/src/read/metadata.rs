@@ -174,12 +174,14 @@ impl Reader<'_> {
                         .position(|m| m.width == width && m.bytes == bytes)?;
                     // Most recently used first.
                     m.get_mut(..=i)?.rotate_right(1);
-                    m.first().map(|m| m.kinds.clone())
+                    let kinds = &m.first()?.kinds;
+                    // Into the module's own list: a recycled module's keeps its allocation.
+                    self.m.metadata.kinds.extend_from_slice(kinds);
+                    Some(())
                 })
                 .ok()
                 .flatten();
-            if let Some(kinds) = known {
-                self.m.metadata.kinds = kinds;
+            if known.is_some() {
                 return Ok(self.bs.skip_block()?);
             }
         }

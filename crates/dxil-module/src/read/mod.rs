@@ -15,6 +15,7 @@ mod function;
 mod inst;
 mod metadata;
 mod names;
+mod recycle;
 mod types;
 
 use crate::codes;
@@ -25,6 +26,8 @@ use dxil_bitstream::{BitstreamReader, Entry, Step};
 
 pub use error::{ReadError, ReadErrorKind, ReadLocation, Result};
 pub use names::LlvmNames;
+pub use recycle::recycle;
+pub(crate) use recycle::reset as reset_arena;
 
 use crate::entity::{AttrListId, FuncId, GlobalId, MdId, TypeId};
 use crate::inst::DebugLoc;
@@ -42,10 +45,12 @@ pub(crate) use crate::codes::block;
 pub fn read_module(bitcode: &[u8], base_offset: u64) -> Result<Module> {
     let bs = BitstreamReader::new(bitcode, base_offset)?;
     let mut s = SCRATCH.try_with(Cell::take).unwrap_or_default();
+    let (m, spares) = recycle::take();
     let mut r = Reader {
         bs,
         ops: std::mem::take(&mut s.ops),
-        m: Module::default(),
+        m,
+        spares,
         values: std::mem::take(&mut s.values),
         value_types: std::mem::take(&mut s.value_types),
         bodies: std::mem::take(&mut s.bodies),
@@ -80,8 +85,10 @@ pub fn read_module(bitcode: &[u8], base_offset: u64) -> Result<Module> {
         fn_values,
         fn_types,
         local_md,
+        spares,
         ..
     } = r;
+    recycle::put_back(spares);
     let s = Scratch {
         ops,
         values,
@@ -177,6 +184,8 @@ struct Reader<'a> {
     next_body: usize,
     global_inits: Vec<(GlobalId, u32)>,
     struct_name: Option<String>,
+    /// Storage of a recycled module to build this one's items from.
+    spares: recycle::Spares,
     at_code: Option<u32>,
     /// (pointee, address space) → pointer type; small, so a linear scan beats hashing.
     ptr_types: Vec<(TypeId, u32, TypeId)>,
@@ -495,7 +504,7 @@ impl<'a> Reader<'a> {
             }
             codes::module::ASM => return Err(self.unsupported("module-level inline asm")),
             codes::module::SECTIONNAME => {
-                let s = chars_to_string(&self.ops);
+                let s = self.spares.string(&self.ops);
                 self.m.section_names.push(s);
             }
             codes::module::DEPLIB => {} // Obsolete, ignored by LLVM too.
@@ -506,7 +515,7 @@ impl<'a> Reader<'a> {
             }
             codes::module::PURGEVALS => {} // Obsolete.
             codes::module::GCNAME => {
-                let s = chars_to_string(&self.ops);
+                let s = self.spares.string(&self.ops);
                 self.m.gc_names.push(s);
             }
             codes::module::COMDAT => return Err(self.unsupported("comdats")),
@@ -678,7 +687,10 @@ impl<'a> Reader<'a> {
                     }
                     let id = self.op_u32(0)?;
                     let slot = self.op_u32(1)?;
-                    let mut attrs = Vec::new();
+                    // Each attribute takes at least two operands past the id and slot; string
+                    // attributes take many, hence the cap.
+                    let n = (self.ops.len().saturating_sub(2) / 2).min(8);
+                    let mut attrs = self.spares.attrs(n);
                     let mut i = 2;
                     while i < self.ops.len() {
                         let kind = self.op(i)?;
@@ -716,12 +728,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn c_string(&self, i: &mut usize) -> Result<String> {
+    fn c_string(&mut self, i: &mut usize) -> Result<String> {
         let start = *i;
         while self.op(*i)? != 0 {
             *i += 1;
         }
-        let s = chars_to_string(&self.ops[start..*i]);
+        let s = self.spares.string(&self.ops[start..*i]);
         *i += 1;
         Ok(s)
     }
@@ -731,7 +743,7 @@ impl<'a> Reader<'a> {
             match self.step()? {
                 Next::Record(code) => match code {
                     codes::paramattr::ENTRY => {
-                        let mut list = Vec::with_capacity(self.ops.len());
+                        let mut list = self.spares.attr_list(self.ops.len());
                         for &g in &self.ops {
                             let g = u32::try_from(g)
                                 .map_err(|_| self.malformed("group id exceeds 32 bits"))?;
@@ -768,7 +780,7 @@ impl<'a> Reader<'a> {
                         codes::value_symtab::FNENTRY => (self.op(0)?, 2),
                         _ => continue,
                     };
-                    let name = chars_to_string(self.ops.get(name_at..).unwrap_or(&[]));
+                    let name = self.spares.string(self.ops.get(name_at..).unwrap_or(&[]));
                     let v = u32::try_from(n)
                         .ok()
                         .and_then(|n| self.values.get(n as usize).copied())

@@ -1,7 +1,7 @@
 //! The TYPE_BLOCK: the module's type table, and the types the reader adds itself (results of
 //! compares and cmpxchg).
 
-use super::{Next, ReadErrorKind, Reader, Result, chars_to_string};
+use super::{Next, ReadErrorKind, Reader, Result};
 use crate::codes;
 use crate::entity::TypeId;
 use crate::types::{OtherFloatKind, TypeData};
@@ -60,11 +60,11 @@ impl Reader<'_> {
 
     /// The type ids from operand `from` on. Sized up front: collecting through `Result` would
     /// grow the vector step by step, and struct and function types are most of a DXIL table.
-    pub(super) fn forward_types(&self, from: usize) -> Result<Vec<TypeId>> {
-        let ops = self.ops.get(from..).unwrap_or(&[]);
-        let mut out = Vec::with_capacity(ops.len());
-        for &p in ops {
-            out.push(self.forward_type(p)?);
+    pub(super) fn forward_types(&mut self, from: usize) -> Result<Vec<TypeId>> {
+        let n = self.ops.len().saturating_sub(from);
+        let mut out = self.spares.type_list(n);
+        for i in from..self.ops.len() {
+            out.push(self.forward_type(self.ops[i])?);
         }
         Ok(out)
     }
@@ -174,7 +174,7 @@ impl Reader<'_> {
                 }
             }
             codes::types::STRUCT_NAME => {
-                self.struct_name = Some(chars_to_string(&self.ops));
+                self.struct_name = Some(self.spares.string(&self.ops));
                 return Ok(());
             }
             codes::types::FUNCTION => {
