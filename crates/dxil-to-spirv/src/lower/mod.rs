@@ -16,6 +16,7 @@
 mod buffer;
 mod dce;
 mod dxop;
+mod feedback;
 mod func;
 mod inst;
 mod library;
