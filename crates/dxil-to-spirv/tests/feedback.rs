@@ -11,36 +11,48 @@ use spirv::{Dim, GLOp, ImageFormat, Op};
 use support::inspect::{parse, type_name};
 use support::validate;
 
-/// The four operations, their opcode and their operands after the coordinates (`{L}` is the layer operand).
+/// The four operations.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
     Sample,
-    SampleClamped,
     Bias,
     Level,
     Grad,
 }
 
 /// A pixel shader writing feedback for texture `t0` through sampler `s0` into `u0` with one call of `kind`, the
-/// coordinates from `SV_Position`.
-fn listing(kind: Kind, arrayed: bool) -> String {
+/// coordinates from `SV_Position`; `clamped`: with the optional clamp operand (all but `Level`).
+fn listing(kind: Kind, arrayed: bool, clamped: bool) -> String {
     let layer = if arrayed { "float %z" } else { "float undef" };
-    let (name, op, tail) = match kind {
-        Kind::Sample => ("writeSamplerFeedback", 174, "float undef, float undef".to_string()),
-        Kind::SampleClamped => ("writeSamplerFeedback", 174, "float undef, float %w".to_string()),
-        Kind::Bias => ("writeSamplerFeedbackBias", 175, "float undef, float %w, float undef".to_string()),
-        Kind::Level => ("writeSamplerFeedbackLevel", 176, "float undef, float %w".to_string()),
+    let clamp = if clamped { "float %w" } else { "float undef" };
+    // The operands after the layer: the unused fourth coordinate, then the operation's own.
+    let (name, op, tail, params) = match kind {
+        Kind::Sample => (
+            "writeSamplerFeedback",
+            174,
+            format!("float undef, {clamp}"),
+            5,
+        ),
+        Kind::Bias => (
+            "writeSamplerFeedbackBias",
+            175,
+            format!("float undef, float %w, {clamp}"),
+            6,
+        ),
+        Kind::Level => (
+            "writeSamplerFeedbackLevel",
+            176,
+            "float undef, float %w".into(),
+            5,
+        ),
         Kind::Grad => (
             "writeSamplerFeedbackGrad",
             177,
-            "float undef, float %z, float %w, float undef, float %w, float %z, float undef, float undef"
-                .to_string(),
+            format!(
+                "float undef, float %z, float %w, float undef, float %w, float %z, float undef, {clamp}"
+            ),
+            11,
         ),
-    };
-    let params = match kind {
-        Kind::Sample | Kind::SampleClamped | Kind::Level => 5,
-        Kind::Bias => 6,
-        Kind::Grad => 11,
     };
     let floats = vec!["float"; params].join(", ");
     let (tex_kind, fb_kind) = if arrayed { (7, 18) } else { (2, 17) };
@@ -102,7 +114,11 @@ attributes #2 = {{ nounwind }}
 
 /// Translates and validates the listing of `kind`.
 fn translate(kind: Kind, arrayed: bool) -> Module {
-    let text = listing(kind, arrayed);
+    translate_clamped(kind, arrayed, false)
+}
+
+fn translate_clamped(kind: Kind, arrayed: bool, clamped: bool) -> Module {
+    let text = listing(kind, arrayed, clamped);
     let module = dxil_text::parse_module(&text).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     let t = dxil_to_spirv::translate(&module, &dxil_to_spirv::Options::default())
         .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
@@ -126,7 +142,7 @@ fn def(m: &Module, id: u32) -> &Instruction {
 
 fn id(i: &Instruction, k: usize) -> u32 {
     match &i.operands[k] {
-        Operand::IdRef(r) => *r,
+        Operand::IdRef(r) | Operand::IdScope(r) | Operand::IdMemorySemantics(r) => *r,
         other => panic!("operand {k} of {:?} is {other:?}", i.class.opcode),
     }
 }
@@ -162,7 +178,9 @@ fn guard_of(m: &Module, inst: &Instruction) -> u32 {
 
 /// The shape every feedback write has; `arrayed` for a `FeedbackTexture2DArray`.
 fn check_writes(m: &Module, arrayed: bool) {
-    let atomics: Vec<&Instruction> = insts(m).filter(|i| i.class.opcode == Op::AtomicOr).collect();
+    let atomics: Vec<&Instruction> = insts(m)
+        .filter(|i| i.class.opcode == Op::AtomicOr)
+        .collect();
     assert_eq!(atomics.len(), 2, "one atomic per level");
     let mut conds = Vec::new();
     for a in &atomics {
@@ -208,10 +226,7 @@ fn check_writes(m: &Module, arrayed: bool) {
     // The finer level: not a helper lane; the coarser: that and a second level read.
     let first = def(m, conds[0]);
     assert_eq!(first.class.opcode, Op::LogicalNot);
-    assert_eq!(
-        def(m, id(first, 0)).class.opcode,
-        Op::IsHelperInvocationEXT
-    );
+    assert_eq!(def(m, id(first, 0)).class.opcode, Op::IsHelperInvocationEXT);
     let second = def(m, conds[1]);
     assert_eq!(second.class.opcode, Op::LogicalAnd);
     assert_eq!(id(second, 0), conds[0]);
@@ -247,15 +262,24 @@ fn write_sampler_feedback_queries_the_level_and_the_derivatives() {
 
 #[test]
 fn the_clamp_operand_raises_the_level() {
-    let m = translate(Kind::SampleClamped, false);
-    check_writes(&m, false);
-    // max(level, clamp), then min(.., 14), besides the two footprint caps.
-    assert_eq!(glsl_count(&m, GLOp::FMin), 3);
-    let top = insts(&m)
-        .filter(|i| i.operands.get(1) == Some(&Operand::LiteralExtInstInteger(GLOp::FMin as u32)))
-        .filter_map(|i| m.types_global_values.iter().find(|c| c.result_id == Some(id(i, 3))))
-        .any(|c| c.operands[0] == Operand::LiteralBit32(14f32.to_bits()));
-    assert!(top, "the raised level is capped at 14");
+    for kind in [Kind::Sample, Kind::Bias, Kind::Grad] {
+        let m = translate_clamped(kind, false, true);
+        check_writes(&m, false);
+        // max(level, clamp), then min(.., 14), besides the two footprint caps of implicit levels.
+        let caps = if kind == Kind::Grad { 0 } else { 2 };
+        assert_eq!(glsl_count(&m, GLOp::FMin), caps + 1, "{kind:?}");
+        let top = insts(&m)
+            .filter(|i| {
+                i.operands.get(1) == Some(&Operand::LiteralExtInstInteger(GLOp::FMin as u32))
+            })
+            .filter_map(|i| {
+                m.types_global_values
+                    .iter()
+                    .find(|c| c.result_id == Some(id(i, 3)))
+            })
+            .any(|c| c.operands[0] == Operand::LiteralBit32(14f32.to_bits()));
+        assert!(top, "{kind:?}: the raised level is capped at 14");
+    }
 }
 
 #[test]
@@ -264,7 +288,9 @@ fn write_sampler_feedback_bias_scales_by_the_quads_first_bias() {
     check_writes(&m, false);
     assert_eq!(glsl_count(&m, GLOp::Exp2), 1);
     assert_eq!(count(&m, Op::GroupNonUniformQuadBroadcast), 1);
-    let lod = insts(&m).find(|i| i.class.opcode == Op::ImageQueryLod).unwrap();
+    let lod = insts(&m)
+        .find(|i| i.class.opcode == Op::ImageQueryLod)
+        .unwrap();
     assert_eq!(def(&m, id(lod, 1)).class.opcode, Op::VectorTimesScalar);
 }
 

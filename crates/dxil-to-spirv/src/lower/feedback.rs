@@ -162,7 +162,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// Everything the two writes of feedback call `i` need (see the crate docs for the arithmetic).
-    fn feedback_writes(&mut self, op: OpCode, a: Args<'_>, i: u32) -> Result<FeedbackWrites, Error> {
+    fn feedback_writes(
+        &mut self,
+        op: OpCode,
+        a: Args<'_>,
+        i: u32,
+    ) -> Result<FeedbackWrites, Error> {
         let fb = self.handle_of_arg(a, operand::FEEDBACK)?;
         let tex = self.handle_of_arg(a, operand::TEXTURE)?;
         let smp = self.handle_of_arg(a, operand::SAMPLER)?;
@@ -208,7 +213,8 @@ impl<'a> Ctx<'a> {
                 why: "an implicit level of detail in a mesh or amplification shader",
             }));
         }
-        let (lod, footprint) = self.feedback_lod(op, a, implicit, &tex, &smp, img, uv, max_level)?;
+        let (lod, footprint) =
+            self.feedback_lod(op, a, implicit, &tex, &smp, img, uv, max_level)?;
         let (fine, coarse) = self.feedback_levels(lod, max_level);
         let trilinear = self.op2(Op::INotEqual, bt, fine, coarse);
 
@@ -334,15 +340,20 @@ impl<'a> Ctx<'a> {
             }
             _ => return Err(self.invalid(Invalid::internal("not a sampler feedback operation"))),
         };
-        if op != OpCode::WriteSamplerFeedbackLevel {
-            // The optional last operand clamps the level from below (a MinMip clamp).
-            let last = a.0.len().saturating_sub(1);
-            if last > operand::EXTRA && !self.arg_undef(a, last) {
-                let c = self.arg_id(a, last)?;
-                let top = self.b.const_f32(MAX_MAP_LEVEL);
-                let l = self.glsl(f, GLOp::FMax, &[lod, c]);
-                lod = self.glsl(f, GLOp::FMin, &[l, top]);
-            }
+        // The optional last operand clamps the level from below (a MinMip clamp); `...Level` has none.
+        let clamp = match op {
+            OpCode::WriteSamplerFeedback => Some(operand::EXTRA),
+            OpCode::WriteSamplerFeedbackBias => Some(operand::EXTRA + 1),
+            OpCode::WriteSamplerFeedbackGrad => Some(operand::DDY + 3),
+            _ => None,
+        };
+        if let Some(k) = clamp
+            && !self.arg_undef(a, k)
+        {
+            let c = self.arg_id(a, k)?;
+            let top = self.b.const_f32(MAX_MAP_LEVEL);
+            let l = self.glsl(f, GLOp::FMax, &[lod, c]);
+            lod = self.glsl(f, GLOp::FMin, &[l, top]);
         }
         Ok((lod, footprint))
     }
