@@ -118,12 +118,16 @@ fn translate(kind: Kind, arrayed: bool) -> Module {
 }
 
 fn translate_clamped(kind: Kind, arrayed: bool, clamped: bool) -> Module {
+    parse(&translation(kind, arrayed, clamped).words)
+}
+
+fn translation(kind: Kind, arrayed: bool, clamped: bool) -> dxil_to_spirv::Translation {
     let text = listing(kind, arrayed, clamped);
     let module = dxil_text::parse_module(&text).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     let t = dxil_to_spirv::translate(&module, &dxil_to_spirv::Options::default())
         .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
     validate(&t).unwrap_or_else(|e| panic!("{kind:?} (arrayed {arrayed}): spirv-val: {e}"));
-    parse(&t.words)
+    t
 }
 
 fn insts(m: &Module) -> impl Iterator<Item = &Instruction> {
@@ -314,4 +318,32 @@ fn write_sampler_feedback_grad_takes_the_level_from_the_gradients() {
     assert_eq!(count(&m, Op::Dot), 2);
     assert_eq!(glsl_count(&m, GLOp::Log2), 1);
     assert_eq!(glsl_count(&m, GLOp::NClamp), 1);
+}
+
+#[test]
+fn the_feedback_uav_binds_as_an_r64ui_storage_image_of_its_kind() {
+    use dxil_to_spirv::{BoundResource, DescriptorType, ResourceClass, ResourceKind};
+    for (arrayed, kind) in [
+        (false, ResourceKind::FeedbackTexture2D),
+        (true, ResourceKind::FeedbackTexture2DArray),
+    ] {
+        let t = translation(Kind::Level, arrayed, false);
+        let uavs: Vec<_> = t
+            .bindings
+            .iter()
+            .filter(
+                |b| matches!(b.resource, BoundResource::Range(r) if r.class == ResourceClass::Uav),
+            )
+            .collect();
+        assert_eq!(uavs.len(), 1);
+        let b = uavs[0];
+        let BoundResource::Range(r) = b.resource else {
+            unreachable!()
+        };
+        // The binding model (and through it the C API's remap callback) sees the feedback kind at u0.
+        assert_eq!((r.kind, r.space, r.register, r.count), (kind, 0, 0, 1));
+        assert_eq!(b.descriptor_type, DescriptorType::StorageImage);
+        assert_eq!(b.format, Some(ImageFormat::R64ui));
+        assert!(b.writable);
+    }
 }
