@@ -347,3 +347,59 @@ fn the_feedback_uav_binds_as_an_r64ui_storage_image_of_its_kind() {
         assert!(b.writable);
     }
 }
+
+/// The listing of `kind` as a compute shader of one thread: constant coordinates, no quads.
+fn compute_listing(kind: Kind) -> String {
+    let mut text = listing(kind, false, false);
+    for (k, v) in [
+        "2.500000e-01",
+        "7.500000e-01",
+        "0.000000e+00",
+        "1.000000e+00",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let load =
+            format!("call float @dx.op.loadInput.f32(i32 4, i32 0, i32 0, i8 {k}, i32 undef)");
+        text = text.replace(&load, &format!("fadd float {v}, 0.000000e+00"));
+    }
+    text.replace(r#"!{!"ps", i32 6, i32 5}"#, r#"!{!"cs", i32 6, i32 5}"#)
+        .replace(
+            r#"!{void ()* @main, !"main", !13, !3, null}"#,
+            r#"!{void ()* @main, !"main", null, !3, !17}
+!17 = !{i32 4, !18}
+!18 = !{i32 1, i32 1, i32 1}"#,
+        )
+}
+
+#[test]
+fn outside_pixel_shaders_every_lane_writes() {
+    for kind in [Kind::Level, Kind::Grad] {
+        let module = dxil_text::parse_module(&compute_listing(kind))
+            .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        let t = dxil_to_spirv::translate(&module, &dxil_to_spirv::Options::default())
+            .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        validate(&t).unwrap_or_else(|e| panic!("{kind:?}: spirv-val: {e}"));
+        let m = parse(&t.words);
+        assert_eq!(count(&m, Op::AtomicOr), 2, "{kind:?}");
+        assert_eq!(count(&m, Op::IsHelperInvocationEXT), 0, "{kind:?}");
+    }
+    // Implicit levels are pixel-shader operations (DXIL's operation table: ps and lib).
+    for kind in [Kind::Sample, Kind::Bias] {
+        let module = dxil_text::parse_module(&compute_listing(kind))
+            .unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        let e = dxil_to_spirv::translate(&module, &dxil_to_spirv::Options::default())
+            .expect_err("an implicit level in a compute shader");
+        assert!(
+            matches!(
+                e,
+                dxil_to_spirv::Error::Invalid {
+                    what: dxil_to_spirv::Invalid::OpStage { .. },
+                    ..
+                }
+            ),
+            "{kind:?}: {e}"
+        );
+    }
+}
