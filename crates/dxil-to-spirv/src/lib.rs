@@ -111,8 +111,8 @@
 //!
 //! Not supported in these stages (errors naming the element or operation): 64-bit signature elements, system
 //! values with several rows other than clip/cull distances, more than 8 clip and cull distances, control-point
-//! patch inputs to geometry shaders, `GetAttributeAtVertex` on system values, sampler feedback (Vulkan has none; an
-//! emulation needs the runtime's layout of feedback maps).
+//! patch inputs to geometry shaders, `GetAttributeAtVertex` on system values. Sampler feedback is emulated (see
+//! "Sampler feedback" below).
 //!
 //! # Input the translation refuses
 //! A module that reads fine may still break DXIL rules the SPIR-V side cannot express; it fails with
@@ -179,6 +179,40 @@
 //! one a library's `RDAT` subobjects associate with an export) places the resources it holds in the shader record
 //! (`ShaderRecordBufferKHR`). Work-graph node shaders fail with [`Error::StageNeeds`]: Vulkan has no work graphs but
 //! the provisional `VK_AMDX_shader_enqueue`.
+//!
+//! # Sampler feedback
+//! Vulkan has no sampler feedback. `FeedbackTexture2D` / `FeedbackTexture2DArray` UAVs are emulated as the
+//! reference translator (dxil-spirv) and its runtime (vkd3d-proton) agree to, so that a runtime binding the
+//! reference's translations binds ours the same way:
+//! - The resource is a storage image (`OpTypeImage` of 64-bit unsigned integers, `Dim2D`, arrayed for the array
+//!   kind, format `R64ui`; `Int64ImageEXT` with `SPV_EXT_shader_image_int64`, `Int64Atomics`), placed at its UAV
+//!   register through the binding model like any UAV texture: the binding model and the C API's remap callback
+//!   see its class (UAV) and its kind (17 `FeedbackTexture2D`, 18 `FeedbackTexture2DArray`).
+//! - The image holds one 64-bit texel per mip region of level 0 (array layer `l` at layer `l`). The low 4 bits of
+//!   its width and height hold log2 of the mip region's width and height in texels of level 0; the shader reads
+//!   them with `OpImageQuerySize`, so no side buffer is needed.
+//! - Level `L` of the sampled texture owns bits `4L..4L+4` of a texel: bit 0 marks the region that contains the
+//!   footprint's low corner, bit 1 the region after it along x, bit 2 along y, bit 3 the diagonal one. A write
+//!   is an `OpAtomicOr` through `OpImageTexelPointer` (device scope, relaxed); the runtime resolves the map into
+//!   D3D's MinMip or MipRegionUsed form, so the shader does not care which of the two the resource declares.
+//! - The level: `OpImageQueryLod`'s clamped level for `WriteSamplerFeedback`, the same at coordinates scaled by
+//!   `exp2(bias)` (the bias of the quad's first lane) for `...Bias`; the operand clamped to the texture's levels
+//!   (`NClamp`) for `...Level`; for `...Grad`, `0.5 · log2(max(|size₀·ddx|², |size₀·ddy|²))` likewise clamped.
+//!   The optional last operand of all but `...Level` raises the level to at least its value (at most 14). The
+//!   finer level is the level truncated; the coarser is truncated after adding `1 − 0.75/256` (trilinear
+//!   filtering starts blending at a fraction of about 1/256) and is written only where it differs from the
+//!   finer. Both are capped at the texture's last level.
+//! - The footprint, per level: the coordinates wrap (`fract`), are scaled to regions of that level
+//!   (`size_L · 2^−log2(region)`), and span ±half a texel there for `...Level` and `...Grad`. For implicit levels
+//!   the half-extent is the per-axis larger absolute derivative of the coordinates (times `exp2(bias)`), in texels
+//!   of the level, less 1/256, rounded up to a power of two between 1 and 16 (frexp's exponent), halved,
+//!   in regions and at most half a region: a write reaches 2×2 regions at most. The texel written is the region
+//!   of the low corner (clamped to 0); the flag bits say whether the high corner falls in the next region.
+//! - Pixel shaders write only from lanes that are not helpers (`OpIsHelperInvocationEXT`). Array layers round to
+//!   nearest even. Without quads (stages or compute groups that have none) implicit levels are level 0.
+//!
+//! The reference folds equal writes of a subgroup into one atomic before writing; ours write per lane (an OR of
+//! the same bits: the map comes out the same).
 //!
 //! # D3D12 semantics kept where SPIR-V differs
 //! | Rule | Where D3D specifies it | How |

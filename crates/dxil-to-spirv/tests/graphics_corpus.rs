@@ -32,18 +32,8 @@ const PROFILES: [&str; 8] = [
 /// profile of the corpus is translated, so every one is checked (library exports one by one).
 const CHECKED_AGAINST_REFERENCE: [&str; 8] = PROFILES;
 
-/// Containers of the checked profiles that the reference translates and we do not, with the reason.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    (
-        "dxil-spirv/sampler-feedback/sampler-feedback.frag",
-        "sampler feedback: Vulkan has none; the reference emulates feedback maps with storage-image atomics in a \
-         layout of its runtime's own",
-    ),
-    (
-        "dxil-spirv/sampler-feedback/sampler-feedback.sm66.frag",
-        "sampler feedback (as above)",
-    ),
-];
+/// Containers of the checked profiles that the reference translates and we do not, with the reason (none today).
+const KNOWN_GAPS: &[(&str, &str)] = &[];
 
 /// The corpus entries the reference translator fails on (`name: reason` lines of
 /// `tests/expected/reference-failures.txt`, made by `make-reference-failures.py` there).

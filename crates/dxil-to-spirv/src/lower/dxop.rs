@@ -158,6 +158,14 @@ impl<'a> Ctx<'a> {
             OpCode::WaveMatch | OpCode::WaveMultiPrefixOp | OpCode::WaveMultiPrefixBitCount => {
                 Shape::Loop
             }
+            // The finer level's write, then the coarser level's where trilinear filtering reads it.
+            OpCode::WriteSamplerFeedback
+            | OpCode::WriteSamplerFeedbackBias
+            | OpCode::WriteSamplerFeedbackLevel
+            | OpCode::WriteSamplerFeedbackGrad => {
+                self.note_feedback(a)?;
+                Shape::Guard(2)
+            }
             // Discard(cond): the demote runs in a branch unless the condition is constant.
             OpCode::Discard if self.const_int(self.arg(a, 1)?).is_none() => Shape::Guard(1),
             _ => Shape::Plain,

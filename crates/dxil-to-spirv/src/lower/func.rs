@@ -115,6 +115,8 @@ pub struct FnState {
     /// `k`, an index into one `Function` array of ray query objects.
     pub rq_allocs: Vec<(u32, u32)>,
     pub rq_var: Option<Id>,
+    /// The writes of the sampler feedback call being lowered (computed at its first guard).
+    pub feedback: Option<super::feedback::FeedbackWrites>,
     work: Vec<Value>,
     succ_buf: Vec<dxil_module::BlockId>,
     pending_buf: Vec<(u32, Id)>,
@@ -174,6 +176,7 @@ impl<'a> Ctx<'a> {
         f.flag_var = None;
         f.rq_allocs.clear();
         f.rq_var = None;
+        f.feedback = None;
         self.handles.clear();
         self.agg.clear();
 

@@ -4,8 +4,9 @@
 //! lowered. The work is split by topic: `func` (virtual blocks, structurization, emission order, phis and
 //! demotion), `inst` (LLVM instructions), `types` (types and constants), `res` (resources, handles and the binding
 //! model), `library` (library resource variables), `record` (shader-record arguments of local root signatures),
-//! `dxop` (dispatch of `dx.op` calls), `buffer`, `math`, `wave`, `texture` and `rayquery`; `stage` holds what
-//! differs per shader stage (execution model and modes, the interface, stage operations), one file per stage.
+//! `dxop` (dispatch of `dx.op` calls), `buffer`, `math`, `wave`, `texture`, `feedback` (sampler feedback) and
+//! `rayquery`; `stage` holds what differs per shader stage (execution model and modes, the interface, stage
+//! operations), one file per stage.
 //!
 //! Module size: the access helpers recompute word offsets, casts and access chains for every access, and drivers
 //! pay for each copy in compile time (and the corpus's size against DXC's modules is an acceptance figure). So
@@ -16,6 +17,7 @@
 mod buffer;
 mod dce;
 mod dxop;
+mod feedback;
 mod func;
 mod inst;
 mod library;

@@ -709,6 +709,9 @@ impl<'a> Ctx<'a> {
             // Discard(cond): demote where the condition holds.
             return self.arg_id(a, 1);
         }
+        if super::feedback::is_feedback(op) {
+            return self.feedback_cond(op, a, i, k);
+        }
         if let Some(bytes) = self.raw_vector(op, a, ty)? {
             return self.raw_vector_cond(a, bytes, k);
         }
@@ -770,6 +773,9 @@ impl<'a> Ctx<'a> {
         if op == OpCode::Discard {
             self.demote_invocation();
             return Ok(());
+        }
+        if super::feedback::is_feedback(op) {
+            return self.feedback_body(a, i, k);
         }
         if let Some(bytes) = self.raw_vector(op, a, ty)? {
             return self.raw_vector_body(body, i, op, ty, a, bytes, k);
