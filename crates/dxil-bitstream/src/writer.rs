@@ -1,7 +1,10 @@
 //! The writer: produces a bitstream exactly as LLVM's `BitstreamWriter` lays it out.
 
+use std::sync::Arc;
+
 use crate::abbrev::{
-    AbbrevOp, AbbrevStore, Scope, encode_char6, encoding, is_char6, validate_abbrev,
+    AbbrevOp, AbbrevStore, BlockinfoTables, Scope, encode_char6, encoding, is_char6,
+    validate_abbrev,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits;
@@ -80,6 +83,45 @@ impl BitSink {
         self.out.truncate(mark.len);
         self.acc = mark.acc;
         self.acc_bits = mark.acc_bits;
+    }
+}
+
+/// The contents of a BLOCKINFO block, written once and replayed by
+/// [`BitstreamWriter::replay_blockinfo`] into any number of streams. A writer that opens every
+/// module with the same BLOCKINFO block saves validating, encoding and registering each
+/// abbreviation again: the replay copies the encoded body and shares the registered tables.
+#[derive(Debug, Clone)]
+pub struct BlockinfoRecording {
+    /// Bits after the block's length word and before its `END_BLOCK`: whole words, then the
+    /// pending bits of the last, partial one.
+    body: Vec<u8>,
+    acc: u64,
+    acc_bits: u32,
+    tables: Arc<BlockinfoTables>,
+    /// The block id selected by the last `SETBID`.
+    target: Option<(u32, usize)>,
+}
+
+impl BlockinfoRecording {
+    /// Runs `define` inside a BLOCKINFO block of a scratch stream (SETBID records, abbreviation
+    /// definitions, any record BLOCKINFO allows) and keeps what it wrote. `define` must leave
+    /// the BLOCKINFO block open.
+    pub fn record(define: impl FnOnce(&mut BitstreamWriter) -> Result<()>) -> Result<Self> {
+        let mut w = BitstreamWriter::new();
+        w.enter_blockinfo()?;
+        let start = w.sink.out.len();
+        define(&mut w)?;
+        let target = match w.frames.as_slice() {
+            [frame] if frame.block_id == BLOCKINFO_BLOCK_ID => frame.blockinfo_target,
+            _ => return Err(w.invalid("the recorded definitions left the BLOCKINFO block")),
+        };
+        Ok(BlockinfoRecording {
+            body: w.sink.out.split_off(start),
+            acc: w.sink.acc,
+            acc_bits: w.sink.acc_bits,
+            tables: w.store.blockinfo_tables(),
+            target,
+        })
     }
 }
 
@@ -383,6 +425,28 @@ impl BitstreamWriter {
             None => self.store.commit_local(&scope, start),
         };
         Ok(FIRST_APPLICATION_ABBREV + index as u32)
+    }
+
+    /// Writes a whole BLOCKINFO block recorded by [`BlockinfoRecording::record`]: the same bits,
+    /// and the same abbreviations registered for later blocks, as running the recorded
+    /// definitions here. It must be the stream's first BLOCKINFO block (the recording carries
+    /// complete tables, not additions to earlier ones).
+    pub fn replay_blockinfo(&mut self, recording: &BlockinfoRecording) -> Result<()> {
+        if !self.store.blockinfo_is_empty() {
+            return Err(self.invalid("a recorded BLOCKINFO block after another BLOCKINFO block"));
+        }
+        self.enter_blockinfo()?;
+        // The length word leaves the sink on a word boundary, where the recording started.
+        debug_assert_eq!(self.sink.acc_bits, 0);
+        self.sink.out.extend_from_slice(&recording.body);
+        self.sink.acc = recording.acc;
+        self.sink.acc_bits = recording.acc_bits;
+        self.store
+            .set_blockinfo_tables(Arc::clone(&recording.tables));
+        if let Some(frame) = self.frames.last_mut() {
+            frame.blockinfo_target = recording.target;
+        }
+        self.exit_block()
     }
 
     /// Writes an unabbreviated record: `UNABBREV_RECORD, vbr6 code, vbr6 count, vbr6 ops...`.
@@ -1155,5 +1219,61 @@ pub(crate) mod tests {
         w.emit_record(6, 1, &[7]).unwrap();
         assert!(w.emit_record(7, 1, &[]).is_err());
         assert!(w.finish().is_err(), "blocks still open");
+    }
+
+    /// The BLOCKINFO definitions of the replay test: two block ids, odd bit counts, and a body
+    /// that ends inside a word.
+    fn define_some(w: &mut BitstreamWriter) -> Result<()> {
+        w.define_blockinfo_abbrev(11, &[AbbrevOp::Literal(4), AbbrevOp::Vbr(8)])?;
+        w.define_blockinfo_abbrev(11, &[AbbrevOp::Literal(2)])?;
+        w.define_blockinfo_abbrev(12, &[AbbrevOp::Literal(10), AbbrevOp::Fixed(5)])?;
+        Ok(())
+    }
+
+    /// Writes a module block with a BLOCKINFO block (directly or replayed), then records through
+    /// its abbreviations and one defined after the replay.
+    fn stream_with(replay: Option<&BlockinfoRecording>) -> Vec<u8> {
+        let mut w = BitstreamWriter::new();
+        w.enter_subblock(8, 3).unwrap();
+        match replay {
+            Some(r) => w.replay_blockinfo(r).unwrap(),
+            None => {
+                w.enter_blockinfo().unwrap();
+                define_some(&mut w).unwrap();
+                w.exit_block().unwrap();
+            }
+        }
+        w.enter_subblock(11, 4).unwrap();
+        w.emit_record(4, 4, &[1 << 40]).unwrap();
+        w.emit_record(5, 2, &[]).unwrap();
+        assert!(
+            w.emit_record(6, 1, &[]).is_err(),
+            "no third abbreviation for block 11"
+        );
+        w.exit_block().unwrap();
+        w.enter_subblock(12, 3).unwrap();
+        w.emit_record(4, 10, &[31]).unwrap();
+        assert!(
+            w.emit_record(4, 10, &[32]).is_err(),
+            "Fixed(5) still checked"
+        );
+        w.exit_block().unwrap();
+        w.exit_block().unwrap();
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn replayed_blockinfo_is_the_written_one() {
+        let recording = BlockinfoRecording::record(define_some).unwrap();
+        let direct = stream_with(None);
+        assert_eq!(stream_with(Some(&recording)), direct);
+        assert_eq!(stream_with(Some(&recording)), direct, "replayable again");
+
+        // Only as the first BLOCKINFO block, and the definitions must stay inside theirs.
+        let mut w = BitstreamWriter::new();
+        w.enter_subblock(8, 3).unwrap();
+        w.replay_blockinfo(&recording).unwrap();
+        assert!(w.replay_blockinfo(&recording).is_err());
+        assert!(BlockinfoRecording::record(|w| w.exit_block()).is_err());
     }
 }
