@@ -92,11 +92,7 @@ impl BitSink {
 /// abbreviation again: the replay copies the encoded body and shares the registered tables.
 #[derive(Debug, Clone)]
 pub struct BlockinfoRecording {
-    /// Bits after the block's length word and before its `END_BLOCK`: whole words, then the
-    /// pending bits of the last, partial one.
-    body: Vec<u8>,
-    acc: u64,
-    acc_bits: u32,
+    body: RecordedBody,
     tables: Arc<BlockinfoTables>,
     /// The block id selected by the last `SETBID`.
     target: Option<(u32, usize)>,
@@ -116,11 +112,63 @@ impl BlockinfoRecording {
             _ => return Err(w.invalid("the recorded definitions left the BLOCKINFO block")),
         };
         Ok(BlockinfoRecording {
-            body: w.sink.out.split_off(start),
-            acc: w.sink.acc,
-            acc_bits: w.sink.acc_bits,
+            body: RecordedBody::take(&mut w, start),
             tables: w.store.blockinfo_tables(),
             target,
+        })
+    }
+}
+
+/// Bits after a block's length word and before its `END_BLOCK`: whole words, then the pending
+/// bits of the last, partial one. A block's body starts on a word boundary, so it can be copied
+/// into any stream at the same place in a block of the same id and width.
+#[derive(Debug, Clone)]
+struct RecordedBody {
+    bytes: Vec<u8>,
+    acc: u64,
+    acc_bits: u32,
+}
+
+impl RecordedBody {
+    fn take(w: &mut BitstreamWriter, start: usize) -> RecordedBody {
+        RecordedBody {
+            bytes: w.sink.out.split_off(start),
+            acc: w.sink.acc,
+            acc_bits: w.sink.acc_bits,
+        }
+    }
+}
+
+/// A block that comes out the same in many streams (a module writer's fixed tables), written
+/// once and replayed by [`BitstreamWriter::replay_block`].
+#[derive(Debug, Clone)]
+pub struct BlockRecording {
+    block_id: u32,
+    abbrev_width: u32,
+    body: RecordedBody,
+}
+
+impl BlockRecording {
+    /// Runs `write` inside block `block_id` (abbreviation width `abbrev_width`) of a scratch
+    /// stream without BLOCKINFO, and keeps what it wrote. `write` must leave that block open.
+    pub fn record(
+        block_id: u32,
+        abbrev_width: u32,
+        write: impl FnOnce(&mut BitstreamWriter) -> Result<()>,
+    ) -> Result<Self> {
+        let mut w = BitstreamWriter::new();
+        w.enter_subblock(block_id, abbrev_width)?;
+        let start = w.sink.out.len();
+        write(&mut w)?;
+        if w.frames.len() != 1 {
+            return Err(w.invalid(format!(
+                "the recorded writes left block {block_id} or opened another"
+            )));
+        }
+        Ok(BlockRecording {
+            block_id,
+            abbrev_width,
+            body: RecordedBody::take(&mut w, start),
         })
     }
 }
@@ -437,16 +485,37 @@ impl BitstreamWriter {
         }
         self.enter_blockinfo()?;
         // The length word leaves the sink on a word boundary, where the recording started.
-        debug_assert_eq!(self.sink.acc_bits, 0);
-        self.sink.out.extend_from_slice(&recording.body);
-        self.sink.acc = recording.acc;
-        self.sink.acc_bits = recording.acc_bits;
+        self.append_body(&recording.body);
         self.store
             .set_blockinfo_tables(Arc::clone(&recording.tables));
         if let Some(frame) = self.frames.last_mut() {
             frame.blockinfo_target = recording.target;
         }
         self.exit_block()
+    }
+
+    /// Writes a whole block recorded by [`BlockRecording::record`]: the same bits as running
+    /// the recorded writes here. Refused where BLOCKINFO registered abbreviations for the
+    /// block's id, which would renumber the block's own.
+    pub fn replay_block(&mut self, recording: &BlockRecording) -> Result<()> {
+        if self.store.count(&self.store.open_scope(recording.block_id)) != 0 {
+            return Err(self.invalid(format!(
+                "a recorded block {} where BLOCKINFO defines abbreviations for it",
+                recording.block_id
+            )));
+        }
+        self.enter_subblock(recording.block_id, recording.abbrev_width)?;
+        self.append_body(&recording.body);
+        self.exit_block()
+    }
+
+    /// Copies a recorded body right after a block's length word (a word boundary, where the
+    /// recording started too).
+    fn append_body(&mut self, body: &RecordedBody) {
+        debug_assert_eq!(self.sink.acc_bits, 0);
+        self.sink.out.extend_from_slice(&body.bytes);
+        self.sink.acc = body.acc;
+        self.sink.acc_bits = body.acc_bits;
     }
 
     /// Writes an unabbreviated record: `UNABBREV_RECORD, vbr6 code, vbr6 count, vbr6 ops...`.
@@ -1275,5 +1344,41 @@ pub(crate) mod tests {
         w.replay_blockinfo(&recording).unwrap();
         assert!(w.replay_blockinfo(&recording).is_err());
         assert!(BlockinfoRecording::record(|w| w.exit_block()).is_err());
+    }
+
+    #[test]
+    fn replayed_block_is_the_written_one() {
+        let write = |w: &mut BitstreamWriter| -> Result<()> {
+            w.emit_record_unabbrev(6, &[0, 100, 98, 103])?;
+            let id = w.define_abbrev(&[AbbrevOp::Literal(4), AbbrevOp::Array, AbbrevOp::Char6])?;
+            w.emit_record(id, 4, &[u64::from(b'x'), u64::from(b'.')])
+        };
+        let recording = BlockRecording::record(15, 3, write).unwrap();
+        let stream = |replay: bool| {
+            let mut w = BitstreamWriter::new();
+            w.enter_subblock(8, 3).unwrap();
+            w.emit_fixed(5, 3).unwrap();
+            if replay {
+                w.replay_block(&recording).unwrap();
+            } else {
+                w.enter_subblock(15, 3).unwrap();
+                write(&mut w).unwrap();
+                w.exit_block().unwrap();
+            }
+            w.emit_record_unabbrev(1, &[2]).unwrap();
+            w.exit_block().unwrap();
+            w.finish().unwrap()
+        };
+        assert_eq!(stream(true), stream(false));
+
+        // Not where BLOCKINFO numbers abbreviations for that block id first.
+        let mut w = BitstreamWriter::new();
+        w.enter_subblock(8, 3).unwrap();
+        w.enter_blockinfo().unwrap();
+        w.define_blockinfo_abbrev(15, &[AbbrevOp::Literal(2)])
+            .unwrap();
+        w.exit_block().unwrap();
+        assert!(w.replay_block(&recording).is_err());
+        assert!(BlockRecording::record(15, 3, |w| w.exit_block()).is_err());
     }
 }
