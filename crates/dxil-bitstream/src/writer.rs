@@ -102,14 +102,20 @@ impl BlockinfoRecording {
     /// Runs `define` inside a BLOCKINFO block of a scratch stream (SETBID records, abbreviation
     /// definitions, any record BLOCKINFO allows) and keeps what it wrote. `define` must leave
     /// the BLOCKINFO block open.
-    pub fn record(define: impl FnOnce(&mut BitstreamWriter) -> Result<()>) -> Result<Self> {
+    pub fn record<E: From<Error>>(
+        define: impl FnOnce(&mut BitstreamWriter) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Self, E> {
         let mut w = BitstreamWriter::new();
         w.enter_blockinfo()?;
         let start = w.sink.out.len();
         define(&mut w)?;
         let target = match w.frames.as_slice() {
             [frame] if frame.block_id == BLOCKINFO_BLOCK_ID => frame.blockinfo_target,
-            _ => return Err(w.invalid("the recorded definitions left the BLOCKINFO block")),
+            _ => {
+                return Err(w
+                    .invalid("the recorded definitions left the BLOCKINFO block")
+                    .into());
+            }
         };
         Ok(BlockinfoRecording {
             body: RecordedBody::take(&mut w, start),
@@ -151,19 +157,21 @@ pub struct BlockRecording {
 impl BlockRecording {
     /// Runs `write` inside block `block_id` (abbreviation width `abbrev_width`) of a scratch
     /// stream without BLOCKINFO, and keeps what it wrote. `write` must leave that block open.
-    pub fn record(
+    pub fn record<E: From<Error>>(
         block_id: u32,
         abbrev_width: u32,
-        write: impl FnOnce(&mut BitstreamWriter) -> Result<()>,
-    ) -> Result<Self> {
+        write: impl FnOnce(&mut BitstreamWriter) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Self, E> {
         let mut w = BitstreamWriter::new();
         w.enter_subblock(block_id, abbrev_width)?;
         let start = w.sink.out.len();
         write(&mut w)?;
         if w.frames.len() != 1 {
-            return Err(w.invalid(format!(
-                "the recorded writes left block {block_id} or opened another"
-            )));
+            return Err(w
+                .invalid(format!(
+                    "the recorded writes left block {block_id} or opened another"
+                ))
+                .into());
         }
         Ok(BlockRecording {
             block_id,
@@ -1343,7 +1351,7 @@ pub(crate) mod tests {
         w.enter_subblock(8, 3).unwrap();
         w.replay_blockinfo(&recording).unwrap();
         assert!(w.replay_blockinfo(&recording).is_err());
-        assert!(BlockinfoRecording::record(|w| w.exit_block()).is_err());
+        assert!(BlockinfoRecording::record::<Error>(|w| w.exit_block()).is_err());
     }
 
     #[test]
@@ -1379,6 +1387,6 @@ pub(crate) mod tests {
             .unwrap();
         w.exit_block().unwrap();
         assert!(w.replay_block(&recording).is_err());
-        assert!(BlockRecording::record(15, 3, |w| w.exit_block()).is_err());
+        assert!(BlockRecording::record::<Error>(15, 3, |w| w.exit_block()).is_err());
     }
 }
