@@ -18,11 +18,17 @@ use super::{CALL_EXPLICIT_TYPE, FN_CALL, Writer, code};
 /// two abbreviation sets); past it the oldest goes.
 const MAX_BLOCKINFO_SHAPES: usize = 8;
 
+/// A kind table as written (id, name) and its recorded block.
+type KindsEntry = (Vec<(u32, String)>, Rc<BlockRecording>);
+
+/// A BLOCKINFO shape (type-id width, compact bodies) and its recording.
+type BlockinfoEntry = (u32, bool, Rc<BlockinfoRecording>);
+
 thread_local! {
-    static BLOCKINFO: RefCell<Vec<(u32, bool, Rc<BlockinfoRecording>)>> =
+    static BLOCKINFO: RefCell<Vec<BlockinfoEntry>> =
         const { RefCell::new(Vec::new()) };
     /// The last kind table written and its block.
-    static KINDS: RefCell<Option<(Vec<(u32, String)>, Rc<BlockRecording>)>> =
+    static KINDS: RefCell<Option<KindsEntry>> =
         const { RefCell::new(None) };
 }
 
