@@ -144,6 +144,7 @@ impl Builder {
             ..Module::default()
         };
         let ty = &mut m.types;
+        ty.reserve(64);
         let void = ty.intern(TypeData::Void);
         let i8 = ty.int(8);
         let i8p = ty.pointer_to(i8, 0);
@@ -182,7 +183,6 @@ impl Builder {
         body.pool.reserve(1024);
         // The module's tables too: a median shader has about 25 types, 20 constants and 75
         // metadata items with as many operands.
-        m.types.reserve(64);
         m.constants.reserve(64);
         let md = &mut m.metadata;
         md.items.reserve(128);
