@@ -63,4 +63,4 @@ pub use reader::{
     TOP_LEVEL_ABBREV_WIDTH, WRAPPER_MAGIC, blockinfo_code, builtin_abbrev,
 };
 pub use roundtrip::{Item, Reencoded, check_roundtrip, read_items, reencode};
-pub use writer::{BitstreamWriter, patch_vbr};
+pub use writer::{BitstreamWriter, BlockRecording, BlockinfoRecording, patch_vbr};

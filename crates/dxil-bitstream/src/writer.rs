@@ -1,7 +1,10 @@
 //! The writer: produces a bitstream exactly as LLVM's `BitstreamWriter` lays it out.
 
+use std::sync::Arc;
+
 use crate::abbrev::{
-    AbbrevOp, AbbrevStore, Scope, encode_char6, encoding, is_char6, validate_abbrev,
+    AbbrevOp, AbbrevStore, BlockinfoTables, Scope, encode_char6, encoding, is_char6,
+    validate_abbrev,
 };
 use crate::error::{Error, ErrorKind, Result};
 use crate::limits;
@@ -80,6 +83,101 @@ impl BitSink {
         self.out.truncate(mark.len);
         self.acc = mark.acc;
         self.acc_bits = mark.acc_bits;
+    }
+}
+
+/// The contents of a BLOCKINFO block, written once and replayed by
+/// [`BitstreamWriter::replay_blockinfo`] into any number of streams. A writer that opens every
+/// module with the same BLOCKINFO block saves validating, encoding and registering each
+/// abbreviation again: the replay copies the encoded body and shares the registered tables.
+#[derive(Debug, Clone)]
+pub struct BlockinfoRecording {
+    body: RecordedBody,
+    tables: Arc<BlockinfoTables>,
+    /// The block id selected by the last `SETBID`.
+    target: Option<(u32, usize)>,
+}
+
+impl BlockinfoRecording {
+    /// Runs `define` inside a BLOCKINFO block of a scratch stream (SETBID records, abbreviation
+    /// definitions, any record BLOCKINFO allows) and keeps what it wrote. `define` must leave
+    /// the BLOCKINFO block open.
+    pub fn record<E: From<Error>>(
+        define: impl FnOnce(&mut BitstreamWriter) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Self, E> {
+        let mut w = BitstreamWriter::new();
+        w.enter_blockinfo()?;
+        let start = w.sink.out.len();
+        define(&mut w)?;
+        let target = match w.frames.as_slice() {
+            [frame] if frame.block_id == BLOCKINFO_BLOCK_ID => frame.blockinfo_target,
+            _ => {
+                return Err(w
+                    .invalid("the recorded definitions left the BLOCKINFO block")
+                    .into());
+            }
+        };
+        Ok(BlockinfoRecording {
+            body: RecordedBody::take(&mut w, start),
+            tables: w.store.blockinfo_tables(),
+            target,
+        })
+    }
+}
+
+/// Bits after a block's length word and before its `END_BLOCK`: whole words, then the pending
+/// bits of the last, partial one. A block's body starts on a word boundary, so it can be copied
+/// into any stream at the same place in a block of the same id and width.
+#[derive(Debug, Clone)]
+struct RecordedBody {
+    bytes: Vec<u8>,
+    acc: u64,
+    acc_bits: u32,
+}
+
+impl RecordedBody {
+    fn take(w: &mut BitstreamWriter, start: usize) -> RecordedBody {
+        RecordedBody {
+            bytes: w.sink.out.split_off(start),
+            acc: w.sink.acc,
+            acc_bits: w.sink.acc_bits,
+        }
+    }
+}
+
+/// A block that comes out the same in many streams (a module writer's fixed tables), written
+/// once and replayed by [`BitstreamWriter::replay_block`].
+#[derive(Debug, Clone)]
+pub struct BlockRecording {
+    block_id: u32,
+    abbrev_width: u32,
+    body: RecordedBody,
+}
+
+impl BlockRecording {
+    /// Runs `write` inside block `block_id` (abbreviation width `abbrev_width`) of a scratch
+    /// stream without BLOCKINFO, and keeps what it wrote. `write` must leave that block open.
+    pub fn record<E: From<Error>>(
+        block_id: u32,
+        abbrev_width: u32,
+        write: impl FnOnce(&mut BitstreamWriter) -> std::result::Result<(), E>,
+    ) -> std::result::Result<Self, E> {
+        let mut w = BitstreamWriter::new();
+        w.enter_subblock(block_id, abbrev_width)?;
+        let start = w.sink.out.len();
+        write(&mut w)?;
+        if w.frames.len() != 1 {
+            return Err(w
+                .invalid(format!(
+                    "the recorded writes left block {block_id} or opened another"
+                ))
+                .into());
+        }
+        Ok(BlockRecording {
+            block_id,
+            abbrev_width,
+            body: RecordedBody::take(&mut w, start),
+        })
     }
 }
 
@@ -383,6 +481,49 @@ impl BitstreamWriter {
             None => self.store.commit_local(&scope, start),
         };
         Ok(FIRST_APPLICATION_ABBREV + index as u32)
+    }
+
+    /// Writes a whole BLOCKINFO block recorded by [`BlockinfoRecording::record`]: the same bits,
+    /// and the same abbreviations registered for later blocks, as running the recorded
+    /// definitions here. It must be the stream's first BLOCKINFO block (the recording carries
+    /// complete tables, not additions to earlier ones).
+    pub fn replay_blockinfo(&mut self, recording: &BlockinfoRecording) -> Result<()> {
+        if !self.store.blockinfo_is_empty() {
+            return Err(self.invalid("a recorded BLOCKINFO block after another BLOCKINFO block"));
+        }
+        self.enter_blockinfo()?;
+        // The length word leaves the sink on a word boundary, where the recording started.
+        self.append_body(&recording.body);
+        self.store
+            .set_blockinfo_tables(Arc::clone(&recording.tables));
+        if let Some(frame) = self.frames.last_mut() {
+            frame.blockinfo_target = recording.target;
+        }
+        self.exit_block()
+    }
+
+    /// Writes a whole block recorded by [`BlockRecording::record`]: the same bits as running
+    /// the recorded writes here. Refused where BLOCKINFO registered abbreviations for the
+    /// block's id, which would renumber the block's own.
+    pub fn replay_block(&mut self, recording: &BlockRecording) -> Result<()> {
+        if self.store.count(&self.store.open_scope(recording.block_id)) != 0 {
+            return Err(self.invalid(format!(
+                "a recorded block {} where BLOCKINFO defines abbreviations for it",
+                recording.block_id
+            )));
+        }
+        self.enter_subblock(recording.block_id, recording.abbrev_width)?;
+        self.append_body(&recording.body);
+        self.exit_block()
+    }
+
+    /// Copies a recorded body right after a block's length word (a word boundary, where the
+    /// recording started too).
+    fn append_body(&mut self, body: &RecordedBody) {
+        debug_assert_eq!(self.sink.acc_bits, 0);
+        self.sink.out.extend_from_slice(&body.bytes);
+        self.sink.acc = body.acc;
+        self.sink.acc_bits = body.acc_bits;
     }
 
     /// Writes an unabbreviated record: `UNABBREV_RECORD, vbr6 code, vbr6 count, vbr6 ops...`.
@@ -1155,5 +1296,97 @@ pub(crate) mod tests {
         w.emit_record(6, 1, &[7]).unwrap();
         assert!(w.emit_record(7, 1, &[]).is_err());
         assert!(w.finish().is_err(), "blocks still open");
+    }
+
+    /// The BLOCKINFO definitions of the replay test: two block ids, odd bit counts, and a body
+    /// that ends inside a word.
+    fn define_some(w: &mut BitstreamWriter) -> Result<()> {
+        w.define_blockinfo_abbrev(11, &[AbbrevOp::Literal(4), AbbrevOp::Vbr(8)])?;
+        w.define_blockinfo_abbrev(11, &[AbbrevOp::Literal(2)])?;
+        w.define_blockinfo_abbrev(12, &[AbbrevOp::Literal(10), AbbrevOp::Fixed(5)])?;
+        Ok(())
+    }
+
+    /// Writes a module block with a BLOCKINFO block (directly or replayed), then records through
+    /// its abbreviations and one defined after the replay.
+    fn stream_with(replay: Option<&BlockinfoRecording>) -> Vec<u8> {
+        let mut w = BitstreamWriter::new();
+        w.enter_subblock(8, 3).unwrap();
+        match replay {
+            Some(r) => w.replay_blockinfo(r).unwrap(),
+            None => {
+                w.enter_blockinfo().unwrap();
+                define_some(&mut w).unwrap();
+                w.exit_block().unwrap();
+            }
+        }
+        w.enter_subblock(11, 4).unwrap();
+        w.emit_record(4, 4, &[1 << 40]).unwrap();
+        w.emit_record(5, 2, &[]).unwrap();
+        assert!(
+            w.emit_record(6, 1, &[]).is_err(),
+            "no third abbreviation for block 11"
+        );
+        w.exit_block().unwrap();
+        w.enter_subblock(12, 3).unwrap();
+        w.emit_record(4, 10, &[31]).unwrap();
+        assert!(
+            w.emit_record(4, 10, &[32]).is_err(),
+            "Fixed(5) still checked"
+        );
+        w.exit_block().unwrap();
+        w.exit_block().unwrap();
+        w.finish().unwrap()
+    }
+
+    #[test]
+    fn replayed_blockinfo_is_the_written_one() {
+        let recording = BlockinfoRecording::record(define_some).unwrap();
+        let direct = stream_with(None);
+        assert_eq!(stream_with(Some(&recording)), direct);
+        assert_eq!(stream_with(Some(&recording)), direct, "replayable again");
+
+        // Only as the first BLOCKINFO block, and the definitions must stay inside theirs.
+        let mut w = BitstreamWriter::new();
+        w.enter_subblock(8, 3).unwrap();
+        w.replay_blockinfo(&recording).unwrap();
+        assert!(w.replay_blockinfo(&recording).is_err());
+        assert!(BlockinfoRecording::record::<Error>(|w| w.exit_block()).is_err());
+    }
+
+    #[test]
+    fn replayed_block_is_the_written_one() {
+        let write = |w: &mut BitstreamWriter| -> Result<()> {
+            w.emit_record_unabbrev(6, &[0, 100, 98, 103])?;
+            let id = w.define_abbrev(&[AbbrevOp::Literal(4), AbbrevOp::Array, AbbrevOp::Char6])?;
+            w.emit_record(id, 4, &[u64::from(b'x'), u64::from(b'.')])
+        };
+        let recording = BlockRecording::record(15, 3, write).unwrap();
+        let stream = |replay: bool| {
+            let mut w = BitstreamWriter::new();
+            w.enter_subblock(8, 3).unwrap();
+            w.emit_fixed(5, 3).unwrap();
+            if replay {
+                w.replay_block(&recording).unwrap();
+            } else {
+                w.enter_subblock(15, 3).unwrap();
+                write(&mut w).unwrap();
+                w.exit_block().unwrap();
+            }
+            w.emit_record_unabbrev(1, &[2]).unwrap();
+            w.exit_block().unwrap();
+            w.finish().unwrap()
+        };
+        assert_eq!(stream(true), stream(false));
+
+        // Not where BLOCKINFO numbers abbreviations for that block id first.
+        let mut w = BitstreamWriter::new();
+        w.enter_subblock(8, 3).unwrap();
+        w.enter_blockinfo().unwrap();
+        w.define_blockinfo_abbrev(15, &[AbbrevOp::Literal(2)])
+            .unwrap();
+        w.exit_block().unwrap();
+        assert!(w.replay_block(&recording).is_err());
+        assert!(BlockRecording::record::<Error>(15, 3, |w| w.exit_block()).is_err());
     }
 }

@@ -144,6 +144,7 @@ impl Builder {
             ..Module::default()
         };
         let ty = &mut m.types;
+        ty.reserve(64);
         let void = ty.intern(TypeData::Void);
         let i8 = ty.int(8);
         let i8p = ty.pointer_to(i8, 0);
@@ -180,6 +181,15 @@ impl Builder {
         let mut body = Body::default();
         body.insts.reserve(256);
         body.pool.reserve(1024);
+        // The module's tables too: a median shader has about 25 types, 20 constants and 75
+        // metadata items with as many operands.
+        m.constants.reserve(64);
+        let md = &mut m.metadata;
+        md.items.reserve(128);
+        md.operands.reserve(128);
+        md.bytes.reserve(256);
+        md.named.reserve(8);
+        md.named_ops.reserve(8);
         Builder {
             m,
             t,

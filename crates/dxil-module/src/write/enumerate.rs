@@ -292,7 +292,7 @@ impl<'m> Enumerator<'m> {
             md_list: Vec::with_capacity(m.metadata.items.len()),
             has_md_string: false,
             num_module_mds: 0,
-            list_canon: Vec::new(),
+            list_canon: Vec::with_capacity(m.attr_lists.len()),
             canon_lists: Vec::new(),
             groups: Vec::new(),
             list_out: Vec::new(),
@@ -428,9 +428,7 @@ impl<'m> Enumerator<'m> {
     fn build_kinds(&mut self) -> Result<()> {
         let mk = &self.m.metadata.kinds;
         if mk.is_empty() {
-            for (i, k) in DXC_DEFAULT_KINDS.iter().enumerate() {
-                self.kinds.push((i as u32, k));
-            }
+            self.kinds = (0u32..).zip(DXC_DEFAULT_KINDS).collect();
         } else {
             let mut ks: Vec<(u32, &'m str)> = mk.iter().map(|k| (k.id, k.name.as_ref())).collect();
             ks.sort_by_key(|k| k.0);
@@ -1008,6 +1006,9 @@ impl<'m> Enumerator<'m> {
             return Err(mismatch("function type is not a function type"));
         };
         self.num_args = params.len() as u32;
+        // Room for the arguments, the instructions and a typical share of constants.
+        self.values
+            .reserve(params.len() + body.insts.len() + body.insts.len() / 2);
         for a in 0..self.num_args {
             self.values.push((Value::arg(a), 1));
         }

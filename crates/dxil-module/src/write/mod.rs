@@ -20,6 +20,7 @@
 mod consts;
 mod enumerate;
 mod error;
+mod fixed;
 mod insts;
 mod mds;
 mod types;
@@ -271,102 +272,6 @@ impl<'m> Writer<'m, '_> {
             }
         }
         self.bs.exit_block()?;
-        Ok(())
-    }
-
-    fn write_blockinfo(&mut self) -> Result<()> {
-        use AbbrevOp::*;
-        let tb = self.typebits;
-        self.bs.enter_blockinfo()?;
-        let vst = block::VALUE_SYMTAB;
-        self.bs
-            .define_blockinfo_abbrev(vst, &[Fixed(3), Vbr(8), Array, Fixed(8)])?;
-        self.bs.define_blockinfo_abbrev(
-            vst,
-            &[code(codes::value_symtab::ENTRY), Vbr(8), Array, Fixed(7)],
-        )?;
-        self.bs.define_blockinfo_abbrev(
-            vst,
-            &[code(codes::value_symtab::ENTRY), Vbr(8), Array, Char6],
-        )?;
-        self.bs.define_blockinfo_abbrev(
-            vst,
-            &[code(codes::value_symtab::BBENTRY), Vbr(8), Array, Char6],
-        )?;
-        let cst = block::CONSTANTS;
-        self.bs
-            .define_blockinfo_abbrev(cst, &[code(codes::constants::SETTYPE), Fixed(tb)])?;
-        self.bs
-            .define_blockinfo_abbrev(cst, &[code(codes::constants::INTEGER), Vbr(8)])?;
-        self.bs.define_blockinfo_abbrev(
-            cst,
-            &[code(codes::constants::CE_CAST), Fixed(4), Fixed(tb), Vbr(8)],
-        )?;
-        self.bs
-            .define_blockinfo_abbrev(cst, &[code(codes::constants::NULL)])?;
-        let f = block::FUNCTION;
-        self.bs
-            .define_blockinfo_abbrev(f, &[code(INST_LOAD), Vbr(6), Fixed(tb), Vbr(4), Fixed(1)])?;
-        self.bs
-            .define_blockinfo_abbrev(f, &[code(INST_BINOP), Vbr(6), Vbr(6), Fixed(4)])?;
-        self.bs
-            .define_blockinfo_abbrev(f, &[code(INST_BINOP), Vbr(6), Vbr(6), Fixed(4), Fixed(7)])?;
-        self.bs
-            .define_blockinfo_abbrev(f, &[code(INST_CAST), Vbr(6), Fixed(tb), Fixed(4)])?;
-        self.bs.define_blockinfo_abbrev(f, &[code(INST_RET)])?;
-        self.bs
-            .define_blockinfo_abbrev(f, &[code(INST_RET), Vbr(6)])?;
-        self.bs
-            .define_blockinfo_abbrev(f, &[code(INST_UNREACHABLE)])?;
-        self.bs
-            .define_blockinfo_abbrev(f, &[code(INST_GEP), Fixed(1), Fixed(tb), Array, Vbr(6)])?;
-        if self.compact {
-            self.define_compact_abbrevs()?;
-        }
-        self.bs.exit_block()?;
-        Ok(())
-    }
-
-    /// The function-block abbreviations of [`WriteOptions::compact_bodies`], ids
-    /// [`FN_CALL`]..=[`FN_CONDBR`] in that order. Relative value ids are VBR6 as in DXC's own
-    /// abbreviations (most are under 32); small fields get narrower encodings.
-    fn define_compact_abbrevs(&mut self) -> Result<()> {
-        use AbbrevOp::*;
-        let tb = self.typebits;
-        let f = block::FUNCTION;
-        let defs: [&[AbbrevOp]; 7] = [
-            // attribute list, cc word, function type, callee, arguments.
-            &[
-                code(INST_CALL),
-                Vbr(4),
-                Literal(CALL_EXPLICIT_TYPE),
-                Fixed(tb),
-                Vbr(6),
-                Array,
-                Vbr(6),
-            ],
-            // aggregate, one index.
-            &[code(INST_EXTRACTVAL), Vbr(6), Vbr(4)],
-            // lhs, rhs, predicate (all under 64).
-            &[code(INST_CMP2), Vbr(6), Vbr(6), Fixed(6)],
-            // pointer, value, alignment, volatile.
-            &[code(INST_STORE), Vbr(6), Vbr(6), Vbr(4), Fixed(1)],
-            // true value, false value, condition.
-            &[code(INST_VSELECT), Vbr(6), Vbr(6), Vbr(6)],
-            // destination block.
-            &[code(INST_BR), Vbr(6)],
-            // true block, false block, condition.
-            &[code(INST_BR), Vbr(6), Vbr(6), Vbr(6)],
-        ];
-        for (k, ops) in defs.into_iter().enumerate() {
-            let id = self.bs.define_blockinfo_abbrev(f, ops)?;
-            if id != FN_CALL + k as u32 {
-                return Err(WriteError::new(
-                    WriteErrorKind::Internal,
-                    format!("compact abbreviation {k} got id {id}"),
-                ));
-            }
-        }
         Ok(())
     }
 
@@ -1039,21 +944,6 @@ impl<'m> Writer<'m, '_> {
                 self.vals.push(u64::from(self.e.md_id(r)?));
             }
             self.record(codes::metadata::NAMED_NODE, UNABBREV_RECORD)?;
-        }
-        self.bs.exit_block()?;
-        Ok(())
-    }
-
-    fn write_kinds(&mut self) -> Result<()> {
-        if self.e.kinds.is_empty() {
-            return Ok(());
-        }
-        self.bs.enter_subblock(block::METADATA, 3)?;
-        for k in 0..self.e.kinds.len() {
-            let (id, name) = self.e.kinds[k];
-            self.vals.push(u64::from(id));
-            self.vals.extend(name.bytes().map(u64::from));
-            self.record(codes::metadata::KIND, UNABBREV_RECORD)?;
         }
         self.bs.exit_block()?;
         Ok(())
