@@ -102,61 +102,115 @@ impl Tr<'_> {
             }
             _ => return Err(unsupported(format!("Op{op:?} as a group operation"))),
         };
-        let me = self.lane_index()?;
-        // Each level's source lane does not depend on the value: find them once for all
-        // components.
-        let mut sources = Vec::with_capacity(levels as usize);
-        for j in 0..levels {
-            sources.push(self.sibling_lane(mask, me, j)?);
+        if levels == 0 {
+            // A cluster of one lane: the value itself.
+            return Ok(v.to_vec());
         }
+        let me = self.lane_index()?;
         let i32t = self.b.t.i32;
-        let mut out = Vec::with_capacity(v.len());
+        // Values enter the loop as `i32` for booleans: `WaveReadLaneAt` has no `i1` overload.
+        let mut xs = Vec::with_capacity(v.len());
         for &x in v {
-            // `WaveReadLaneAt` has no `i1` overload: booleans go through as 0 or 1.
-            let x = if logical {
+            xs.push(if logical {
                 self.b.cast(CastOp::ZExt, x, i32t)?
             } else {
                 x
-            };
+            });
+        }
+        let scan = result != TreeResult::Reduce;
+        let mut ids = Vec::with_capacity(xs.len());
+        for &x in &xs {
             let s = self.b.scalar_type_of(x)?;
-            let mut block = x;
-            let mut prefix: Option<Value> = None;
-            for &(lane, any, below) in &sources {
-                let y = self.wave_same(OpCode::WaveReadLaneAt, &[block, lane])?;
-                // The sibling block's lanes come first when it is below this lane's block.
-                let low = self.combine(combine, y, block)?;
-                let high = self.combine(combine, block, y)?;
-                let both = self.b.select(below, low, high)?;
-                let next = self.b.select(any, both, block)?;
-                if result != TreeResult::Reduce {
-                    let take = self.b.binary(BinOp::And, any, below)?;
-                    prefix = Some(match prefix {
-                        None => {
-                            let id = self.identity(op, s)?;
-                            self.b.select(take, y, id)?
-                        }
-                        Some(p) => {
-                            let with = self.combine(combine, y, p)?;
-                            self.b.select(take, with, p)?
-                        }
-                    });
+            ids.push(if scan {
+                Some(self.identity(op, s)?)
+            } else {
+                None
+            });
+        }
+        // One loop over the levels rather than the levels unrolled: a module with many such
+        // operations (one per partition, cluster size and type) stays small and fast to
+        // write. The trip count is the same in every lane, so the lanes of the mask stay
+        // together and each `WaveReadLaneAt` reads a lane running the same iteration.
+        let pre = self
+            .b
+            .current_block()
+            .ok_or_else(|| crate::error::internal("a group operation outside a block"))?;
+        let body = self.b.new_block();
+        let exit = self.b.new_block();
+        self.b.br(body)?;
+        self.b.start_block(body)?;
+        let j = self.b.phi(i32t)?;
+        let i1t = self.b.t.i1;
+        // Whether some lower sibling block has been taken into the prefix yet: the first one
+        // starts it as is (no combine with an identity, which would not be exact for floats).
+        let have = if scan { Some(self.b.phi(i1t)?) } else { None };
+        let mut blocks = Vec::with_capacity(xs.len());
+        let mut prefixes = Vec::with_capacity(xs.len());
+        for &x in &xs {
+            let t = self.b.type_of(x)?;
+            blocks.push(self.b.phi(t)?);
+            prefixes.push(if scan { Some(self.b.phi(t)?) } else { None });
+        }
+        let (lane, any, below) = self.sibling_lane(mask, me, j)?;
+        // The sibling block joins the prefix when it is below this lane.
+        let take = match have {
+            Some(_) => Some(self.b.binary(BinOp::And, any, below)?),
+            None => None,
+        };
+        let mut next_blocks = Vec::with_capacity(xs.len());
+        let mut next_prefixes = Vec::with_capacity(xs.len());
+        for (&block, &prefix) in blocks.iter().zip(&prefixes) {
+            let y = self.wave_same(OpCode::WaveReadLaneAt, &[block, lane])?;
+            // The sibling block's lanes come first when it is below this lane's block.
+            let low = self.combine(combine, y, block)?;
+            let high = self.combine(combine, block, y)?;
+            let both = self.b.select(below, low, high)?;
+            next_blocks.push(self.b.select(any, both, block)?);
+            next_prefixes.push(match (prefix, have, take) {
+                (Some(p), Some(h), Some(take)) => {
+                    let with = self.combine(combine, y, p)?;
+                    let grown = self.b.select(h, with, y)?;
+                    Some(self.b.select(take, grown, p)?)
                 }
-                block = next;
+                _ => None,
+            });
+        }
+        let next_have = match (have, take) {
+            (Some(h), Some(take)) => Some(self.b.binary(BinOp::Or, h, take)?),
+            _ => None,
+        };
+        let one = self.b.i32c(1);
+        let next_j = self.b.binary(BinOp::Add, j, one)?;
+        let n = self.b.i32c(i64::from(levels));
+        let more = self.b.cmp(Predicate::ICMP_ULT, next_j, n)?;
+        self.b.cond_br(more, body, exit)?;
+        let zero = self.b.i32c(0);
+        self.b.set_phi_incoming(j, &[(zero, pre), (next_j, body)])?;
+        if let (Some(h), Some(nh)) = (have, next_have) {
+            let no = self.b.i1c(false);
+            self.b.set_phi_incoming(h, &[(no, pre), (nh, body)])?;
+        }
+        for i in 0..xs.len() {
+            self.b
+                .set_phi_incoming(blocks[i], &[(xs[i], pre), (next_blocks[i], body)])?;
+            if let (Some(p), Some(np), Some(id)) = (prefixes[i], next_prefixes[i], ids[i]) {
+                self.b.set_phi_incoming(p, &[(id, pre), (np, body)])?;
             }
-            let mut r = match result {
-                TreeResult::Reduce => block,
-                TreeResult::Inclusive => match prefix {
-                    Some(p) => self.combine(combine, p, x)?,
-                    None => x,
-                },
-                TreeResult::Exclusive => match prefix {
-                    Some(p) => p,
-                    None => self.identity(op, s)?,
-                },
+        }
+        self.b.start_block(exit)?;
+        let mut out = Vec::with_capacity(xs.len());
+        for i in 0..xs.len() {
+            let mut r = match (result, next_prefixes[i], next_have, ids[i]) {
+                (TreeResult::Reduce, ..) => next_blocks[i],
+                (TreeResult::Inclusive, Some(p), Some(h), _) => {
+                    let with = self.combine(combine, p, xs[i])?;
+                    self.b.select(h, with, xs[i])?
+                }
+                (TreeResult::Exclusive, Some(p), Some(h), Some(id)) => self.b.select(h, p, id)?,
+                _ => return Err(crate::error::internal("a scan without its prefix")),
             };
             if logical {
-                let z = self.b.i32c(0);
-                r = self.b.cmp(Predicate::ICMP_NE, r, z)?;
+                r = self.b.cmp(Predicate::ICMP_NE, r, zero)?;
             }
             out.push(r);
         }
@@ -193,48 +247,61 @@ impl Tr<'_> {
         })
     }
 
-    /// At level `j`, the lowest lane of `mask` in the sibling block of `2^j` lanes (this lane
-    /// when there is none), whether there is one, and whether that block is below this lane.
-    fn sibling_lane(&mut self, mask: &[Value], me: Value, j: u32) -> Result<(Value, Value, Value)> {
-        let size = 1i64 << j;
-        let k = self.b.i32c(size);
-        let flipped = self.b.binary(BinOp::Xor, me, k)?;
-        let align = self.b.i32c(!(size - 1));
+    /// At level `j` (an `i32` value), the lowest lane of `mask` in the sibling block of `2^j`
+    /// lanes (this lane when there is none), whether there is one, and whether that block is
+    /// below this lane. Blocks are aligned, so one of up to 32 lanes lies inside one word and
+    /// the block of 64 lanes is words 0-1 or 2-3.
+    fn sibling_lane(
+        &mut self,
+        mask: &[Value],
+        me: Value,
+        j: Value,
+    ) -> Result<(Value, Value, Value)> {
+        let one = self.b.i32c(1);
+        let size = self.b.binary(BinOp::Shl, one, j)?;
+        let flipped = self.b.binary(BinOp::Xor, me, size)?;
+        let zero = self.b.i32c(0);
+        let align = self.b.binary(BinOp::Sub, zero, size)?;
         let start = self.b.binary(BinOp::And, flipped, align)?;
         let five = self.b.i32c(5);
         let word = self.b.binary(BinOp::LShr, start, five)?;
         let w = self.select_dynamic(mask, word)?;
+        let k31 = self.b.i32c(31);
+        let shift = self.b.binary(BinOp::And, start, k31)?;
+        let bits = self.b.binary(BinOp::LShr, w, shift)?;
+        // The block's bits: the low `size` bits, all of them from 32 lanes on (a shift by 32
+        // or more has no defined result, hence the select).
+        let k32 = self.b.i32c(32);
+        let small = self.b.cmp(Predicate::ICMP_ULT, j, five)?;
+        let rest = self.b.binary(BinOp::Sub, k32, size)?;
+        let keep = self.b.select(small, rest, zero)?;
+        let all = self.b.i32c(-1);
+        let low = self.b.binary(BinOp::LShr, all, keep)?;
+        let bits0 = self.b.binary(BinOp::And, bits, low)?;
+        // The second word of a block of 64 lanes (`& 3` keeps the index in range at the
+        // other levels, where it is not used).
+        let next = self.b.binary(BinOp::Add, word, one)?;
+        let three = self.b.i32c(3);
+        let next = self.b.binary(BinOp::And, next, three)?;
+        let w1 = self.select_dynamic(mask, next)?;
+        let six = self.b.i32c(6);
+        let wide = self.b.cmp(Predicate::ICMP_EQ, j, six)?;
+        let bits1 = self.b.select(wide, w1, zero)?;
         let i32t = self.b.t.i32;
-        let zero = self.b.i32c(0);
-        let (first, any) = if size < 32 {
-            // The block lies inside one word.
-            let k31 = self.b.i32c(31);
-            let shift = self.b.binary(BinOp::And, start, k31)?;
-            let bits = self.b.binary(BinOp::LShr, w, shift)?;
-            let low = self.b.i32c((1i64 << size) - 1);
-            let bits = self.b.binary(BinOp::And, bits, low)?;
-            let f = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[bits])?;
-            (f, self.b.cmp(Predicate::ICMP_NE, bits, zero)?)
-        } else if size == 32 {
-            let f = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[w])?;
-            (f, self.b.cmp(Predicate::ICMP_NE, w, zero)?)
-        } else {
-            // Two words: the block starts at word 0 or 2.
-            let one = self.b.i32c(1);
-            let next = self.b.binary(BinOp::Add, word, one)?;
-            let w1 = self.select_dynamic(mask, next)?;
-            let f0 = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[w])?;
-            let f1 = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[w1])?;
-            let k32 = self.b.i32c(32);
-            let f1 = self.b.binary(BinOp::Add, f1, k32)?;
-            let in0 = self.b.cmp(Predicate::ICMP_NE, w, zero)?;
-            let f = self.b.select(in0, f0, f1)?;
-            let either = self.b.binary(BinOp::Or, w, w1)?;
-            (f, self.b.cmp(Predicate::ICMP_NE, either, zero)?)
-        };
+        let f0 = self
+            .b
+            .dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[bits0])?;
+        let f1 = self
+            .b
+            .dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[bits1])?;
+        let f1 = self.b.binary(BinOp::Add, f1, k32)?;
+        let in0 = self.b.cmp(Predicate::ICMP_NE, bits0, zero)?;
+        let first = self.b.select(in0, f0, f1)?;
+        let either = self.b.binary(BinOp::Or, bits0, bits1)?;
+        let any = self.b.cmp(Predicate::ICMP_NE, either, zero)?;
         let lane = self.b.binary(BinOp::Add, start, first)?;
         let lane = self.b.select(any, lane, me)?;
-        let bit = self.b.binary(BinOp::And, me, k)?;
+        let bit = self.b.binary(BinOp::And, me, size)?;
         let below = self.b.cmp(Predicate::ICMP_NE, bit, zero)?;
         Ok((lane, any, below))
     }
