@@ -9,6 +9,10 @@
 //! below it: that block is part of its exclusive prefix, so the same tree gives scans (the
 //! prefix is the union of those lower siblings). Reading only lanes of the mask keeps every
 //! read on a lane that runs the same instruction: inactive lanes' values are undefined.
+//!
+//! The levels are one DXIL loop per operation, and the sibling lanes of all seven levels are
+//! found once per lane mask and block (a module often reduces many values over one
+//! partition or over the active lanes), packed a byte per level into two words.
 
 use dxil_module::{BinOp, CastOp, Predicate, Value};
 use dxil_shader::ops::OpCode;
@@ -39,18 +43,28 @@ enum Combine {
     Dx(OpCode),
 }
 
-impl Tr<'_> {
-    /// The active lanes' ballot: four words of 32 lanes.
-    pub(super) fn active_mask(&mut self) -> Result<Vec<Value>> {
-        let i32t = self.b.t.i32;
-        let four = self
-            .b
-            .named_struct("dx.types.fouri32", &[i32t, i32t, i32t, i32t]);
-        let yes = self.b.i1c(true);
-        let r = self.b.dxop(OpCode::WaveActiveBallot, None, four, &[yes])?;
-        (0..4).map(|i| self.b.extract_value(r, i, i32t)).collect()
-    }
+/// The lanes a tree runs over.
+#[derive(Clone, Copy)]
+pub(super) enum LaneMask<'m> {
+    /// The active lanes.
+    Active,
+    /// A ballot's four words (a partition).
+    Of(&'m [Value]),
+}
 
+/// The sibling lanes of every level for one lane mask, valid in one block and the blocks
+/// that block flows straight into (the exits of the trees' loops).
+pub(crate) struct LaneTable {
+    /// The mask's words; `None` for the active lanes.
+    mask: Option<[Value; 4]>,
+    block: u32,
+    me: Value,
+    /// Byte `j` (levels 0-3 in the first word, 4-6 in the second): the lowest lane of the
+    /// mask in the sibling block of level `j`, or this lane when that block has none.
+    lanes: [Value; 2],
+}
+
+impl Tr<'_> {
     /// The levels of a clustered reduction over `size` lanes (a power of two, checked).
     pub(super) fn cluster_levels(&mut self, size: u64) -> Result<u32> {
         if size == 0 || !size.is_power_of_two() {
@@ -69,13 +83,10 @@ impl Tr<'_> {
         &mut self,
         op: Op,
         v: &[Value],
-        mask: &[Value],
+        mask: LaneMask<'_>,
         levels: u32,
         result: TreeResult,
     ) -> Result<Vec<Value>> {
-        if mask.len() != 4 {
-            return Err(malformed("a lane mask that is not four words"));
-        }
         let logical = matches!(
             op,
             Op::GroupNonUniformLogicalAnd
@@ -106,7 +117,7 @@ impl Tr<'_> {
             // A cluster of one lane: the value itself.
             return Ok(v.to_vec());
         }
-        let me = self.lane_index()?;
+        let (me, table) = self.lane_table(mask)?;
         let i32t = self.b.t.i32;
         // Values enter the loop as `i32` for booleans: `WaveReadLaneAt` has no `i1` overload.
         let mut xs = Vec::with_capacity(v.len());
@@ -151,12 +162,21 @@ impl Tr<'_> {
             blocks.push(self.b.phi(t)?);
             prefixes.push(if scan { Some(self.b.phi(t)?) } else { None });
         }
-        let (lane, any, below) = self.sibling_lane(mask, me, j)?;
+        // This level's byte of the table. A lane outside this lane's block never is this
+        // lane, and it lies below it exactly when the sibling block does.
+        let four = self.b.i32c(4);
+        let early = self.b.cmp(Predicate::ICMP_ULT, j, four)?;
+        let word = self.b.select(early, table[0], table[1])?;
+        let three = self.b.i32c(3);
+        let byte = self.b.binary(BinOp::And, j, three)?;
+        let shift = self.b.binary(BinOp::Shl, byte, three)?;
+        let word = self.b.binary(BinOp::LShr, word, shift)?;
+        let k127 = self.b.i32c(127);
+        let lane = self.b.binary(BinOp::And, word, k127)?;
+        let any = self.b.cmp(Predicate::ICMP_NE, lane, me)?;
+        let below = self.b.cmp(Predicate::ICMP_ULT, lane, me)?;
         // The sibling block joins the prefix when it is below this lane.
-        let take = match have {
-            Some(_) => Some(self.b.binary(BinOp::And, any, below)?),
-            None => None,
-        };
+        let take = have.map(|_| below);
         let mut next_blocks = Vec::with_capacity(xs.len());
         let mut next_prefixes = Vec::with_capacity(xs.len());
         for (&block, &prefix) in blocks.iter().zip(&prefixes) {
@@ -198,6 +218,10 @@ impl Tr<'_> {
             }
         }
         self.b.start_block(exit)?;
+        // The exit is dominated by the block the table was found in.
+        if let Some(t) = &mut self.tree_lanes {
+            t.block = exit;
+        }
         let mut out = Vec::with_capacity(xs.len());
         for i in 0..xs.len() {
             let mut r = match (result, next_prefixes[i], next_have, ids[i]) {
@@ -247,62 +271,97 @@ impl Tr<'_> {
         })
     }
 
-    /// At level `j` (an `i32` value), the lowest lane of `mask` in the sibling block of `2^j`
-    /// lanes (this lane when there is none), whether there is one, and whether that block is
-    /// below this lane. Blocks are aligned, so one of up to 32 lanes lies inside one word and
-    /// the block of 64 lanes is words 0-1 or 2-3.
-    fn sibling_lane(
-        &mut self,
-        mask: &[Value],
-        me: Value,
-        j: Value,
-    ) -> Result<(Value, Value, Value)> {
-        let one = self.b.i32c(1);
-        let size = self.b.binary(BinOp::Shl, one, j)?;
-        let flipped = self.b.binary(BinOp::Xor, me, size)?;
-        let zero = self.b.i32c(0);
-        let align = self.b.binary(BinOp::Sub, zero, size)?;
+    /// This lane's index and the sibling lanes of `mask`, found again unless the last ones
+    /// are for the same mask and still in scope.
+    fn lane_table(&mut self, mask: LaneMask<'_>) -> Result<(Value, [Value; 2])> {
+        let key = match mask {
+            LaneMask::Active => None,
+            LaneMask::Of(m) => Some(
+                <[Value; 4]>::try_from(m)
+                    .map_err(|_| malformed("a lane mask that is not four words"))?,
+            ),
+        };
+        let block = self.b.current_block();
+        if let Some(t) = &self.tree_lanes
+            && t.mask == key
+            && Some(t.block) == block
+        {
+            return Ok((t.me, t.lanes));
+        }
+        let Some(block) = block else {
+            return Err(crate::error::internal("a group operation outside a block"));
+        };
+        let words = match key {
+            Some(m) => m,
+            None => {
+                let yes = self.b.i1c(true);
+                let w = self.ballot(yes)?;
+                <[Value; 4]>::try_from(w.as_slice())
+                    .map_err(|_| crate::error::internal("a ballot that is not four words"))?
+            }
+        };
+        let me = self.lane_index()?;
+        let mut lanes = [self.b.i32c(0); 2];
+        for j in 0..MAX_TREE_LEVELS {
+            let lane = self.sibling_lane(&words, me, j)?;
+            let (word, byte) = ((j / 4) as usize, j % 4);
+            lanes[word] = if byte == 0 {
+                lane
+            } else {
+                let k = self.b.i32c(i64::from(8 * byte));
+                let at = self.b.binary(BinOp::Shl, lane, k)?;
+                self.b.binary(BinOp::Or, lanes[word], at)?
+            };
+        }
+        self.tree_lanes = Some(LaneTable {
+            mask: key,
+            block,
+            me,
+            lanes,
+        });
+        Ok((me, lanes))
+    }
+
+    /// At level `j`, the lowest lane of `mask` in the sibling block of `2^j` lanes, or this
+    /// lane when there is none.
+    fn sibling_lane(&mut self, mask: &[Value], me: Value, j: u32) -> Result<Value> {
+        let size = 1i64 << j;
+        let k = self.b.i32c(size);
+        let flipped = self.b.binary(BinOp::Xor, me, k)?;
+        let align = self.b.i32c(!(size - 1));
         let start = self.b.binary(BinOp::And, flipped, align)?;
         let five = self.b.i32c(5);
         let word = self.b.binary(BinOp::LShr, start, five)?;
         let w = self.select_dynamic(mask, word)?;
-        let k31 = self.b.i32c(31);
-        let shift = self.b.binary(BinOp::And, start, k31)?;
-        let bits = self.b.binary(BinOp::LShr, w, shift)?;
-        // The block's bits: the low `size` bits, all of them from 32 lanes on (a shift by 32
-        // or more has no defined result, hence the select).
-        let k32 = self.b.i32c(32);
-        let small = self.b.cmp(Predicate::ICMP_ULT, j, five)?;
-        let rest = self.b.binary(BinOp::Sub, k32, size)?;
-        let keep = self.b.select(small, rest, zero)?;
-        let all = self.b.i32c(-1);
-        let low = self.b.binary(BinOp::LShr, all, keep)?;
-        let bits0 = self.b.binary(BinOp::And, bits, low)?;
-        // The second word of a block of 64 lanes (`& 3` keeps the index in range at the
-        // other levels, where it is not used).
-        let next = self.b.binary(BinOp::Add, word, one)?;
-        let three = self.b.i32c(3);
-        let next = self.b.binary(BinOp::And, next, three)?;
-        let w1 = self.select_dynamic(mask, next)?;
-        let six = self.b.i32c(6);
-        let wide = self.b.cmp(Predicate::ICMP_EQ, j, six)?;
-        let bits1 = self.b.select(wide, w1, zero)?;
         let i32t = self.b.t.i32;
-        let f0 = self
-            .b
-            .dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[bits0])?;
-        let f1 = self
-            .b
-            .dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[bits1])?;
-        let f1 = self.b.binary(BinOp::Add, f1, k32)?;
-        let in0 = self.b.cmp(Predicate::ICMP_NE, bits0, zero)?;
-        let first = self.b.select(in0, f0, f1)?;
-        let either = self.b.binary(BinOp::Or, bits0, bits1)?;
-        let any = self.b.cmp(Predicate::ICMP_NE, either, zero)?;
+        let zero = self.b.i32c(0);
+        let (first, any) = if size < 32 {
+            // The block lies inside one word.
+            let k31 = self.b.i32c(31);
+            let shift = self.b.binary(BinOp::And, start, k31)?;
+            let bits = self.b.binary(BinOp::LShr, w, shift)?;
+            let low = self.b.i32c((1i64 << size) - 1);
+            let bits = self.b.binary(BinOp::And, bits, low)?;
+            let f = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[bits])?;
+            (f, self.b.cmp(Predicate::ICMP_NE, bits, zero)?)
+        } else if size == 32 {
+            let f = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[w])?;
+            (f, self.b.cmp(Predicate::ICMP_NE, w, zero)?)
+        } else {
+            // Two words: the block starts at word 0 or 2.
+            let one = self.b.i32c(1);
+            let next = self.b.binary(BinOp::Add, word, one)?;
+            let w1 = self.select_dynamic(mask, next)?;
+            let f0 = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[w])?;
+            let f1 = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[w1])?;
+            let k32 = self.b.i32c(32);
+            let f1 = self.b.binary(BinOp::Add, f1, k32)?;
+            let in0 = self.b.cmp(Predicate::ICMP_NE, w, zero)?;
+            let f = self.b.select(in0, f0, f1)?;
+            let either = self.b.binary(BinOp::Or, w, w1)?;
+            (f, self.b.cmp(Predicate::ICMP_NE, either, zero)?)
+        };
         let lane = self.b.binary(BinOp::Add, start, first)?;
-        let lane = self.b.select(any, lane, me)?;
-        let bit = self.b.binary(BinOp::And, me, size)?;
-        let below = self.b.cmp(Predicate::ICMP_NE, bit, zero)?;
-        Ok((lane, any, below))
+        self.b.select(any, lane, me)
     }
 }
