@@ -10,9 +10,10 @@
 //! prefix is the union of those lower siblings). Reading only lanes of the mask keeps every
 //! read on a lane that runs the same instruction: inactive lanes' values are undefined.
 //!
-//! The levels are one DXIL loop per operation, and the sibling lanes of all seven levels are
-//! found once per lane mask and block (a module often reduces many values over one
-//! partition or over the active lanes), packed a byte per level into two words.
+//! The levels are one DXIL loop per operation. The loop finds each level's sibling lane and
+//! packs them a byte per level into two words; a later operation over the same lane mask in
+//! the same block (a module often reduces many values over one partition or over the active
+//! lanes) reads them from there instead of searching again.
 
 use dxil_module::{BinOp, CastOp, Predicate, Value};
 use dxil_shader::ops::OpCode;
@@ -59,9 +60,18 @@ pub(crate) struct LaneTable {
     mask: Option<[Value; 4]>,
     block: u32,
     me: Value,
-    /// Byte `j` (levels 0-3 in the first word, 4-6 in the second): the lowest lane of the
-    /// mask in the sibling block of level `j`, or this lane when that block has none.
+    /// Per level `j`, the lowest lane of the mask in the sibling block, or this lane when
+    /// that block has none: levels 3-6 in bytes 0-3 of the first word, 0-2 in bytes 1-3 of
+    /// the second (the order the loop shifts them in).
     lanes: [Value; 2],
+}
+
+/// Where a tree's loop gets each level's sibling lane.
+enum Siblings {
+    /// From the table of an earlier loop.
+    Table([Value; 2]),
+    /// A search in the mask's words (then packed into a table for the next operation).
+    Search([Value; 4]),
 }
 
 impl Tr<'_> {
@@ -117,7 +127,7 @@ impl Tr<'_> {
             // A cluster of one lane: the value itself.
             return Ok(v.to_vec());
         }
-        let (me, table) = self.lane_table(mask)?;
+        let (me, siblings, key) = self.siblings(mask)?;
         let i32t = self.b.t.i32;
         // Values enter the loop as `i32` for booleans: `WaveReadLaneAt` has no `i1` overload.
         let mut xs = Vec::with_capacity(v.len());
@@ -155,6 +165,10 @@ impl Tr<'_> {
         // Whether some lower sibling block has been taken into the prefix yet: the first one
         // starts it as is (no combine with an identity, which would not be exact for floats).
         let have = if scan { Some(self.b.phi(i1t)?) } else { None };
+        let packed = match siblings {
+            Siblings::Search(_) => Some([self.b.phi(i32t)?, self.b.phi(i32t)?]),
+            Siblings::Table(_) => None,
+        };
         let mut blocks = Vec::with_capacity(xs.len());
         let mut prefixes = Vec::with_capacity(xs.len());
         for &x in &xs {
@@ -162,17 +176,18 @@ impl Tr<'_> {
             blocks.push(self.b.phi(t)?);
             prefixes.push(if scan { Some(self.b.phi(t)?) } else { None });
         }
-        // This level's byte of the table. A lane outside this lane's block never is this
-        // lane, and it lies below it exactly when the sibling block does.
-        let four = self.b.i32c(4);
-        let early = self.b.cmp(Predicate::ICMP_ULT, j, four)?;
-        let word = self.b.select(early, table[0], table[1])?;
-        let three = self.b.i32c(3);
-        let byte = self.b.binary(BinOp::And, j, three)?;
-        let shift = self.b.binary(BinOp::Shl, byte, three)?;
-        let word = self.b.binary(BinOp::LShr, word, shift)?;
-        let k127 = self.b.i32c(127);
-        let lane = self.b.binary(BinOp::And, word, k127)?;
+        let (lane, next_packed) = match (siblings, packed) {
+            (Siblings::Table(t), _) => (self.table_lane(t, j)?, None),
+            (Siblings::Search(words), Some(p)) => {
+                let lane = self.sibling_lane(&words, me, j)?;
+                (lane, Some(self.pack_lane(p, lane)?))
+            }
+            (Siblings::Search(_), None) => {
+                return Err(crate::error::internal("a lane search without its table"));
+            }
+        };
+        // A lane outside this lane's block never is this lane, and it lies below it exactly
+        // when the sibling block does.
         let any = self.b.cmp(Predicate::ICMP_NE, lane, me)?;
         let below = self.b.cmp(Predicate::ICMP_ULT, lane, me)?;
         // The sibling block joins the prefix when it is below this lane.
@@ -206,6 +221,11 @@ impl Tr<'_> {
         self.b.cond_br(more, body, exit)?;
         let zero = self.b.i32c(0);
         self.b.set_phi_incoming(j, &[(zero, pre), (next_j, body)])?;
+        if let (Some(p), Some(np)) = (packed, next_packed) {
+            for (phi, next) in p.into_iter().zip(np) {
+                self.b.set_phi_incoming(phi, &[(zero, pre), (next, body)])?;
+            }
+        }
         if let (Some(h), Some(nh)) = (have, next_have) {
             let no = self.b.i1c(false);
             self.b.set_phi_incoming(h, &[(no, pre), (nh, body)])?;
@@ -218,9 +238,23 @@ impl Tr<'_> {
             }
         }
         self.b.start_block(exit)?;
-        // The exit is dominated by the block the table was found in.
-        if let Some(t) = &mut self.tree_lanes {
-            t.block = exit;
+        // The exit is dominated by the block the table was found in; a table is complete
+        // only after all seven levels.
+        match next_packed {
+            Some(lanes) if levels == MAX_TREE_LEVELS => {
+                self.tree_lanes = Some(LaneTable {
+                    mask: key,
+                    block: exit,
+                    me,
+                    lanes,
+                });
+            }
+            Some(_) => {}
+            None => {
+                if let Some(t) = &mut self.tree_lanes {
+                    t.block = exit;
+                }
+            }
         }
         let mut out = Vec::with_capacity(xs.len());
         for i in 0..xs.len() {
@@ -271,9 +305,9 @@ impl Tr<'_> {
         })
     }
 
-    /// This lane's index and the sibling lanes of `mask`, found again unless the last ones
-    /// are for the same mask and still in scope.
-    fn lane_table(&mut self, mask: LaneMask<'_>) -> Result<(Value, [Value; 2])> {
+    /// This lane's index, where the loop gets the sibling lanes of `mask` (the last table
+    /// when it is for the same mask and still in scope), and the mask's key for the table.
+    fn siblings(&mut self, mask: LaneMask<'_>) -> Result<(Value, Siblings, Option<[Value; 4]>)> {
         let key = match mask {
             LaneMask::Active => None,
             LaneMask::Of(m) => Some(
@@ -286,11 +320,8 @@ impl Tr<'_> {
             && t.mask == key
             && Some(t.block) == block
         {
-            return Ok((t.me, t.lanes));
+            return Ok((t.me, Siblings::Table(t.lanes), key));
         }
-        let Some(block) = block else {
-            return Err(crate::error::internal("a group operation outside a block"));
-        };
         let words = match key {
             Some(m) => m,
             None => {
@@ -301,66 +332,84 @@ impl Tr<'_> {
             }
         };
         let me = self.lane_index()?;
-        let mut lanes = [self.b.i32c(0); 2];
-        for j in 0..MAX_TREE_LEVELS {
-            let lane = self.sibling_lane(&words, me, j)?;
-            let (word, byte) = ((j / 4) as usize, j % 4);
-            lanes[word] = if byte == 0 {
-                lane
-            } else {
-                let k = self.b.i32c(i64::from(8 * byte));
-                let at = self.b.binary(BinOp::Shl, lane, k)?;
-                self.b.binary(BinOp::Or, lanes[word], at)?
-            };
-        }
-        self.tree_lanes = Some(LaneTable {
-            mask: key,
-            block,
-            me,
-            lanes,
-        });
-        Ok((me, lanes))
+        Ok((me, Siblings::Search(words), key))
     }
 
-    /// At level `j`, the lowest lane of `mask` in the sibling block of `2^j` lanes, or this
-    /// lane when there is none.
-    fn sibling_lane(&mut self, mask: &[Value], me: Value, j: u32) -> Result<Value> {
-        let size = 1i64 << j;
-        let k = self.b.i32c(size);
-        let flipped = self.b.binary(BinOp::Xor, me, k)?;
-        let align = self.b.i32c(!(size - 1));
+    /// Level `j`'s lane from a table: byte `(j + 1) & 3` of the second word below level 3,
+    /// of the first from there on.
+    fn table_lane(&mut self, table: [Value; 2], j: Value) -> Result<Value> {
+        let three = self.b.i32c(3);
+        let early = self.b.cmp(Predicate::ICMP_ULT, j, three)?;
+        let word = self.b.select(early, table[1], table[0])?;
+        let one = self.b.i32c(1);
+        let byte = self.b.binary(BinOp::Add, j, one)?;
+        let byte = self.b.binary(BinOp::And, byte, three)?;
+        let shift = self.b.binary(BinOp::Shl, byte, three)?;
+        let word = self.b.binary(BinOp::LShr, word, shift)?;
+        let k127 = self.b.i32c(127);
+        self.b.binary(BinOp::And, word, k127)
+    }
+
+    /// Shifts a level's lane (below 128) into the top byte of the table, the bytes before it
+    /// down by one, the first word's lowest into the second's top.
+    fn pack_lane(&mut self, table: [Value; 2], lane: Value) -> Result<[Value; 2]> {
+        let eight = self.b.i32c(8);
+        let k24 = self.b.i32c(24);
+        let out0 = self.b.binary(BinOp::Shl, table[0], k24)?;
+        let rest1 = self.b.binary(BinOp::LShr, table[1], eight)?;
+        let second = self.b.binary(BinOp::Or, rest1, out0)?;
+        let top = self.b.binary(BinOp::Shl, lane, k24)?;
+        let rest0 = self.b.binary(BinOp::LShr, table[0], eight)?;
+        let first = self.b.binary(BinOp::Or, rest0, top)?;
+        Ok([first, second])
+    }
+
+    /// At level `j` (an `i32` value), the lowest lane of `mask` in the sibling block of `2^j`
+    /// lanes, or this lane when there is none. Blocks are aligned, so one of up to 32 lanes
+    /// lies inside one word and the block of 64 lanes is words 0-1 or 2-3.
+    fn sibling_lane(&mut self, mask: &[Value], me: Value, j: Value) -> Result<Value> {
+        let one = self.b.i32c(1);
+        let size = self.b.binary(BinOp::Shl, one, j)?;
+        let flipped = self.b.binary(BinOp::Xor, me, size)?;
+        let zero = self.b.i32c(0);
+        let align = self.b.binary(BinOp::Sub, zero, size)?;
         let start = self.b.binary(BinOp::And, flipped, align)?;
         let five = self.b.i32c(5);
         let word = self.b.binary(BinOp::LShr, start, five)?;
         let w = self.select_dynamic(mask, word)?;
+        let k31 = self.b.i32c(31);
+        let shift = self.b.binary(BinOp::And, start, k31)?;
+        let bits = self.b.binary(BinOp::LShr, w, shift)?;
+        // The block's bits: the low `size` bits, all of them from 32 lanes on (a shift by 32
+        // or more has no defined result, hence the select).
+        let k32 = self.b.i32c(32);
+        let small = self.b.cmp(Predicate::ICMP_ULT, j, five)?;
+        let rest = self.b.binary(BinOp::Sub, k32, size)?;
+        let keep = self.b.select(small, rest, zero)?;
+        let all = self.b.i32c(-1);
+        let low = self.b.binary(BinOp::LShr, all, keep)?;
+        let bits0 = self.b.binary(BinOp::And, bits, low)?;
+        // The second word of a block of 64 lanes (`& 3` keeps the index in range at the
+        // other levels, where it is not used).
+        let next = self.b.binary(BinOp::Add, word, one)?;
+        let three = self.b.i32c(3);
+        let next = self.b.binary(BinOp::And, next, three)?;
+        let w1 = self.select_dynamic(mask, next)?;
+        let six = self.b.i32c(6);
+        let wide = self.b.cmp(Predicate::ICMP_EQ, j, six)?;
+        let bits1 = self.b.select(wide, w1, zero)?;
         let i32t = self.b.t.i32;
-        let zero = self.b.i32c(0);
-        let (first, any) = if size < 32 {
-            // The block lies inside one word.
-            let k31 = self.b.i32c(31);
-            let shift = self.b.binary(BinOp::And, start, k31)?;
-            let bits = self.b.binary(BinOp::LShr, w, shift)?;
-            let low = self.b.i32c((1i64 << size) - 1);
-            let bits = self.b.binary(BinOp::And, bits, low)?;
-            let f = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[bits])?;
-            (f, self.b.cmp(Predicate::ICMP_NE, bits, zero)?)
-        } else if size == 32 {
-            let f = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[w])?;
-            (f, self.b.cmp(Predicate::ICMP_NE, w, zero)?)
-        } else {
-            // Two words: the block starts at word 0 or 2.
-            let one = self.b.i32c(1);
-            let next = self.b.binary(BinOp::Add, word, one)?;
-            let w1 = self.select_dynamic(mask, next)?;
-            let f0 = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[w])?;
-            let f1 = self.b.dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[w1])?;
-            let k32 = self.b.i32c(32);
-            let f1 = self.b.binary(BinOp::Add, f1, k32)?;
-            let in0 = self.b.cmp(Predicate::ICMP_NE, w, zero)?;
-            let f = self.b.select(in0, f0, f1)?;
-            let either = self.b.binary(BinOp::Or, w, w1)?;
-            (f, self.b.cmp(Predicate::ICMP_NE, either, zero)?)
-        };
+        let f0 = self
+            .b
+            .dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[bits0])?;
+        let f1 = self
+            .b
+            .dxop(OpCode::FirstbitLo, Some(i32t), i32t, &[bits1])?;
+        let f1 = self.b.binary(BinOp::Add, f1, k32)?;
+        let in0 = self.b.cmp(Predicate::ICMP_NE, bits0, zero)?;
+        let first = self.b.select(in0, f0, f1)?;
+        let either = self.b.binary(BinOp::Or, bits0, bits1)?;
+        let any = self.b.cmp(Predicate::ICMP_NE, either, zero)?;
         let lane = self.b.binary(BinOp::Add, start, first)?;
         self.b.select(any, lane, me)
     }
