@@ -161,10 +161,6 @@ impl Tr<'_> {
         self.b.br(body)?;
         self.b.start_block(body)?;
         let j = self.b.phi(i32t)?;
-        let i1t = self.b.t.i1;
-        // Whether some lower sibling block has been taken into the prefix yet: the first one
-        // starts it as is (no combine with an identity, which would not be exact for floats).
-        let have = if scan { Some(self.b.phi(i1t)?) } else { None };
         let packed = match siblings {
             Siblings::Search(_) => Some([self.b.phi(i32t)?, self.b.phi(i32t)?]),
             Siblings::Table(_) => None,
@@ -190,30 +186,26 @@ impl Tr<'_> {
         // when the sibling block does.
         let any = self.b.cmp(Predicate::ICMP_NE, lane, me)?;
         let below = self.b.cmp(Predicate::ICMP_ULT, lane, me)?;
-        // The sibling block joins the prefix when it is below this lane.
-        let take = have.map(|_| below);
         let mut next_blocks = Vec::with_capacity(xs.len());
         let mut next_prefixes = Vec::with_capacity(xs.len());
         for (&block, &prefix) in blocks.iter().zip(&prefixes) {
             let y = self.wave_same(OpCode::WaveReadLaneAt, &[block, lane])?;
-            // The sibling block's lanes come first when it is below this lane's block.
-            let low = self.combine(combine, y, block)?;
-            let high = self.combine(combine, block, y)?;
-            let both = self.b.select(below, low, high)?;
+            // Every combining operation is commutative (IEEE sums and products too), so the
+            // sibling block's side does not matter.
+            let both = self.combine(combine, y, block)?;
             next_blocks.push(self.b.select(any, both, block)?);
-            next_prefixes.push(match (prefix, have, take) {
-                (Some(p), Some(h), Some(take)) => {
+            // The sibling block joins the prefix when it is below this lane. The prefix starts
+            // as the identity: combining with it is exact for the scans that come here
+            // (min/max, bitwise and logical; sums and products have DXIL prefix operations),
+            // up to FMin/FMax of NaN operands, whose result SPIR-V leaves open.
+            next_prefixes.push(match prefix {
+                Some(p) => {
                     let with = self.combine(combine, y, p)?;
-                    let grown = self.b.select(h, with, y)?;
-                    Some(self.b.select(take, grown, p)?)
+                    Some(self.b.select(below, with, p)?)
                 }
-                _ => None,
+                None => None,
             });
         }
-        let next_have = match (have, take) {
-            (Some(h), Some(take)) => Some(self.b.binary(BinOp::Or, h, take)?),
-            _ => None,
-        };
         let one = self.b.i32c(1);
         let next_j = self.b.binary(BinOp::Add, j, one)?;
         let n = self.b.i32c(i64::from(levels));
@@ -225,10 +217,6 @@ impl Tr<'_> {
             for (phi, next) in p.into_iter().zip(np) {
                 self.b.set_phi_incoming(phi, &[(zero, pre), (next, body)])?;
             }
-        }
-        if let (Some(h), Some(nh)) = (have, next_have) {
-            let no = self.b.i1c(false);
-            self.b.set_phi_incoming(h, &[(no, pre), (nh, body)])?;
         }
         for i in 0..xs.len() {
             self.b
@@ -258,13 +246,10 @@ impl Tr<'_> {
         }
         let mut out = Vec::with_capacity(xs.len());
         for i in 0..xs.len() {
-            let mut r = match (result, next_prefixes[i], next_have, ids[i]) {
-                (TreeResult::Reduce, ..) => next_blocks[i],
-                (TreeResult::Inclusive, Some(p), Some(h), _) => {
-                    let with = self.combine(combine, p, xs[i])?;
-                    self.b.select(h, with, xs[i])?
-                }
-                (TreeResult::Exclusive, Some(p), Some(h), Some(id)) => self.b.select(h, p, id)?,
+            let mut r = match (result, next_prefixes[i]) {
+                (TreeResult::Reduce, _) => next_blocks[i],
+                (TreeResult::Inclusive, Some(p)) => self.combine(combine, p, xs[i])?,
+                (TreeResult::Exclusive, Some(p)) => p,
                 _ => return Err(crate::error::internal("a scan without its prefix")),
             };
             if logical {
