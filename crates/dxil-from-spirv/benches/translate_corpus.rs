@@ -133,7 +133,7 @@ fn main() {
         worst,
         total
     );
-    slowest.sort_by(|a, b| b.0.cmp(&a.0));
+    slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
     for (t, name, size) in slowest.iter().take(top) {
         println!("{t:>10.1?} {size:>8} B  {name}");
     }
