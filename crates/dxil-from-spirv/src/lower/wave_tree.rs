@@ -15,7 +15,7 @@
 //! the same block (a module often reduces many values over one partition or over the active
 //! lanes) reads them from there instead of searching again.
 
-use dxil_module::{BinOp, CastOp, Predicate, Value};
+use dxil_module::{BinOp, Body, CastOp, InstKind, Predicate, Value};
 use dxil_shader::ops::OpCode;
 use spirv::Op;
 
@@ -301,10 +301,13 @@ impl Tr<'_> {
             ),
         };
         let block = self.b.current_block();
-        if let Some(t) = &self.tree_lanes
-            && t.mask == key
+        if let Some(t) = &mut self.tree_lanes
             && Some(t.block) == block
+            && same_mask(&self.b.body, t.mask, key)
         {
+            // The next operation's words are compared with these: the stretch searched for
+            // stores stays the one between two operations.
+            t.mask = key;
             return Ok((t.me, Siblings::Table(t.lanes), key));
         }
         let words = match key {
@@ -398,4 +401,69 @@ impl Tr<'_> {
         let lane = self.b.binary(BinOp::Add, start, first)?;
         self.b.select(any, lane, me)
     }
+}
+
+/// Whether two lane masks are the same lanes: the same values, or words loaded again from the
+/// same local variable with no store to it in between (a partition kept in a variable is
+/// loaded anew for each operation).
+fn same_mask(body: &Body, a: Option<[Value; 4]>, b: Option<[Value; 4]>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a
+            .iter()
+            .zip(&b)
+            .all(|(&x, &y)| x == y || same_load(body, x, y)),
+        _ => false,
+    }
+}
+
+fn load_of(body: &Body, v: Value) -> Option<(usize, Value)> {
+    let i = v.as_inst()?.index();
+    match body.insts.get(i)?.kind {
+        InstKind::Load {
+            ptr,
+            volatile: false,
+            atomic: None,
+            ..
+        } => Some((i, ptr)),
+        _ => None,
+    }
+}
+
+/// A pointer's variable (a GEP's base), and the GEP's type and operands when it is one.
+fn pointer_parts(body: &Body, ptr: Value) -> (Value, Option<(dxil_module::TypeId, &[u32])>) {
+    let gep = ptr
+        .as_inst()
+        .and_then(|i| body.insts.get(i.index()))
+        .and_then(|d| match d.kind {
+            InstKind::Gep {
+                source_ty,
+                operands,
+                ..
+            } => Some((source_ty, operands.get(&body.pool))),
+            _ => None,
+        });
+    match gep {
+        Some((ty, ops)) if !ops.is_empty() => (Value(ops[0]), Some((ty, ops))),
+        _ => (ptr, None),
+    }
+}
+
+/// `b` loads what `a` loaded: the same pointer (or a GEP with the same operands), and nothing
+/// between them stores into that variable.
+fn same_load(body: &Body, a: Value, b: Value) -> bool {
+    let (Some((ia, pa)), Some((ib, pb))) = (load_of(body, a), load_of(body, b)) else {
+        return false;
+    };
+    let (base, parts_a) = pointer_parts(body, pa);
+    let (base_b, parts_b) = pointer_parts(body, pb);
+    if base != base_b || ia >= ib || (pa != pb && (parts_a.is_none() || parts_a != parts_b)) {
+        return false;
+    }
+    body.insts[ia + 1..ib].iter().all(|d| match d.kind {
+        InstKind::Store { ptr, .. }
+        | InstKind::AtomicRmw { ptr, .. }
+        | InstKind::CmpXchg { ptr, .. } => pointer_parts(body, ptr).0 != base,
+        _ => true,
+    })
 }
