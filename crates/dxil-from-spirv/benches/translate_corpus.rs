@@ -8,7 +8,8 @@
 //!
 //! Reads `$DXIL_CORPUS` (and `corpus-spirv` beside it) or `../shared/corpus`; exits quietly
 //! with a message when it is missing. `RUNS` sets the runs per module (default 11); `STAT=min`
-//! takes each module's fastest run instead of its median (for a loaded machine).
+//! takes each module's fastest run instead of its median (for a loaded machine). `TOP=N` also
+//! lists the N slowest modules with their times and DXIL sizes.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -56,6 +57,11 @@ fn main() {
         .unwrap_or(11);
     // On a shared machine the fastest run estimates the unloaded time better than the median.
     let fastest = std::env::var("STAT").is_ok_and(|s| s == "min");
+    let top: usize = std::env::var("TOP")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0);
+    let mut slowest: Vec<(Duration, String, usize)> = Vec::new();
     let options = dxil_from_spirv::Options::default();
     let sets = [
         ("corpus (compute)", shared.join("corpus")),
@@ -77,10 +83,13 @@ fn main() {
             let Ok(words) = dxil_from_spirv::words_from_bytes(&bytes) else {
                 continue;
             };
-            if dxil_from_spirv::translate(&words, &options).is_err() {
-                failed += 1;
-                continue;
-            }
+            let size = match dxil_from_spirv::translate(&words, &options) {
+                Ok(out) => out.container.len(),
+                Err(_) => {
+                    failed += 1;
+                    continue;
+                }
+            };
             let mut runs_t = Vec::with_capacity(runs);
             for _ in 0..runs {
                 let t = Instant::now();
@@ -94,9 +103,13 @@ fn main() {
             } else {
                 runs_t[runs_t.len() / 2]
             };
+            let name = f.strip_prefix(&shared).unwrap_or(f).display().to_string();
             if m > worst {
                 worst = m;
-                worst_name = f.strip_prefix(&shared).unwrap_or(f).display().to_string();
+                worst_name = name.clone();
+            }
+            if top > 0 {
+                slowest.push((m, name, size));
             }
             times.push(m);
         }
@@ -120,4 +133,8 @@ fn main() {
         worst,
         total
     );
+    slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
+    for (t, name, size) in slowest.iter().take(top) {
+        println!("{t:>10.1?} {size:>8} B  {name}");
+    }
 }

@@ -48,8 +48,9 @@
 //! Subgroup operations without a DXIL instruction (clustered and partitioned reductions,
 //! min/max, bitwise and logical scans, partitioned min/max scans) are a tree of
 //! `WaveReadLaneAt` over aligned blocks of lanes, reading only lanes of the active lanes'
-//! ballot or of the partition (module `lower::wave_tree`); partitioned sums, products and
-//! bitwise scans are `WaveMultiPrefixOp`.
+//! ballot or of the partition (module `lower::wave_tree`): one DXIL loop over the seven levels
+//! per operation, the sibling lanes found once per lane mask and block; partitioned sums,
+//! products and bitwise scans are `WaveMultiPrefixOp`.
 //!
 //! 8-bit integers live in `i32` registers as their byte zero-extended: arithmetic that can
 //! carry past the byte is masked back, operations that read the sign sign-extend it first

@@ -31,6 +31,17 @@ fn subgroup_tree_validates() {
     }
     // The partitioned sums and xor scans keep WaveMultiPrefixOp; min/max go through the tree.
     assert!(text.contains("@dx.op.waveMultiPrefixOp.i32"), "{text}");
+    // One loop per tree operation reads one lane per component and level: 15 operations on
+    // scalars (the cluster of one lane is the value itself). The sibling lanes are searched
+    // (two FirstbitLo) by the three clustered operations before the first scan (they stop
+    // below the seventh level, so they leave no table), the first scan and the first
+    // partitioned operation; the other scans, the cluster of two after them and the other
+    // partitioned operations reuse them.
+    // Calls, not declarations: a call's first operand is the opcode, `i32 N`.
+    let calls = |name: &str| text.matches(&format!("@dx.op.{name}(i32 ")).count();
+    let reads = calls("waveReadLaneAt.i32") + calls("waveReadLaneAt.f32");
+    assert_eq!(reads, 15, "{text}");
+    assert_eq!(calls("unaryBits.i32"), 10, "{text}");
     support::dxv("subgroup_tree", "subgroup_tree", &container);
 }
 

@@ -275,6 +275,7 @@ impl Tr<'_> {
         self.phis.clear();
         self.active.clear();
         self.materializing = 0;
+        self.tree_lanes = None;
         for r in &mut self.resources {
             r.handle = None;
         }

@@ -156,6 +156,8 @@ pub struct Tr<'a> {
     pub payload_bytes: Option<u32>,
     /// The module may hold 8-bit integers: value instructions check them (`int8`).
     pub int8: bool,
+    /// The lane tree's sibling lanes for the last lane mask, while they are in scope.
+    pub tree_lanes: Option<wave_tree::LaneTable>,
 }
 
 impl<'a> Tr<'a> {
@@ -198,6 +200,7 @@ impl<'a> Tr<'a> {
             hull: None,
             hull_pc: None,
             payload_bytes: None,
+            tree_lanes: None,
             int8: spv.capabilities.iter().any(|&c| {
                 matches!(
                     c,

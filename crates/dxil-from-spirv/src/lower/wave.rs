@@ -5,7 +5,7 @@ use dxil_shader::ops::OpCode;
 use spirv::{GroupOperation, Op};
 
 use super::Tr;
-use super::wave_tree::{MAX_TREE_LEVELS, TreeResult};
+use super::wave_tree::{LaneMask, MAX_TREE_LEVELS, TreeResult};
 use crate::builder::Scalar;
 use crate::error::{Result, malformed, unsupported};
 use crate::spv::Inst;
@@ -169,6 +169,17 @@ impl Tr<'_> {
         self.b.dxop(OpCode::WaveGetLaneIndex, None, i32t, &[])
     }
 
+    /// The lanes where `cond` holds among the active ones: four words of 32 lanes.
+    pub(super) fn ballot(&mut self, cond: Value) -> Result<Vec<Value>> {
+        self.wave();
+        let i32t = self.b.t.i32;
+        let four = self
+            .b
+            .named_struct("dx.types.fouri32", &[i32t, i32t, i32t, i32t]);
+        let r = self.b.dxop(OpCode::WaveActiveBallot, None, four, &[cond])?;
+        (0..4).map(|i| self.b.extract_value(r, i, i32t)).collect()
+    }
+
     /// A `dx.op` overloaded on the type of its first argument, returning that type.
     pub(super) fn wave_same(&mut self, code: OpCode, args: &[Value]) -> Result<Value> {
         self.wave();
@@ -268,16 +279,7 @@ impl Tr<'_> {
             }
             Op::GroupNonUniformBallot | Op::SubgroupBallotKHR => {
                 let c = self.scalar(inst.word(a)?)?;
-                let i32t = self.b.t.i32;
-                let four = self
-                    .b
-                    .named_struct("dx.types.fouri32", &[i32t, i32t, i32t, i32t]);
-                let r = self.b.dxop(OpCode::WaveActiveBallot, None, four, &[c])?;
-                let mut out = Vec::with_capacity(4);
-                for i in 0..4 {
-                    out.push(self.b.extract_value(r, i, i32t)?);
-                }
-                out
+                self.ballot(c)?
             }
             Op::GroupNonUniformInverseBallot => {
                 let v = self.values(inst.word(a)?)?;
@@ -459,7 +461,7 @@ impl Tr<'_> {
                 } else {
                     TreeResult::Inclusive
                 };
-                self.masked_tree(op, &v, &mask, MAX_TREE_LEVELS, result)?
+                self.masked_tree(op, &v, LaneMask::Of(&mask), MAX_TREE_LEVELS, result)?
             } else {
                 self.multi_prefix(op, &v, &mask, !exclusive_p)?
             };
@@ -470,15 +472,18 @@ impl Tr<'_> {
             // partition's ballot; DXIL reduces only over all active lanes, so both go
             // through the lane tree.
             let (mask, levels) = if group == GroupOperation::PartitionedReduceNV as u32 {
-                (self.values(inst.word(a + 2)?)?, MAX_TREE_LEVELS)
+                (Some(self.values(inst.word(a + 2)?)?), MAX_TREE_LEVELS)
             } else if group == GroupOperation::ClusteredReduce as u32 {
                 let size = self.const_u64(inst.word(a + 2)?)?;
-                let levels = self.cluster_levels(size)?;
-                (self.active_mask()?, levels)
+                (None, self.cluster_levels(size)?)
             } else {
                 return Err(malformed("a group operation with an extra operand"));
             };
-            let out = self.masked_tree(op, &v, &mask, levels, TreeResult::Reduce)?;
+            let mask = match &mask {
+                Some(m) => LaneMask::Of(m),
+                None => LaneMask::Active,
+            };
+            let out = self.masked_tree(op, &v, mask, levels, TreeResult::Reduce)?;
             return self.set_vals(id, &out);
         }
         if inst.operand_count() > a + 3 {
@@ -516,13 +521,12 @@ impl Tr<'_> {
         // lane tree over the active lanes.
         let prefix_op = matches!(kind, Kind::Active(SUM | PRODUCT, _));
         if !reduce && !prefix_op {
-            let mask = self.active_mask()?;
             let result = if inclusive {
                 TreeResult::Inclusive
             } else {
                 TreeResult::Exclusive
             };
-            let out = self.masked_tree(op, &v, &mask, MAX_TREE_LEVELS, result)?;
+            let out = self.masked_tree(op, &v, LaneMask::Active, MAX_TREE_LEVELS, result)?;
             return self.set_vals(id, &out);
         }
         let mut out = Vec::with_capacity(v.len());
@@ -580,6 +584,8 @@ impl Tr<'_> {
         }
         match op {
             Op::DemoteToHelperInvocation => {
+                // The active lanes may change here: the lane tree finds its lanes again.
+                self.tree_lanes = None;
                 let t = self.b.i1c(true);
                 self.discard(t)
             }

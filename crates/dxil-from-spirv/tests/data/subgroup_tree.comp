@@ -12,9 +12,9 @@ layout(set = 0, binding = 200, std430) buffer Data {
     uint v[];
 } data;
 
-void put(uint k, uint i, uint r) {
-    data.v[64u * k + i] = r;
-}
+// A macro rather than a function: the operations share one block, so that the translation
+// reuses one lane mask's sibling lanes across them (a call would start a new block).
+#define put(k, i, r) data.v[64u * (k) + (i)] = (r)
 
 void main() {
     uint i = gl_LocalInvocationIndex;
