@@ -56,7 +56,7 @@ fn inputs(data: &[u32], lane: usize) -> (u32, u32, u16, u32) {
         (bits & !(top << shift)) | (field.min(top - 1) << shift)
     };
     let (mut lo, mut hi) = (data[lane], finite(data[LANES + lane], 20, 0x7ff));
-    if lane % 8 == 0 {
+    if lane.is_multiple_of(8) {
         hi &= 0x8000_0000;
         lo = 0;
     } else if lane % 8 == 1 {
@@ -76,6 +76,11 @@ fn frexp_of_every_width() {
         return;
     };
     let container = glsl::translate(&words);
+    // Halves through floats, doubles from their words (with denormals scaled first).
+    let text = support::listing(&container);
+    assert!(text.contains("fpext half"), "{text}");
+    assert!(text.contains("fptrunc float"), "{text}");
+    assert!(text.contains("fmul double"), "{text}");
     support::dxv("frexp", "frexp", &container);
     let ours = glsl::to_spirv(&container);
     let Some(rt) = glsl::device() else { return };
