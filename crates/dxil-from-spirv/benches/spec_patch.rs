@@ -44,7 +44,23 @@ fn main() {
                 .expect("patch");
             times.push(t.elapsed());
         }
-        report(&format!("{label} ({} bytes) patch", c.len()), &mut times);
+        // What a prepared patcher rehashes: the bytes from the first site on.
+        let first = table
+            .constants
+            .iter()
+            .filter(|c| c.folded.is_none())
+            .flat_map(|c| c.bit_offsets.iter())
+            .map(|&o| (o / 8) as usize)
+            .min()
+            .unwrap_or(c.len());
+        report(
+            &format!(
+                "{label} ({} bytes, first site at byte {first}, {} after) patch",
+                c.len(),
+                c.len().saturating_sub(first)
+            ),
+            &mut times,
+        );
         // The prepared patcher: layout parsed once, prefix hash states kept.
         let mut p = dxil_from_spirv::spec::Patcher::new(c, table).expect("prepares");
         times.clear();
