@@ -63,31 +63,38 @@ struct Plan {
     var_ty: Vec<TypeId>,
     /// The alloca each slot variable belongs to.
     var_alloca: Vec<u32>,
+    /// The instructions that use a load of a candidate (where promoted values can appear).
+    users: Vec<u32>,
 }
 
 /// Finds the promotable allocas (all but `excluded`) and numbers their slots.
 fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u32]) -> Plan {
     let n = body.insts.len();
-    // Candidate allocas: (array length, element type); NONE-length means not a candidate.
-    let mut cand: HashMap<u32, (u64, TypeId)> = HashMap::default();
+    let mut plan = Plan {
+        roles: vec![Role::Keep; n],
+        var_ty: Vec::new(),
+        var_alloca: Vec::new(),
+        users: Vec::new(),
+    };
+    // Dense tables by instruction index: a body has tens of thousands of instructions and
+    // a few candidates, and hash lookups per operand cost more than the whole walk.
+    // Candidate allocas: their length (0 = not a candidate).
+    let mut cand_len = vec![0u64; n];
+    let mut any = false;
     for (i, inst) in body.insts.iter().enumerate() {
         if let InstKind::Alloca { allocated, .. } = inst.kind
             && let Some(TypeData::Array { len, elem }) = m.types.get(allocated)
-            && *len <= MAX_SLOTS
+            && (1..=MAX_SLOTS).contains(len)
             && m.types.scalar_bits(*elem) > 0
             && !matches!(m.types.get(*elem), Some(TypeData::Pointer { .. }))
             && !excluded.contains(&(i as u32))
         {
-            cand.insert(i as u32, (*len, *elem));
+            cand_len[i] = *len;
+            any = true;
         }
     }
-    let mut roles = vec![Role::Keep; n];
-    if cand.is_empty() {
-        return Plan {
-            roles,
-            var_ty: Vec::new(),
-            var_alloca: Vec::new(),
-        };
+    if !any {
+        return plan;
     }
     let const_index = |v: Value| -> Option<i64> {
         let c = v.as_const()?;
@@ -96,9 +103,10 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
         }
         m.constants.as_int(c)
     };
-    // Element pointers of candidates: gep inst → (alloca, slot).
-    let mut geps: HashMap<u32, (u32, u64)> = HashMap::default();
-    let mut bad: Vec<u32> = Vec::new();
+    let mut bad = vec![false; n];
+    // Element pointers of candidates: the alloca and the slot.
+    let mut gep_of = vec![NONE; n];
+    let mut gep_slot = vec![0u32; n];
     for (i, inst) in body.insts.iter().enumerate() {
         let InstKind::Gep {
             source_ty,
@@ -112,38 +120,58 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
         let Some(base) = ops.first().and_then(|&b| Value(b).as_inst()) else {
             continue;
         };
-        let Some(&(len, _)) = cand.get(&base.0) else {
+        let len = cand_len.get(base.index()).copied().unwrap_or(0);
+        if len == 0 {
             continue;
-        };
-        let ok = match ops {
+        }
+        let slot = match ops {
             [_, z, k] if allocated(&body.insts[base.index()]) == Some(source_ty) => {
                 match (const_index(Value(*z)), const_index(Value(*k))) {
-                    (Some(0), Some(k)) if k >= 0 && (k as u64) < len => Some(k as u64),
+                    (Some(0), Some(k)) if k >= 0 && (k as u64) < len => Some(k as u32),
                     _ => None,
                 }
             }
             _ => None,
         };
-        match ok {
+        match slot {
             Some(k) => {
-                geps.insert(i as u32, (base.0, k));
+                gep_of[i] = base.0;
+                gep_slot[i] = k;
             }
-            None => bad.push(base.0),
+            None => bad[base.index()] = true,
+        }
+    }
+    let gep_base = |v: Value| -> u32 {
+        v.as_inst()
+            .and_then(|p| gep_of.get(p.index()).copied())
+            .unwrap_or(NONE)
+    };
+    // Loads of candidates' slots (before the walk below: a phi may use a later load).
+    let mut cand_load = vec![false; n];
+    for (i, inst) in body.insts.iter().enumerate() {
+        if let InstKind::Load { ptr, .. } = inst.kind {
+            cand_load[i] = gep_base(ptr) != NONE;
         }
     }
     // Every other use of a candidate or of its element pointers disqualifies it.
     for (i, inst) in body.insts.iter().enumerate() {
-        let i = i as u32;
+        let mut uses_load = false;
         let mut check = |v: Value, allowed_ptr: bool| {
             let Some(d) = v.as_inst() else { return };
-            if cand.contains_key(&d.0) {
-                if !(geps.get(&i).is_some_and(|g| g.0 == d.0) && allowed_ptr) {
-                    bad.push(d.0);
+            let d = d.index();
+            if d >= n {
+                return;
+            }
+            if cand_len[d] != 0 {
+                if !(allowed_ptr && gep_of[i] == d as u32) {
+                    bad[d] = true;
                 }
-            } else if let Some(&(a, _)) = geps.get(&d.0)
-                && !allowed_ptr
-            {
-                bad.push(a);
+            } else if gep_of[d] != NONE {
+                if !allowed_ptr {
+                    bad[gep_of[d] as usize] = true;
+                }
+            } else if cand_load[d] {
+                uses_load = true;
             }
         };
         match &inst.kind {
@@ -158,12 +186,14 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
                 atomic,
                 ..
             } => {
-                let plain = !*volatile && atomic.is_none();
-                check(*ptr, plain);
-                if let Some(&(a, _)) = ptr.as_inst().and_then(|p| geps.get(&p.0))
-                    && cand.get(&a).is_some_and(|c| c.1 != inst.ty)
+                check(*ptr, !*volatile && atomic.is_none());
+                let a = gep_base(*ptr);
+                if a != NONE
+                    && let Some(TypeData::Array { elem, .. }) =
+                        allocated(&body.insts[a as usize]).and_then(|t| m.types.get(t))
+                    && *elem != inst.ty
                 {
-                    bad.push(a);
+                    bad[a as usize] = true;
                 }
             }
             InstKind::Store {
@@ -178,35 +208,38 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
             }
             k => k.for_each_value(&body.pool, |v| check(v, false)),
         }
+        if uses_load {
+            plan.users.push(i as u32);
+        }
     }
-    for a in bad {
-        cand.remove(&a);
-    }
+    let promoted = |a: u32| a != NONE && !bad[a as usize];
     // Slot variables, in order of first appearance (deterministic output).
-    let mut var_of: HashMap<(u32, u64), u32> = HashMap::default();
-    let mut var_ty = Vec::new();
-    let mut var_alloca = Vec::new();
+    let mut var_of: HashMap<(u32, u32), u32> = HashMap::default();
     for (i, inst) in body.insts.iter().enumerate() {
-        let i = i as u32;
         match inst.kind {
-            InstKind::Alloca { .. } if cand.contains_key(&i) => roles[i as usize] = Role::Drop,
-            InstKind::Gep { .. } if geps.get(&i).is_some_and(|g| cand.contains_key(&g.0)) => {
-                roles[i as usize] = Role::Drop
+            InstKind::Alloca { allocated, .. } if cand_len[i] != 0 && !bad[i] => {
+                plan.roles[i] = Role::Drop;
+                let _ = allocated;
             }
+            InstKind::Gep { .. } if promoted(gep_of[i]) => plan.roles[i] = Role::Drop,
             InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => {
-                let Some(&(a, k)) = ptr.as_inst().and_then(|p| geps.get(&p.0)) else {
+                let a = gep_base(ptr);
+                if !promoted(a) {
                     continue;
-                };
-                let Some(&(_, ty)) = cand.get(&a) else {
-                    continue;
-                };
-                let next = var_ty.len() as u32;
-                let v = *var_of.entry((a, k)).or_insert(next);
-                if v == next {
-                    var_ty.push(ty);
-                    var_alloca.push(a);
                 }
-                roles[i as usize] = if matches!(inst.kind, InstKind::Load { .. }) {
+                let Some(p) = ptr.as_inst() else { continue };
+                let next = plan.var_ty.len() as u32;
+                let v = *var_of.entry((a, gep_slot[p.index()])).or_insert(next);
+                if v == next {
+                    let Some(TypeData::Array { elem, .. }) =
+                        allocated(&body.insts[a as usize]).and_then(|t| m.types.get(t))
+                    else {
+                        continue;
+                    };
+                    plan.var_ty.push(*elem);
+                    plan.var_alloca.push(a);
+                }
+                plan.roles[i] = if matches!(inst.kind, InstKind::Load { .. }) {
                     Role::Load(v)
                 } else {
                     Role::Store(v)
@@ -215,19 +248,13 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
             _ => {}
         }
     }
-    if var_ty.len() > MAX_VARS {
+    if plan.var_ty.len() > MAX_VARS {
         // Too many to place phis for cheaply: leave the function as it is.
-        return Plan {
-            roles: vec![Role::Keep; n],
-            var_ty: Vec::new(),
-            var_alloca: Vec::new(),
-        };
+        plan.roles.fill(Role::Keep);
+        plan.var_ty.clear();
+        plan.var_alloca.clear();
     }
-    Plan {
-        roles,
-        var_ty,
-        var_alloca,
-    }
+    plan
 }
 
 fn allocated(inst: &InstData) -> Option<TypeId> {
@@ -388,19 +415,14 @@ fn promote_body(m: &mut Module, body: &mut dxil_module::Body, pinned: &[ConstId]
             roles,
             var_ty,
             var_alloca,
+            users,
         } = plan(m, body, pinned, &excluded);
         if var_ty.is_empty() && !roles.contains(&Role::Drop) {
             return Ok(());
         }
         let cfg = cfg.get_or_insert_with(|| build_cfg(body));
         let nb = body.blocks.len();
-        let mut block_of = vec![0u32; body.insts.len()];
-        for (b, d) in body.blocks.iter().enumerate() {
-            for i in d.start..d.end.min(body.insts.len() as u32) {
-                block_of[i as usize] = b as u32;
-            }
-        }
-        let mut phis = place_phis(cfg, &roles, &block_of, &var_ty);
+        let mut phis = place_phis(body, cfg, &roles, var_ty.len());
         let mut phis_at: Vec<Vec<u32>> = vec![Vec::new(); nb];
         for (i, p) in phis.iter().enumerate() {
             phis_at[p.block as usize].push(i as u32);
@@ -414,7 +436,7 @@ fn promote_body(m: &mut Module, body: &mut dxil_module::Body, pinned: &[ConstId]
             body, cfg, &roles, &undefined, &phis_at, &mut phis, &mut repl,
         );
         simplify_phis(&mut phis, &repl);
-        let bad = undefined_uses(body, &roles, &phis, &repl);
+        let bad = mark_live(body, &roles, &users, &mut phis, &repl);
         if !bad.is_empty() {
             for v in bad {
                 let a = var_alloca[v as usize];
@@ -424,7 +446,6 @@ fn promote_body(m: &mut Module, body: &mut dxil_module::Body, pinned: &[ConstId]
             }
             continue;
         }
-        mark_live(body, &roles, &mut phis, &repl);
         let undefs: Vec<Value> = var_ty
             .iter()
             .map(|&t| Value::constant(m.constants.undef(t)))
@@ -433,72 +454,144 @@ fn promote_body(m: &mut Module, body: &mut dxil_module::Body, pinned: &[ConstId]
     }
 }
 
-/// The variables whose value before any store reaches an operand where the validator
-/// rejects `undef` (anything but a phi, a stored value or the vector an element goes into):
-/// those stay in memory, as the program wrote them.
-fn undefined_uses(
+/// Marks the phis that kept instructions use (only `users` can: promoted values enter the
+/// program where a promoted load was used), and the phis those use. Returns the variables
+/// whose value before any store reaches an operand where the validator rejects `undef`
+/// (anything but a phi, a stored value or the vector an element goes into): those stay in
+/// memory, as the program wrote them.
+fn mark_live(
     body: &dxil_module::Body,
     roles: &[Role],
-    phis: &[NewPhi],
+    users: &[u32],
+    phis: &mut [NewPhi],
     repl: &[Value],
 ) -> Vec<u32> {
+    let np = phis.len();
     let mut bad = Vec::new();
-    let mut check = |v: Value| {
-        if let ValueRef::Unresolved(p) = resolve(v, repl, phis).get()
-            && p as usize >= phis.len()
-        {
-            bad.push(p - phis.len() as u32);
-        }
-    };
-    for (i, inst) in body.insts.iter().enumerate() {
-        if roles[i] != Role::Keep {
+    let mut work: Vec<u32> = Vec::new();
+    for &i in users {
+        if roles.get(i as usize) != Some(&Role::Keep) {
             continue;
         }
+        let inst = &body.insts[i as usize];
+        let mut visit = |v: Value, undef_ok: bool| {
+            if let ValueRef::Unresolved(p) = resolve(v, repl, phis).get() {
+                if (p as usize) < np {
+                    work.push(p);
+                } else if !undef_ok {
+                    bad.push(p - np as u32);
+                }
+            }
+        };
         match &inst.kind {
-            InstKind::Phi { .. } => {}
-            InstKind::Store { ptr, .. } => check(*ptr),
-            InstKind::InsertElement { element, index, .. } => {
-                check(*element);
-                check(*index);
+            InstKind::Phi { .. } => inst.kind.for_each_value(&body.pool, |v| visit(v, true)),
+            InstKind::Store { ptr, value, .. } => {
+                visit(*ptr, false);
+                visit(*value, true);
             }
-            InstKind::ShuffleVector { v1, mask, .. } => {
-                check(*v1);
-                check(*mask);
+            InstKind::InsertElement {
+                vector,
+                element,
+                index,
+            } => {
+                visit(*vector, true);
+                visit(*element, false);
+                visit(*index, false);
             }
-            k => k.for_each_value(&body.pool, &mut check),
+            InstKind::ShuffleVector { v1, v2, mask } => {
+                visit(*v1, false);
+                visit(*v2, true);
+                visit(*mask, false);
+            }
+            k => k.for_each_value(&body.pool, |v| visit(v, false)),
+        }
+    }
+    while let Some(p) = work.pop() {
+        let Some(ph) = phis.get_mut(p as usize) else {
+            continue;
+        };
+        if ph.live || ph.repl.is_some() {
+            continue;
+        }
+        ph.live = true;
+        let inc: Vec<Value> = ph.incoming.iter().map(|x| x.0).collect();
+        for v in inc {
+            if let ValueRef::Unresolved(q) = resolve(v, repl, phis).get()
+                && (q as usize) < np
+            {
+                work.push(q);
+            }
         }
     }
     bad
 }
 
-/// Iterated dominance frontiers of each variable's stores.
-fn place_phis(cfg: &Cfg, roles: &[Role], block_of: &[u32], var_ty: &[TypeId]) -> Vec<NewPhi> {
-    let df = frontiers(cfg);
-    let nv = var_ty.len();
+/// Places phis where each variable is live on entry and stores merge: the iterated
+/// dominance frontiers of its stores, kept only where a load may read the value from a
+/// predecessor (pruned SSA: most slots are written and read within one block).
+fn place_phis(body: &dxil_module::Body, cfg: &Cfg, roles: &[Role], nv: usize) -> Vec<NewPhi> {
+    let nb = cfg.idom.len();
+    // Per variable: blocks that store it, blocks that load it before any store there.
     let mut defs: Vec<Vec<u32>> = vec![Vec::new(); nv];
-    for (i, r) in roles.iter().enumerate() {
-        if let Role::Store(v) = *r {
-            let b = block_of[i];
-            let d = &mut defs[v as usize];
-            if d.last() != Some(&b) && cfg.idom[b as usize] != NONE {
-                d.push(b);
+    let mut exposed: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    let mut stored_in = vec![NONE; nv];
+    for &b in &cfg.rpo {
+        for i in body.block_insts(BlockId(b)) {
+            match roles.get(i as usize) {
+                Some(&Role::Store(v)) => {
+                    if stored_in[v as usize] != b {
+                        stored_in[v as usize] = b;
+                        defs[v as usize].push(b);
+                    }
+                }
+                Some(&Role::Load(v)) => {
+                    if stored_in[v as usize] != b && exposed[v as usize].last() != Some(&b) {
+                        exposed[v as usize].push(b);
+                    }
+                }
+                _ => {}
             }
         }
     }
-    let nb = cfg.idom.len();
+    let df = frontiers(cfg);
     // Stamps per block (var + 1) so that nothing is cleared between variables.
     let mut has_phi = vec![0u32; nb];
     let mut queued = vec![0u32; nb];
+    let mut is_def = vec![0u32; nb];
+    let mut live_in = vec![0u32; nb];
     let mut phis = Vec::new();
     let mut work = Vec::new();
-    for (v, d) in defs.iter().enumerate() {
+    for v in 0..nv {
+        if exposed[v].is_empty() || defs[v].is_empty() {
+            // Never read across blocks, or never written: no value to merge.
+            continue;
+        }
         let stamp = v as u32 + 1;
+        // Live-in blocks: backwards from the exposed loads, stopping at stores.
+        for &b in &defs[v] {
+            is_def[b as usize] = stamp;
+        }
         work.clear();
-        for &b in d {
-            if queued[b as usize] != stamp {
-                queued[b as usize] = stamp;
-                work.push(b);
+        for &b in &exposed[v] {
+            live_in[b as usize] = stamp;
+            work.push(b);
+        }
+        while let Some(b) = work.pop() {
+            for &p in &cfg.preds[b as usize] {
+                if cfg.idom[p as usize] == NONE
+                    || live_in[p as usize] == stamp
+                    || is_def[p as usize] == stamp
+                {
+                    continue;
+                }
+                live_in[p as usize] = stamp;
+                work.push(p);
             }
+        }
+        work.clear();
+        for &b in &defs[v] {
+            queued[b as usize] = stamp;
+            work.push(b);
         }
         while let Some(b) = work.pop() {
             for &f in &df[b as usize] {
@@ -506,13 +599,15 @@ fn place_phis(cfg: &Cfg, roles: &[Role], block_of: &[u32], var_ty: &[TypeId]) ->
                     continue;
                 }
                 has_phi[f as usize] = stamp;
-                phis.push(NewPhi {
-                    block: f,
-                    var: v as u32,
-                    incoming: Vec::new(),
-                    repl: None,
-                    live: false,
-                });
+                if live_in[f as usize] == stamp {
+                    phis.push(NewPhi {
+                        block: f,
+                        var: v as u32,
+                        incoming: Vec::new(),
+                        repl: None,
+                        live: false,
+                    });
+                }
                 if queued[f as usize] != stamp {
                     queued[f as usize] = stamp;
                     work.push(f);
@@ -658,36 +753,6 @@ fn simplify_phis(phis: &mut [NewPhi], repl: &[Value]) {
             if trivial && let Some(v) = same {
                 phis[i].repl = Some(v);
                 changed = true;
-            }
-        }
-    }
-}
-
-/// Marks the phis some kept instruction uses, and the phis those use.
-fn mark_live(body: &dxil_module::Body, roles: &[Role], phis: &mut [NewPhi], repl: &[Value]) {
-    let mut work: Vec<u32> = Vec::new();
-    for (i, inst) in body.insts.iter().enumerate() {
-        if roles[i] != Role::Keep {
-            continue;
-        }
-        inst.kind.for_each_value(&body.pool, |v| {
-            if let ValueRef::Unresolved(p) = resolve(v, repl, phis).get() {
-                work.push(p);
-            }
-        });
-    }
-    while let Some(p) = work.pop() {
-        let Some(ph) = phis.get_mut(p as usize) else {
-            continue;
-        };
-        if ph.live || ph.repl.is_some() {
-            continue;
-        }
-        ph.live = true;
-        let inc: Vec<Value> = ph.incoming.iter().map(|x| x.0).collect();
-        for v in inc {
-            if let ValueRef::Unresolved(q) = resolve(v, repl, phis).get() {
-                work.push(q);
             }
         }
     }
