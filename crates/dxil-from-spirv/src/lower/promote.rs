@@ -808,22 +808,47 @@ fn rebuild(
             end: insts.len() as u32,
         };
     }
-    let mut missing = false;
-    let mut map = |v: Value| -> Value {
-        let r = resolve(v, repl, phis);
+    // Every old instruction's and placeholder's final value, resolved once (not per use).
+    let np = phis.len();
+    let encode = |r: Value| -> Value {
         let id = match r.get() {
             ValueRef::Inst(i) => new_id.get(i.index()).copied().unwrap_or(NONE),
-            ValueRef::Unresolved(p) if p as usize >= phis.len() => {
-                return undefs.get(p as usize - phis.len()).copied().unwrap_or(r);
+            ValueRef::Unresolved(p) if p as usize >= np => {
+                return undefs.get(p as usize - np).copied().unwrap_or(Value(NONE));
             }
             ValueRef::Unresolved(p) => phi_id.get(p as usize).copied().unwrap_or(NONE),
             _ => return r,
         };
         if id == NONE {
-            missing = true;
-            return r;
+            Value(NONE)
+        } else {
+            Value::inst(InstId(id))
         }
-        Value::inst(InstId(id))
+    };
+    let final_inst: Vec<Value> = (0..old.len())
+        .map(|i| match new_id[i] {
+            NONE if repl[i].0 != NONE => encode(resolve(repl[i], repl, phis)),
+            NONE => Value(NONE),
+            k => Value::inst(InstId(k)),
+        })
+        .collect();
+    let final_phi: Vec<Value> = (0..np + undefs.len())
+        .map(|p| encode(resolve(phi_value(p), repl, phis)))
+        .collect();
+    let mut missing = false;
+    let mut map = |v: Value| -> Value {
+        let r = match v.get() {
+            ValueRef::Inst(i) => final_inst.get(i.index()).copied(),
+            ValueRef::Unresolved(p) => final_phi.get(p as usize).copied(),
+            _ => return v,
+        };
+        match r {
+            Some(r) if r.0 != NONE => r,
+            _ => {
+                missing = true;
+                v
+            }
+        }
     };
     for &i in &pending {
         insts[i].kind.map_values(&mut body.pool, &mut map);
