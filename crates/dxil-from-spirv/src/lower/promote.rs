@@ -217,10 +217,7 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
     let mut var_of: HashMap<(u32, u32), u32> = HashMap::default();
     for (i, inst) in body.insts.iter().enumerate() {
         match inst.kind {
-            InstKind::Alloca { allocated, .. } if cand_len[i] != 0 && !bad[i] => {
-                plan.roles[i] = Role::Drop;
-                let _ = allocated;
-            }
+            InstKind::Alloca { .. } if cand_len[i] != 0 && !bad[i] => plan.roles[i] = Role::Drop,
             InstKind::Gep { .. } if promoted(gep_of[i]) => plan.roles[i] = Role::Drop,
             InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => {
                 let a = gep_base(ptr);
@@ -280,11 +277,11 @@ fn build_cfg(body: &dxil_module::Body) -> Cfg {
     let n = body.blocks.len();
     let mut succs = vec![Vec::new(); n];
     let mut preds = vec![Vec::new(); n];
-    for b in 0..n {
+    for (b, out) in succs.iter_mut().enumerate() {
         if let Some(t) = body.terminator(BlockId(b as u32)) {
             t.for_each_block(&body.pool, |s| {
                 if s.index() < n {
-                    succs[b].push(s.0);
+                    out.push(s.0);
                     preds[s.index()].push(b as u32);
                 }
             });
@@ -537,19 +534,17 @@ fn place_phis(body: &dxil_module::Body, cfg: &Cfg, roles: &[Role], nv: usize) ->
     let mut stored_in = vec![NONE; nv];
     for &b in &cfg.rpo {
         for i in body.block_insts(BlockId(b)) {
-            match roles.get(i as usize) {
-                Some(&Role::Store(v)) => {
-                    if stored_in[v as usize] != b {
-                        stored_in[v as usize] = b;
-                        defs[v as usize].push(b);
-                    }
-                }
-                Some(&Role::Load(v)) => {
-                    if stored_in[v as usize] != b && exposed[v as usize].last() != Some(&b) {
-                        exposed[v as usize].push(b);
-                    }
-                }
-                _ => {}
+            let role = roles.get(i as usize).copied();
+            if let Some(Role::Store(v)) = role
+                && stored_in[v as usize] != b
+            {
+                stored_in[v as usize] = b;
+                defs[v as usize].push(b);
+            } else if let Some(Role::Load(v)) = role
+                && stored_in[v as usize] != b
+                && exposed[v as usize].last() != Some(&b)
+            {
+                exposed[v as usize].push(b);
             }
         }
     }
