@@ -76,6 +76,8 @@ fn main() {
         spv_files(&dir, &mut files);
         let mut times = Vec::new();
         let mut failed = 0;
+        // Total container bytes: code size changes show here.
+        let mut bytes_out = 0usize;
         for f in &files {
             let Ok(bytes) = std::fs::read(f) else {
                 continue;
@@ -90,6 +92,7 @@ fn main() {
                     continue;
                 }
             };
+            bytes_out += size;
             let mut runs_t = Vec::with_capacity(runs);
             for _ in 0..runs {
                 let t = Instant::now();
@@ -115,7 +118,7 @@ fn main() {
         }
         times.sort();
         println!(
-            "{label:18} {:4} modules ({failed} not translated): median {:.1?}, p90 {:.1?}, worst {:.1?}",
+            "{label:18} {:4} modules ({failed} not translated, {bytes_out} bytes of DXIL): median {:.1?}, p90 {:.1?}, worst {:.1?}",
             times.len(),
             percentile(&times, 0.5),
             percentile(&times, 0.9),

@@ -70,6 +70,8 @@ pub fn translate_module(m: &spv::Module<'_>, options: &Options) -> Result<Output
     }
     let mut bindings = place_resources(&mut tr)?;
     tr.b.finish_main()?;
+    let pinned: Vec<ConstId> = tr.spec.records.iter().filter_map(|r| r.constant).collect();
+    crate::lower::promote_locals(&mut tr.b.m, &pinned)?;
     let push_bytes = tr.resources.iter().find_map(|r| match r.kind {
         ResKind::PushConstants { size } => Some(size),
         _ => None,

@@ -18,7 +18,9 @@
 //!   into runs of scalars, and lowers memory by storage class: local arrays for `Function`,
 //!   `Private` and `Workgroup` variables; raw buffers addressed by byte offsets (from the
 //!   `Offset`, `ArrayStride` and `MatrixStride` decorations) for storage buffers; 16-byte rows
-//!   of constant buffers for uniform buffers and push constants.
+//!   of constant buffers for uniform buffers and push constants. The local arrays that are
+//!   indexed by constants only then become values and phis (as DXC's scalar replacement
+//!   does); arrays indexed dynamically stay in memory.
 //! - [`bindings`] places every descriptor in a register (Godot's arithmetic by default, or a
 //!   map), choosing SRV or UAV from the type, the decorations and whether the shader writes.
 //! - The module goes through `dxil-assembler` (signatures, `PSV0`, `SFI0`, `HASH`, digest)

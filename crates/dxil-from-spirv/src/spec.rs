@@ -282,12 +282,12 @@ pub fn patch(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) -> 
 /// instructions that use it misnumbers them (DXC's validator then reports "Referring to an
 /// argument in another function!": the forward references' placeholders are never replaced).
 ///
-/// Measured (`cargo bench -p dxil-from-spirv --bench spec_patch`, 2-core AMD EPYC, load 10,
-/// before/after alternated in one run): `tests/data/spec_big.spv` (9672 bytes; the first site,
-/// the float constant used by the shader's 8th instruction, at byte 2141, so about 7.4 KB of
-/// bitcode follow it) `Patcher::set` 16.2-16.4 µs minimum, 16.7-18.1 µs median (in the
-/// function's first constants block, byte 1842: 16.5-16.8 µs minimum, 17.5-18.7 µs median);
-/// the corpus's 2.2 KB containers 1.0-2.6 µs median.
+/// Measured (`cargo bench -p dxil-from-spirv --bench spec_patch`, 2-core AMD EPYC, load 10-12,
+/// before/after alternated in one run): `tests/data/spec_big.spv`, whose body is mostly
+/// loads and stores of local vectors until those became values (8172 bytes, first site at
+/// byte 2173, 5999 bytes after it: `Patcher::set` 13.4-14.7 µs median, 12.9-13.1 µs
+/// minimum), now 4760 bytes, first site at byte 2137, 2623 bytes after it: 6.1-6.7 µs
+/// median, 6.0-6.1 µs minimum; the corpus's 2.1 KB containers 0.7-2.8 µs median.
 pub struct Patcher {
     container: Vec<u8>,
     table: SpecTable,

@@ -5,7 +5,8 @@
 //! has only one (booleans stored as `i32`), of integers of the common width when all its
 //! scalars share a width, and of `i32` words otherwise (64-bit scalars then take two words,
 //! 16-bit ones one). An access chain is an index into that array, constant where the
-//! indices are.
+//! indices are. The finished function keeps in memory only the arrays some access indexes
+//! dynamically: `promote` turns the others into values.
 
 use dxil_module::{BinOp, CastOp, Predicate, TypeId, Value};
 use spirv::{Op, StorageClass};

@@ -15,6 +15,7 @@ mod int8;
 mod io;
 mod memory;
 mod mesh;
+mod promote;
 mod rayquery;
 mod sig;
 mod stage;
@@ -36,6 +37,7 @@ use crate::{Options, SpecMode};
 
 pub use buffer::{CreateSite, ResKind, Resource};
 pub(crate) use memory::{Local, Ptr};
+pub(crate) use promote::promote_locals;
 
 /// What a SPIR-V id stands for in the DXIL being written.
 #[derive(Clone, Copy, Debug, Default)]
