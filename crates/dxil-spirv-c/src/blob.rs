@@ -231,7 +231,7 @@ impl ParsedBlob {
     }
 
     fn from_module(module: Module, bitcode: Vec<u8>) -> Result<ParsedBlob, ParseError> {
-        let dm = dxil_shader::DxilModule::from_module(&module)
+        let dm = dxil_shader::DxilModule::for_translation(&module)
             .map_err(|e| ParseError::Parser(e.to_string()))?;
         let cstr = |s: &str| {
             CString::new(s)
