@@ -341,6 +341,10 @@ mod tests {
         );
         assert_eq!(fa.parameters[1].semantic_indices, [0]);
         assert_eq!(fa.parameters[0].input_qualifier, 1);
+
+        let lean = DxilModule::for_translation(&b.m).unwrap();
+        assert!(lean.type_annotations.structs.is_empty());
+        assert!(lean.type_annotations.functions.is_empty());
     }
 
     #[test]
@@ -354,5 +358,7 @@ mod tests {
         b.named("dx.entryPoints", &[e]);
         let err = DxilModule::from_module(&b.m).unwrap_err();
         assert_eq!((err.node(), err.field()), (Some(list), Some("tag")));
+        // Translators do not read the annotations, so their view does not fail on them.
+        assert!(DxilModule::for_translation(&b.m).is_ok());
     }
 }

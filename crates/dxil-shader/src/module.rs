@@ -156,20 +156,37 @@ impl DxilModule {
     /// non-library has other than one entry point, or when any record is malformed; the error
     /// names the metadata node and field. Unknown tags and enum values are kept, not rejected.
     pub fn from_module(module: &Module) -> Result<DxilModule> {
+        DxilModule::read(module, true)
+    }
+
+    /// [`DxilModule::from_module`] without the parts a translator never reads: `type_annotations` stays empty and
+    /// `view_id_state` and `compiler` stay `None`, so errors in those parts are not reported either. The type
+    /// annotations copy every struct, field and parameter name into its own string, which is most of the view's
+    /// cost for a shader with constant buffers; the C API reads a view per parsed blob.
+    pub fn for_translation(module: &Module) -> Result<DxilModule> {
+        DxilModule::read(module, false)
+    }
+
+    /// `full`: also the type annotations, the view-id state and the compiler name.
+    fn read(module: &Module, full: bool) -> Result<DxilModule> {
         let budget = std::cell::Cell::new(Md::budget_for(module));
         let md = Md::budgeted(module, &budget);
         let shader_model = read_shader_model(md)?;
         let dxil_version = read_version(md, names::VERSION)?;
         let validator_version = read_version(md, names::VALIDATOR_VERSION)?;
-        let compiler = module
-            .metadata
-            .named_operands_of(names::LLVM_IDENT)
-            .first()
-            .and_then(|&id| md.node_ops(id))
-            .and_then(|ops| ops.first())
-            .filter(|&&o| o != 0)
-            .and_then(|&o| md.string(MdId(o - 1)))
-            .map(|s| String::from_utf8_lossy(s).into_owned());
+        let compiler = if !full {
+            None
+        } else {
+            module
+                .metadata
+                .named_operands_of(names::LLVM_IDENT)
+                .first()
+                .and_then(|&id| md.node_ops(id))
+                .and_then(|ops| ops.first())
+                .filter(|&&o| o != 0)
+                .and_then(|&o| md.string(MdId(o - 1)))
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+        };
 
         let entries = module
             .metadata
@@ -204,15 +221,15 @@ impl DxilModule {
         };
 
         let view_id_state = match module.metadata.named(names::VIEW_ID_STATE) {
-            Some(n) => Some(read_view_id_state(
+            Some(n) if full => Some(read_view_id_state(
                 md,
                 *single_operand(module, n, names::VIEW_ID_STATE)?,
             )?),
-            None => None,
+            _ => None,
         };
         let type_annotations = match module.metadata.named(names::TYPE_ANNOTATIONS) {
-            Some(n) => read_type_annotations(md, module.metadata.named_operands(n))?,
-            None => TypeAnnotations::default(),
+            Some(n) if full => read_type_annotations(md, module.metadata.named_operands(n))?,
+            _ => TypeAnnotations::default(),
         };
 
         Ok(DxilModule {

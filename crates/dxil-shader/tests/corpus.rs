@@ -161,6 +161,19 @@ fn check_container(path: &Path, name: &str, t: &mut Tally) {
     if let Err(e) = serde_json::to_string(&dxil) {
         t.fail(format!("{name}: serialize: {e}"));
     }
+    // The translators' view: the same but for the three parts it leaves out.
+    match DxilModule::for_translation(&module) {
+        Ok(lean) => {
+            let mut full = dxil.clone();
+            full.type_annotations = Default::default();
+            full.view_id_state = None;
+            full.compiler = None;
+            if format!("{full:?}") != format!("{lean:?}") {
+                t.fail(format!("{name}: for_translation differs from from_module"));
+            }
+        }
+        Err(e) => t.fail(format!("{name}: for_translation: {e}")),
+    }
 
     if let Some(Ok(sfi0)) = container.feature_info() {
         let ours = dxil.shader_flags().sfi0_bits();

@@ -1,7 +1,8 @@
 //! Parsed blobs: a container's program read once, with what the C API reports about it (entry points, stages,
 //! declared resources).
 
-use std::ffi::CString;
+use std::cell::Cell;
+use std::ffi::{CStr, CString};
 use std::sync::{Arc, OnceLock};
 
 use dxil_container::{Container, FourCC, ShaderKind};
@@ -46,7 +47,8 @@ impl ParseError {
 #[derive(Debug)]
 pub struct Entry {
     pub mangled: CString,
-    pub demangled: CString,
+    /// `None` when it is the mangled name (every entry of a non-library): one string fewer per parse.
+    demangled: Option<CString>,
     pub stage: abi::ShaderStage,
     /// The entry's index in [`dxil_shader::DxilModule::entry_points`].
     dxil_entry: usize,
@@ -56,6 +58,11 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The entry's name without a library function's mangling.
+    pub fn demangled(&self) -> &CStr {
+        self.demangled.as_deref().unwrap_or(&self.mangled)
+    }
+
     /// The entry's input and output elements.
     pub fn io(&self, dm: &dxil_shader::DxilModule) -> &[Vec<IoElement>; 2] {
         self.io
@@ -142,8 +149,6 @@ pub struct ParsedBlob {
     pub ranges: Vec<Range>,
     /// `get_disassembled_ir`'s text, made on first request.
     pub disassembly: Option<CString>,
-    /// An empty string, for names a blob does not have.
-    pub empty: CString,
     /// The `RDAT` part's state subobjects (libraries), pointing into the caller's container.
     pub subobjects: Vec<Subobject>,
 }
@@ -168,7 +173,28 @@ impl Drop for ParsedBlob {
         if let Some(m) = Arc::get_mut(&mut self.module) {
             dxil_module::recycle(std::mem::take(m));
         }
+        let bitcode = std::mem::take(&mut self.bitcode);
+        if bitcode.capacity() <= BITCODE_KEEP {
+            let _ = BITCODE.try_with(|b| b.set(bitcode));
+        }
     }
+}
+
+thread_local! {
+    /// The last freed blob's bitcode buffer on this thread, for the next parse's copy.
+    static BITCODE: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// A larger bitcode buffer is freed rather than kept for the thread's next parse.
+const BITCODE_KEEP: usize = 256 << 10;
+
+/// A copy of `bitcode` (`get_raw_ir` returns it after the caller's container is gone), in the buffer of the blob
+/// freed last on this thread when there is one.
+fn copy_bitcode(bitcode: &[u8]) -> Vec<u8> {
+    let mut v = BITCODE.try_with(Cell::take).unwrap_or_default();
+    v.clear();
+    v.extend_from_slice(bitcode);
+    v
 }
 
 impl ParsedBlob {
@@ -194,7 +220,7 @@ impl ParsedBlob {
         };
         let module = dxil_module::read_module(p.bitcode, p.bitcode_byte_offset_in_container as u64)
             .map_err(|e| ParseError::Parser(e.to_string()))?;
-        let mut blob = ParsedBlob::from_module(module, p.bitcode.to_vec())?;
+        let mut blob = ParsedBlob::from_module(module, copy_bitcode(p.bitcode))?;
         if let Some(rdat) = c.part(FourCC::RDAT) {
             // Positions are checked inside `rdat.data`, a slice of the caller's container: `wrapping_add` keeps them
             // pointers into it without dereferencing anything here.
@@ -227,11 +253,11 @@ impl ParsedBlob {
     pub fn from_bitcode(bitcode: &[u8]) -> Result<ParsedBlob, ParseError> {
         let module =
             dxil_module::read_module(bitcode, 0).map_err(|e| ParseError::Parser(e.to_string()))?;
-        ParsedBlob::from_module(module, bitcode.to_vec())
+        ParsedBlob::from_module(module, copy_bitcode(bitcode))
     }
 
     fn from_module(module: Module, bitcode: Vec<u8>) -> Result<ParsedBlob, ParseError> {
-        let dm = dxil_shader::DxilModule::from_module(&module)
+        let dm = dxil_shader::DxilModule::for_translation(&module)
             .map_err(|e| ParseError::Parser(e.to_string()))?;
         let cstr = |s: &str| {
             CString::new(s)
@@ -244,7 +270,10 @@ impl ParsedBlob {
             }
             entries.push(Entry {
                 mangled: cstr(&e.name)?,
-                demangled: cstr(demangle(&e.name))?,
+                demangled: match demangle(&e.name) {
+                    d if d.len() == e.name.len() => None,
+                    d => Some(cstr(d)?),
+                },
                 stage: stage_of(e.shader_kind),
                 dxil_entry: i,
                 io: OnceLock::new(),
@@ -282,7 +311,6 @@ impl ParsedBlob {
             entries,
             ranges,
             disassembly: None,
-            empty: CString::default(),
             subobjects: Vec::new(),
         })
     }
@@ -291,7 +319,7 @@ impl ParsedBlob {
     pub fn entry_index(&self, name: &[u8]) -> Option<usize> {
         self.entries
             .iter()
-            .position(|e| e.mangled.as_bytes() == name || e.demangled.as_bytes() == name)
+            .position(|e| e.mangled.as_bytes() == name || e.demangled().to_bytes() == name)
     }
 }
 

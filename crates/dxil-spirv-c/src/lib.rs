@@ -376,7 +376,7 @@ fn entry_name(
         let Some(e) = b.entries.get(index as usize) else {
             return abi::ERROR_INVALID_ARGUMENT;
         };
-        let s = if demangled { &e.demangled } else { &e.mangled };
+        let s = if demangled { e.demangled() } else { &e.mangled };
         // SAFETY: the caller's out-pointer.
         if unsafe { put(out, s.as_ptr()) } {
             abi::SUCCESS
@@ -427,7 +427,7 @@ pub unsafe extern "C" fn dxil_spv_parsed_blob_get_entry_point_node_input(
         if index as usize >= b.entries.len() {
             return abi::ERROR_INVALID_ARGUMENT;
         }
-        let empty = b.empty.as_ptr();
+        let empty = c"".as_ptr();
         let d = abi::NodeInputData {
             node_id: empty,
             payload_stride: 0,

@@ -315,7 +315,7 @@ fn bad(what: impl Into<crate::error::Detail>) -> Error {
 /// ([`export_name`]); the stage is the function's
 /// shader kind and the entry point is named by its export name.
 pub fn read_entry(m: &Module, want: Option<&str>) -> Result<EntryInfo, Error> {
-    let dm = dxil_shader::DxilModule::from_module(m).map_err(MetadataError::Shader)?;
+    let dm = dxil_shader::DxilModule::for_translation(m).map_err(MetadataError::Shader)?;
     entry_info(m, std::sync::Arc::new(dm), want)
 }
 
@@ -432,7 +432,7 @@ pub struct EntryPoint {
 /// Every entry point of the module that has a function, in `dx.entryPoints` order. Each can be translated by
 /// passing its `name` or `export` as [`crate::Options::entry_point`].
 pub fn entry_points(m: &Module) -> Result<Vec<EntryPoint>, Error> {
-    let dm = dxil_shader::DxilModule::from_module(m).map_err(MetadataError::Shader)?;
+    let dm = dxil_shader::DxilModule::for_translation(m).map_err(MetadataError::Shader)?;
     let library = dm.shader_model.is_library();
     let mut out = Vec::new();
     for e in dm.entry_points.iter().filter(|e| e.function.is_some()) {
