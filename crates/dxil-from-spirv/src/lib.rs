@@ -41,10 +41,10 @@
 //!   mesh shaders that output points (D3D12 mesh shaders output lines or triangles);
 //! - not translated (yet): NV mesh and task shaders (the EXT ones are), mesh outputs read
 //!   back, ray queries with opacity micromaps (shader model 6.9's `AllocateRayQuery2`),
-//!   8-bit integers in buffers, push constants and stage variables (registers, function,
-//!   private and workgroup variables hold them, see below), 8-bit operands of extended
-//!   instructions, subgroup operations and the other instructions that `lower::int8` does not
-//!   list, clustered or partitioned ballot counts, writable multisampled images, 64-bit
+//!   8-bit integers in stage variables and atomics (registers, function, private and
+//!   workgroup variables, buffers and push constants hold them, see below), 8-bit operands of
+//!   extended instructions, subgroup operations and the other instructions that `lower::int8`
+//!   does not list, clustered or partitioned ballot counts, writable multisampled images, 64-bit
 //!   stage inputs and outputs, structs inside arrays of stage variables.
 //!
 //! Subgroup operations without a DXIL instruction (clustered and partitioned reductions,
@@ -56,7 +56,9 @@
 //!
 //! 8-bit integers live in `i32` registers as their byte zero-extended: arithmetic that can
 //! carry past the byte is masked back, operations that read the sign sign-extend it first
-//! (module `lower::int8`).
+//! (module `lower::int8`). In buffers and push constants a byte is read from its 32-bit word
+//! and written with an atomic `and` and `or` on that word, so that invocations writing the
+//! neighbouring bytes at the same time do not lose their writes.
 //!
 //! Ray queries (SPV_KHR_ray_query) become `AllocateRayQuery` handles kept in the query
 //! variable's local array and `RayQuery_*` operations (shader model 6.5, any stage);

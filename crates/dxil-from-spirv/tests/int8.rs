@@ -3,6 +3,10 @@
 //! device it writes what the original module writes there. One result is checked against
 //! SPIR-V's definition instead: lavapipe's `OpSMod` on 8-bit values gives the remainder the
 //! dividend's sign (as `OpSRem` does), where SPIR-V gives it the divisor's.
+//!
+//! 8-bit integers in a storage buffer (`tests/data/int8_buffer.comp`): the same checks, and
+//! the bytes that neighbouring invocations write into one word are checked against their
+//! definition too.
 
 #[path = "support/glsl.rs"]
 mod glsl;
@@ -54,6 +58,54 @@ fn int8_math() {
             wrong.push(format!(
                 "block {block} lane {lane}: original {x:#x}, ours {y:#x}"
             ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The buffer of `int8_buffer.comp`: 2256 words (see the block there).
+const BUFFER_WORDS: usize = 9024 / 4;
+/// Byte offsets of `out_b` and `quads` in it.
+const OUT_B: usize = 1088 + 4 * 1024;
+const QUADS: usize = OUT_B + 256;
+
+#[test]
+fn int8_buffer() {
+    let Some(words) = glsl::compile("int8_buffer.comp", "int8-buffer") else {
+        return;
+    };
+    let container = glsl::translate(&words);
+    let text = support::listing(&container);
+    // Bytes are stored with atomics on their words, whole words of bytes by plain stores.
+    assert!(text.contains("@dx.op.atomicBinOp.i32"), "{text}");
+    assert!(text.contains("@dx.op.bufferStore.i32"), "{text}");
+    support::dxv("int8", "int8_buffer", &container);
+    let ours = glsl::to_spirv(&container);
+    let original = dxil_runtime::ShaderModule {
+        words,
+        entry: "main".into(),
+    };
+    let Some(rt) = glsl::device() else { return };
+    let init = "random-u32:23";
+    let a = glsl::run_u0(&rt, &original, BUFFER_WORDS, init);
+    let b = glsl::run_u0(&rt, &ours, BUFFER_WORDS, init);
+    let bytes = |w: &[u32]| -> Vec<u8> { w.iter().flat_map(|w| w.to_le_bytes()).collect() };
+    let (a, b) = (bytes(&a), bytes(&b));
+    let mut wrong = Vec::new();
+    for (i, (&x, &y)) in a.iter().zip(&b).enumerate() {
+        if x != y {
+            wrong.push(format!("byte {i}: original {x:#x}, ours {y:#x}"));
+        }
+    }
+    // Four invocations write the bytes of each word of `out_b` and `quads`.
+    let (in_s, in_u) = (&b[..256], &b[256..512]);
+    for i in 0..256 {
+        let want_b = in_u[255 - i].wrapping_mul(3);
+        let want_q = in_s[i].wrapping_add(i as u8);
+        for (at, want) in [(OUT_B + i, want_b), (QUADS + i, want_q)] {
+            if b[at] != want {
+                wrong.push(format!("byte {at}: expected {want:#x}, got {:#x}", b[at]));
+            }
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));

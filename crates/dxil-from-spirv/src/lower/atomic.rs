@@ -37,7 +37,7 @@ pub fn is_atomic(op: Op) -> bool {
 
 /// DXIL `AtomicBinOpCode`.
 #[derive(Clone, Copy)]
-enum AtomicOp {
+pub(super) enum AtomicOp {
     Add = 0,
     And = 1,
     Or = 2,

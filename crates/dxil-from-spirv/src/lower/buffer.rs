@@ -10,11 +10,21 @@ use dxil_shader::ops::OpCode;
 use dxil_shader::{ComponentType, ResourceClass, ResourceKind};
 use spirv::{Op, StorageClass};
 
+use super::int8::ByteShift;
 use super::memory::{Base, Ptr};
 use super::{Slot, Tr};
 use crate::builder::Scalar;
 use crate::error::{Result, inexpressible, limit, malformed, unsupported};
 use crate::spv::{DecorFlags, Inst, Type};
+
+/// One scalar of a buffer value: its register kind and byte offset, and whether memory holds
+/// it in one byte (an 8-bit integer, which registers keep in `i32`; see `int8`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Leaf {
+    pub k: Scalar,
+    pub off: u64,
+    pub byte: bool,
+}
 
 /// What a resource is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -726,7 +736,7 @@ impl Tr<'_> {
         off: u64,
         mat: Option<(u32, bool)>,
         comp_stride: u32,
-        out: &mut Vec<(Scalar, u64)>,
+        out: &mut Vec<Leaf>,
         depth: u32,
     ) -> Result<()> {
         if depth > super::types::MAX_TYPE_DEPTH {
@@ -737,7 +747,7 @@ impl Tr<'_> {
         }
         match self.spv.ty(ty)? {
             Type::Bool | Type::Int { .. } | Type::Float { .. } => {
-                out.push((self.scalar_kind(ty)?, off));
+                out.push(self.buffer_scalar(ty, off)?);
             }
             Type::Vector { elem, n } => {
                 let es = self.byte_size(elem, None, 0)?;
@@ -746,9 +756,10 @@ impl Tr<'_> {
                 } else {
                     es
                 };
-                let k = self.scalar_kind(elem)?;
                 for i in 0..u64::from(n) {
-                    out.push((k, off.saturating_add(i.saturating_mul(stride))));
+                    out.push(
+                        self.buffer_scalar(elem, off.saturating_add(i.saturating_mul(stride)))?,
+                    );
                 }
             }
             Type::Matrix { col, n } => {
@@ -823,7 +834,7 @@ impl Tr<'_> {
         Ok(())
     }
 
-    fn buffer_layout(&mut self, p: &Ptr, ty: u32) -> Result<Vec<(Scalar, u64)>> {
+    fn buffer_layout(&mut self, p: &Ptr, ty: u32) -> Result<Vec<Leaf>> {
         let mut out = Vec::new();
         self.buffer_leaves(ty, p.off, p.mat, p.comp_stride, &mut out, 0)?;
         Ok(out)
@@ -855,12 +866,19 @@ impl Tr<'_> {
     }
 
     /// Raw buffer loads: runs of up to four contiguous 32-bit words per `bufferLoad`.
-    fn load_raw(&mut self, p: &Ptr, handle: Value, leaves: &[(Scalar, u64)]) -> Result<Vec<Value>> {
+    fn load_raw(&mut self, p: &Ptr, handle: Value, leaves: &[Leaf]) -> Result<Vec<Value>> {
         // Every scalar as 32-bit words: (word offset, which half or 16-bit part).
         let mut out = Vec::with_capacity(leaves.len());
         let mut i = 0;
+        let mut byte_word = None;
         while i < leaves.len() {
-            let (k, off) = leaves[i];
+            let Leaf { k, off, byte } = leaves[i];
+            if byte {
+                let v = self.raw_load_8(p, handle, off, &mut byte_word)?;
+                out.push(v);
+                i += 1;
+                continue;
+            }
             if k.bits() == 16 {
                 let v = self.raw_load_16(p, handle, k, off)?;
                 out.push(v);
@@ -873,9 +891,14 @@ impl Tr<'_> {
             let mut words = words_of(k);
             let mut j = i + 1;
             while j < leaves.len() {
-                let (k2, off2) = leaves[j];
+                let Leaf {
+                    k: k2,
+                    off: off2,
+                    byte,
+                } = leaves[j];
                 let (pk, poff) = run[run.len() - 1];
-                if k2.bits() == 16
+                if byte
+                    || k2.bits() == 16
                     || off2 != poff + 4 * words_of(pk)
                     || words + words_of(k2) > 4
                     || (k2.is_float() != k.is_float() && k2 != Scalar::I1 && k != Scalar::I1)
@@ -937,12 +960,7 @@ impl Tr<'_> {
     }
 
     /// Constant buffer loads: one `cbufferLoadLegacy` per 16-byte row.
-    fn load_cbuffer(
-        &mut self,
-        p: &Ptr,
-        handle: Value,
-        leaves: &[(Scalar, u64)],
-    ) -> Result<Vec<Value>> {
+    fn load_cbuffer(&mut self, p: &Ptr, handle: Value, leaves: &[Leaf]) -> Result<Vec<Value>> {
         let mut out = Vec::with_capacity(leaves.len());
         let static_rows = p.dyn_off.is_none() || p.dyn_align >= 16;
         let dyn_row = match p.dyn_off {
@@ -955,7 +973,7 @@ impl Tr<'_> {
         let mut cache: Vec<(u64, Value)> = Vec::new();
         let ret = self.b.cbuf_ret(Scalar::I32);
         let i32t = self.b.t.i32;
-        for &(k, off) in leaves {
+        for &Leaf { k, off, byte } in leaves {
             let mut words = Vec::with_capacity(2);
             let nwords = if k.bits() == 64 { 2 } else { 1 };
             for w in 0..nwords {
@@ -988,7 +1006,16 @@ impl Tr<'_> {
                 };
                 words.push(word);
             }
-            let v = if k.bits() == 64 {
+            let v = if byte {
+                // The word fetch above drops the low two bits of the offset.
+                let sh = if static_rows {
+                    ByteShift::Fixed((off % 4) as u32 * 8)
+                } else {
+                    let at = self.byte_offset(p, off)?;
+                    ByteShift::Dynamic(self.byte_shift(at)?)
+                };
+                self.extract_byte(words[0], sh)?
+            } else if k.bits() == 64 {
                 self.join64(words[0], words[1], k)?
             } else if k.bits() == 16 {
                 // The 16-bit value sits in the low or high half of its word.
@@ -1047,8 +1074,12 @@ impl Tr<'_> {
         // Words to store: (byte offset, i32 or f32 value).
         let mut i = 0;
         while i < leaves.len() {
-            let (k, off) = leaves[i];
+            let Leaf { k, off, byte } = leaves[i];
             let v = vals[i];
+            if byte {
+                i += self.raw_store_8(p, handle, &leaves[i..], &vals[i..])?;
+                continue;
+            }
             if k.bits() == 16 {
                 self.raw_store_16(p, handle, v, k, off)?;
                 i += 1;
@@ -1072,10 +1103,14 @@ impl Tr<'_> {
             let mut end = off + 4 * words.len() as u64;
             let mut j = i + 1;
             while j < leaves.len() {
-                let (k2, off2) = leaves[j];
+                let Leaf {
+                    k: k2,
+                    off: off2,
+                    byte,
+                } = leaves[j];
                 let n2 = if k2.bits() == 64 { 2 } else { 1 };
                 let same_lane = (k2 == Scalar::F32) == float;
-                if k2.bits() == 16 || off2 != end || words.len() + n2 > 4 || !same_lane {
+                if byte || k2.bits() == 16 || off2 != end || words.len() + n2 > 4 || !same_lane {
                     break;
                 }
                 push_words(self, vals[j], k2, &mut words)?;

@@ -5,13 +5,21 @@
 //! masked back, and operations that read the sign (signed division, remainder, comparison,
 //! arithmetic right shift, sign extension) first sign-extend the byte. Anything else that
 //! meets an 8-bit value is refused by name, so a value never silently keeps bits past its
-//! byte. In memory, 8-bit members of buffers and stage variables are refused where their
-//! layout is computed (a byte store needs atomics on its word).
+//! byte.
+//!
+//! In buffers and push constants a byte is read from the 32-bit word holding it (DXIL's raw
+//! buffer and constant buffer loads have no 8-bit form) and written with two atomics on that
+//! word (see [`Tr::raw_store_8`]). 8-bit stage variables and atomics stay refused.
 
 use dxil_module::{BinOp, Predicate, Value};
+use dxil_shader::ops::OpCode;
 use spirv::Op;
 
 use super::Tr;
+use super::atomic::AtomicOp;
+use super::buffer::Leaf;
+use super::memory::Ptr;
+use crate::builder::Scalar;
 use crate::error::{Result, unsupported};
 use crate::spv::{Inst, Type};
 
@@ -142,6 +150,188 @@ impl Tr<'_> {
             )));
         }
         Ok(())
+    }
+}
+
+/// Where a byte sits in its 32-bit word: a bit offset known when translating, or computed.
+#[derive(Clone, Copy)]
+pub(super) enum ByteShift {
+    Fixed(u32),
+    Dynamic(Value),
+}
+
+/// Bytes in buffers and push constants.
+impl Tr<'_> {
+    /// The leaf of a buffer scalar of type `ty` at byte `off`.
+    pub(super) fn buffer_scalar(&self, ty: u32, off: u64) -> Result<Leaf> {
+        if let Ok(Type::Int { width: 8, .. }) = self.spv.ty(ty) {
+            return Ok(Leaf {
+                k: Scalar::I32,
+                off,
+                byte: true,
+            });
+        }
+        Ok(Leaf {
+            k: self.scalar_kind(ty)?,
+            off,
+            byte: false,
+        })
+    }
+
+    /// Whether the byte within its word of every leaf of `p` is known when translating:
+    /// the dynamic part of the offset, if any, is a multiple of 4.
+    fn byte_fixed(p: &Ptr) -> bool {
+        p.dyn_off.is_none() || p.dyn_align >= 4
+    }
+
+    /// `(at & 3) * 8`: the bit offset of the byte at byte offset `at` in its word.
+    pub(super) fn byte_shift(&mut self, at: Value) -> Result<Value> {
+        let three = self.b.i32c(3);
+        let lo = self.b.binary(BinOp::And, at, three)?;
+        self.b.binary(BinOp::Shl, lo, three)
+    }
+
+    /// The byte of `word` at `sh`, zero-extended (the register form of 8-bit values).
+    pub(super) fn extract_byte(&mut self, word: Value, sh: ByteShift) -> Result<Value> {
+        let v = match sh {
+            ByteShift::Fixed(0) => word,
+            ByteShift::Fixed(s) => {
+                let k = self.b.i32c(i64::from(s));
+                let v = self.b.binary(BinOp::LShr, word, k)?;
+                if s == 24 {
+                    return Ok(v);
+                }
+                v
+            }
+            ByteShift::Dynamic(s) => self.b.binary(BinOp::LShr, word, s)?,
+        };
+        self.wrap8(v)
+    }
+
+    /// The 32-bit word at byte offset `at` (a multiple of 4) of a raw buffer.
+    fn raw_word(&mut self, handle: Value, at: Value) -> Result<Value> {
+        let ret = self.b.res_ret(Scalar::I32);
+        let i32t = self.b.t.i32;
+        let undef = self.b.undef_scalar(Scalar::I32);
+        let r = self
+            .b
+            .dxop(OpCode::BufferLoad, Some(i32t), ret, &[handle, at, undef])?;
+        self.b.extract_value(r, 0, i32t)
+    }
+
+    /// `at` rounded down to its word.
+    fn word_of(&mut self, at: Value) -> Result<Value> {
+        let m = self.b.i32c(-4);
+        self.b.binary(BinOp::And, at, m)
+    }
+
+    /// Loads the byte at `off` of raw buffer pointer `p`. `word` keeps the last word loaded
+    /// at a fixed offset, so the bytes of a vector or struct sharing a word load it once.
+    pub(super) fn raw_load_8(
+        &mut self,
+        p: &Ptr,
+        handle: Value,
+        off: u64,
+        word: &mut Option<(u64, Value)>,
+    ) -> Result<Value> {
+        if !Self::byte_fixed(p) {
+            let at = self.byte_offset(p, off)?;
+            let wat = self.word_of(at)?;
+            let w = self.raw_word(handle, wat)?;
+            let sh = self.byte_shift(at)?;
+            return self.extract_byte(w, ByteShift::Dynamic(sh));
+        }
+        let word_off = off & !3;
+        let w = match *word {
+            Some((o, w)) if o == word_off => w,
+            _ => {
+                let at = self.byte_offset(p, word_off)?;
+                let w = self.raw_word(handle, at)?;
+                *word = Some((word_off, w));
+                w
+            }
+        };
+        self.extract_byte(w, ByteShift::Fixed((off % 4) as u32 * 8))
+    }
+
+    /// Stores the byte `vals[0]` (leaf `leaves[0]`) to raw buffer pointer `p`; returns how
+    /// many leaves were stored (4 when they fill one aligned word).
+    ///
+    /// Other invocations may write the other bytes of the same word at the same time, and
+    /// SPIR-V makes those writes independent, so the word is not read, changed and written
+    /// back: an atomic `and` clears the byte, then an atomic `or` sets its bits. Each touches
+    /// only this byte's bits, so concurrent writers to the neighbouring bytes are never lost.
+    pub(super) fn raw_store_8(
+        &mut self,
+        p: &Ptr,
+        handle: Value,
+        leaves: &[Leaf],
+        vals: &[Value],
+    ) -> Result<usize> {
+        let (off, v) = match (leaves.first(), vals.first()) {
+            (Some(l), Some(&v)) => (l.off, v),
+            _ => return Err(crate::error::internal("byte store without a value")),
+        };
+        let fixed = Self::byte_fixed(p);
+        let whole_word = fixed
+            && off % 4 == 0
+            && leaves.len() >= 4
+            && vals.len() >= 4
+            && (1..4).all(|i| leaves[i].byte && leaves[i].off == off + i as u64);
+        if whole_word {
+            // The word holds nothing else: a plain store.
+            let mut w = v;
+            for (i, &b) in vals[1..4].iter().enumerate() {
+                let k = self.b.i32c(8 * (i as i64 + 1));
+                let s = self.b.binary(BinOp::Shl, b, k)?;
+                w = self.b.binary(BinOp::Or, w, s)?;
+            }
+            let at = self.byte_offset(p, off)?;
+            let undef = self.b.undef_scalar(Scalar::I32);
+            let mask = self.b.i8c(1);
+            let (void, i32t) = (self.b.t.void, self.b.t.i32);
+            self.b.dxop(
+                OpCode::BufferStore,
+                Some(i32t),
+                void,
+                &[handle, at, undef, w, undef, undef, undef, mask],
+            )?;
+            return Ok(4);
+        }
+        let (wat, clear, set) = if fixed {
+            let s = (off % 4) as u32 * 8;
+            let wat = self.byte_offset(p, off & !3)?;
+            let clear = self.b.i32c(i64::from(!(0xffu32 << s) as i32));
+            let set = if s == 0 {
+                v
+            } else {
+                let k = self.b.i32c(i64::from(s));
+                self.b.binary(BinOp::Shl, v, k)?
+            };
+            (wat, clear, set)
+        } else {
+            let at = self.byte_offset(p, off)?;
+            let wat = self.word_of(at)?;
+            let s = self.byte_shift(at)?;
+            let ff = self.b.i32c(0xff);
+            let m = self.b.binary(BinOp::Shl, ff, s)?;
+            let ones = self.b.i32c(-1);
+            let clear = self.b.binary(BinOp::Xor, m, ones)?;
+            let set = self.b.binary(BinOp::Shl, v, s)?;
+            (wat, clear, set)
+        };
+        let i32t = self.b.t.i32;
+        let undef = self.b.undef_scalar(Scalar::I32);
+        for (op, operand) in [(AtomicOp::And, clear), (AtomicOp::Or, set)] {
+            let code = self.b.i32c(op as i64);
+            self.b.dxop(
+                OpCode::AtomicBinOp,
+                Some(i32t),
+                i32t,
+                &[handle, code, wat, undef, undef, operand],
+            )?;
+        }
+        Ok(1)
     }
 }
 

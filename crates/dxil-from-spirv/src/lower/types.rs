@@ -46,9 +46,10 @@ impl Tr<'_> {
             Type::Int { width: 8, .. } => {
                 // Registers hold 8-bit values in `i32` (`value_kind`); this is the layout of
                 // memory whose bytes other code reads.
+                // (Buffers and push constants read and write bytes within their words, see
+                // `int8`.)
                 return Err(unsupported(
-                    "8-bit integers in buffers, push constants or stage variables (DXIL has no \
-                     8-bit type; byte loads and stores within 32-bit words are not written)",
+                    "8-bit integers in stage variables or atomics (DXIL has no 8-bit type)",
                 ));
             }
             Type::Float { width: 16 } => Scalar::F16,
