@@ -1018,9 +1018,14 @@ impl Tr<'_> {
             } else if k.bits() == 64 {
                 self.join64(words[0], words[1], k)?
             } else if k.bits() == 16 {
-                // The 16-bit value sits in the low or high half of its word.
+                // The 16-bit value sits in the low or high half of its word; with a dynamic
+                // offset that is only a multiple of 2, which half is known at run time.
                 let byte_in_word = off % 4;
-                let w = if byte_in_word != 0 {
+                let w = if !static_rows && p.dyn_align < 4 {
+                    let at = self.byte_offset(p, off)?;
+                    let sh = self.byte_shift(at)?;
+                    self.b.binary(BinOp::LShr, words[0], sh)?
+                } else if byte_in_word != 0 {
                     let sh = self.b.i32c(16);
                     self.b.binary(BinOp::LShr, words[0], sh)?
                 } else {
