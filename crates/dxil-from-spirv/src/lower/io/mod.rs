@@ -730,9 +730,8 @@ impl Tr<'_> {
                 // SampleId and SamplePosition share the one SV_SampleIndex element,
                 // ShadingRateKHR and FragSizeEXT the one SV_ShadingRate, and FragCoord the
                 // SV_Position that subpass inputs declare (`declare_frag_position`).
-                let frag_position = kind == SemanticKind::Position
-                    && input
-                    && self.model == EM::Fragment;
+                let frag_position =
+                    kind == SemanticKind::Position && input && self.model == EM::Fragment;
                 if (frag_position
                     || matches!(kind, SemanticKind::SampleIndex | SemanticKind::ShadingRate))
                     && let Some(e) = self
