@@ -35,10 +35,10 @@
 //!   pointers, `OpConvertUToPtr`), acceleration structures from addresses
 //!   (`OpConvertUToAccelerationStructureKHR`), the dispatch size (`NumWorkgroups`),
 //!   `DrawIndex`, `FragInvocationCountEXT` (it follows the pipeline's sample shading state),
-//!   vendor built-ins (NV viewport masks, per-view and secondary positions, warp ids),
-//!   subpass inputs, render targets past 7, more than 8 clip and cull distances, elements
-//!   that would share a signature row with different interpolation, loops without an exit,
-//!   mesh shaders that output points (D3D12 mesh shaders output lines or triangles);
+//!   vendor built-ins (NV viewport masks, per-view and secondary positions, warp ids), AMD
+//!   fragment-mask fetches (D3D12 exposes no MSAA compression masks), render targets past 7,
+//!   more than 8 clip and cull distances, elements that would share a signature row with
+//!   different interpolation, loops without an exit, mesh shaders that output points (D3D12 mesh shaders output lines or triangles);
 //! - not translated (yet): NV mesh and task shaders (the EXT ones are), mesh outputs read
 //!   back, ray queries with opacity micromaps (shader model 6.9's `AllocateRayQuery2`),
 //!   8-bit integers in stage variables and atomics (registers, function, private and
@@ -65,6 +65,11 @@
 //! acceleration structures are SRVs of kind `RTAccelerationStructure`. `SamplePosition` is
 //! `RenderTargetGetSamplePosition` at `SV_SampleIndex` (which, like the Vulkan built-in, makes
 //! the shader run per sample), `FragSizeEXT` is decoded from `SV_ShadingRate`.
+//!
+//! D3D12 has no input attachments: a subpass input is a `Texture2D` (`Texture2DMS`) SRV read
+//! with `TextureLoad` at the fragment's pixel, `(int)SV_Position.xy` plus the coordinate
+//! operand, at mip 0 or at the sample operand; the shader gets the `SV_Position` input if it
+//! has none.
 //!
 //! A tessellation control shader's memory side effects (storage writes, atomics) run once in
 //! each of the hull shader's two functions.

@@ -73,7 +73,9 @@ impl Tr<'_> {
             | Op::ImageSparseGather
             | Op::ImageSparseDrefGather
             | Op::ImageSparseTexelsResident
-            | Op::ImageSparseRead => self.image_op(inst, op),
+            | Op::ImageSparseRead
+            | Op::FragmentMaskFetchAMD
+            | Op::FragmentFetchAMD => self.image_op(inst, op),
             _ if is_group_op(op) => self.group_op(inst, op),
             Op::IsHelperInvocationEXT | Op::DemoteToHelperInvocation => self.helper_op(inst, op),
             Op::EmitVertex | Op::EndPrimitive | Op::EmitStreamVertex | Op::EndStreamPrimitive => {

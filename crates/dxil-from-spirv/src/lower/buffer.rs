@@ -287,15 +287,17 @@ impl Tr<'_> {
             }
             (StorageClass::UniformConstant, Type::Image(img)) => {
                 r.kind = self.image_kind(&img)?;
-                r.class = if img.sampled == 2 {
+                // Subpass inputs are read-only attachments, which D3D12 reads as textures.
+                let subpass = img.dim == spirv::Dim::DimSubpassData;
+                r.class = if img.sampled == 2 && !subpass {
                     ResourceClass::UAV
                 } else {
                     ResourceClass::SRV
                 };
-                if img.dim == spirv::Dim::DimSubpassData {
-                    return Err(unsupported("subpass inputs"));
+                if subpass {
+                    self.declare_frag_position()?;
                 }
-                if img.ms && img.sampled == 2 {
+                if img.ms && r.class == ResourceClass::UAV {
                     return Err(unsupported(
                         "multisampled storage images (writable MSAA textures need shader model 6.7)",
                     ));
@@ -444,6 +446,8 @@ impl Tr<'_> {
             (Dim::DimCube, false, _) => ResourceKind::TextureCube,
             (Dim::DimCube, true, _) => ResourceKind::TextureCubeArray,
             (Dim::DimBuffer, _, _) => ResourceKind::TypedBuffer,
+            (Dim::DimSubpassData, false, false) => ResourceKind::Texture2D,
+            (Dim::DimSubpassData, false, true) => ResourceKind::Texture2DMS,
             (d, _, _) => return Err(unsupported(format!("images of dimension {d:?}"))),
         };
         let comp = match self.spv.ty(img.sampled_type)? {

@@ -369,6 +369,9 @@ impl Tr<'_> {
                 self.image_load(inst, op)
             }
             Op::ImageWrite => self.image_write(inst),
+            Op::FragmentMaskFetchAMD | Op::FragmentFetchAMD => Err(inexpressible(
+                "AMD fragment-mask fetches (D3D12 exposes no MSAA compression masks)",
+            )),
             Op::ImageGather
             | Op::ImageDrefGather
             | Op::ImageSparseGather
@@ -597,7 +600,19 @@ impl Tr<'_> {
                 .dxop(OpCode::BufferLoad, Some(st), ret, &[handle, c[0], undef])?
         } else {
             let n = coord_count(kind);
-            let c = self.coords(Some(coord_id), n, 3, Scalar::I32)?;
+            let mut c = self.coords(Some(coord_id), n, 3, Scalar::I32)?;
+            if self.is_subpass_input(inst.word(2)?)? {
+                // D3D12 has no input attachments: the attachment is a texture read at the
+                // fragment's own pixel, moved by the coordinate (Vulkan's offset).
+                let pixel = self.frag_pixel()?;
+                for (c, p) in c.iter_mut().zip(pixel) {
+                    *c = if self.b.as_const_int(*c) == Some(0) {
+                        p
+                    } else {
+                        self.b.binary(BinOp::Add, p, *c)?
+                    };
+                }
+            }
             let ms = matches!(
                 kind,
                 ResourceKind::Texture2DMS | ResourceKind::Texture2DMSArray
@@ -634,6 +649,12 @@ impl Tr<'_> {
         };
         let vals = self.unpack_ret(r, s, ty, sparse)?;
         self.set_vals(id, &vals)
+    }
+
+    /// Whether an image operand is a subpass input (its type's dimension is SubpassData).
+    fn is_subpass_input(&self, image: u32) -> Result<bool> {
+        let ty = self.spv.def(image)?.ty;
+        Ok(matches!(self.spv.ty(ty)?, Type::Image(img) if img.dim == spirv::Dim::DimSubpassData))
     }
 
     fn image_write(&mut self, inst: &Inst<'_>) -> Result<()> {

@@ -9,8 +9,9 @@ use std::process::Command;
 use dxil_from_spirv::{BindingMap, Options};
 use dxil_runtime::{Case, RunOptions, Runtime, ShaderModule};
 
-/// The module compiled from `tests/data/NAME` for test `test` (tests run in parallel: each
-/// writes its own file), or `None` (skipped, or a panic under `CI`) without glslang.
+/// The module compiled from `tests/data/NAME` (of any stage: glslang takes it from the file
+/// extension) for test `test` (tests run in parallel: each writes its own file), or `None`
+/// (skipped, or a panic under `CI`) without glslang.
 pub fn compile(name: &str, test: &str) -> Option<Vec<u32>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")

@@ -3,7 +3,7 @@
 //! or is dropped (`PointSize`, which D3D12 does not have). Outputs live in a local copy that
 //! is written to the signature when the entry point returns (or a vertex is emitted).
 
-use dxil_module::{BinOp, Value};
+use dxil_module::{BinOp, CastOp, Value};
 use dxil_shader::ops::OpCode;
 use dxil_shader::{ComponentType, InterpolationMode, SemanticKind};
 use spirv::{BuiltIn, ExecutionModel as EM, StorageClass};
@@ -728,8 +728,12 @@ impl Tr<'_> {
                 op,
             } => {
                 // SampleId and SamplePosition share the one SV_SampleIndex element,
-                // ShadingRateKHR and FragSizeEXT the one SV_ShadingRate.
-                if matches!(kind, SemanticKind::SampleIndex | SemanticKind::ShadingRate)
+                // ShadingRateKHR and FragSizeEXT the one SV_ShadingRate, and FragCoord the
+                // SV_Position that subpass inputs declare (`declare_frag_position`).
+                let frag_position =
+                    kind == SemanticKind::Position && input && self.model == EM::Fragment;
+                if (frag_position
+                    || matches!(kind, SemanticKind::SampleIndex | SemanticKind::ShadingRate))
                     && let Some(e) = self
                         .signature_mut(sig)
                         .elems
@@ -861,6 +865,58 @@ impl Tr<'_> {
 
     /// The leaves of a built-in read from element `elem` (which another built-in may have
     /// made): through `op` per component, or directly.
+    /// The fragment's SV_Position input element, declared if the shader has none yet:
+    /// subpass inputs are read at the fragment's own pixel.
+    pub(in crate::lower) fn declare_frag_position(&mut self) -> Result<u32> {
+        if self.model != EM::Fragment {
+            return Err(malformed("a subpass input outside a fragment shader"));
+        }
+        if let Some(e) = self
+            .io
+            .inputs
+            .elems
+            .iter()
+            .position(|e| e.kind == SemanticKind::Position)
+        {
+            return Ok(e as u32);
+        }
+        self.io.inputs.add(SigElement {
+            name: "SV_Position",
+            kind: SemanticKind::Position,
+            first_index: 0,
+            comp: ComponentType::F32,
+            interp: InterpolationMode::LinearNoperspective,
+            rows: 1,
+            cols: 4,
+            col: 0,
+            fixed_row: Some(0),
+            packing: Packing::Packed,
+            usage: 0,
+            stream: 0,
+            start_row: 0,
+            block_row: None,
+        })
+    }
+
+    /// The fragment's pixel as integers: `(int)SV_Position.xy`.
+    pub(in crate::lower) fn frag_pixel(&mut self) -> Result<[Value; 2]> {
+        let elem = self.declare_frag_position()?;
+        // The pointer only carries "no dynamic offset, no vertex" to `read_leaf`.
+        let p = Ptr::new(Base::Input(0), 0);
+        let i32t = self.b.t.i32;
+        let pixel = |tr: &mut Self, col: u8| -> Result<Value> {
+            let leaf = Leaf::Sig {
+                sig: SigKind::Input,
+                elem,
+                row: 0,
+                col,
+            };
+            let f = tr.read_leaf(leaf, &p, Scalar::F32)?;
+            tr.b.cast(CastOp::FPToSI, f, i32t)
+        };
+        Ok([pixel(self, 0)?, pixel(self, 1)?])
+    }
+
     fn shared_leaves(
         op: Option<BuiltinOp>,
         n: u32,
