@@ -3,7 +3,6 @@
 //! where the index decides which half of the word holds the element.
 
 #[path = "support/glsl.rs"]
-#[allow(dead_code)] // Only `compile` and `translate`: the device runs buffers at `u0` only.
 mod glsl;
 mod support;
 

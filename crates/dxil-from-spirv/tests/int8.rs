@@ -32,15 +32,10 @@ fn int8_math() {
     };
     assert!(!text.lines().any(computes_i8), "{text}");
     support::dxv("int8", "int8_math", &container);
-    let ours = glsl::to_spirv(&container);
-    let original = dxil_runtime::ShaderModule {
-        words,
-        entry: "main".into(),
+    let Some((a, b)) = glsl::run_original_and_ours(words, &container, WORDS, "random-u32:11")
+    else {
+        return;
     };
-    let Some(rt) = glsl::device() else { return };
-    let init = "random-u32:11";
-    let a = glsl::run_u0(&rt, &original, WORDS, init);
-    let b = glsl::run_u0(&rt, &ours, WORDS, init);
     let mut wrong = Vec::new();
     for (i, (&x, &y)) in a.iter().zip(&b).enumerate() {
         let (block, lane) = (i / LANES, i % LANES);
@@ -80,15 +75,11 @@ fn int8_buffer() {
     assert!(text.contains("@dx.op.atomicBinOp.i32"), "{text}");
     assert!(text.contains("@dx.op.bufferStore.i32"), "{text}");
     support::dxv("int8", "int8_buffer", &container);
-    let ours = glsl::to_spirv(&container);
-    let original = dxil_runtime::ShaderModule {
-        words,
-        entry: "main".into(),
+    let Some((a, b)) =
+        glsl::run_original_and_ours(words, &container, BUFFER_WORDS, "random-u32:23")
+    else {
+        return;
     };
-    let Some(rt) = glsl::device() else { return };
-    let init = "random-u32:23";
-    let a = glsl::run_u0(&rt, &original, BUFFER_WORDS, init);
-    let b = glsl::run_u0(&rt, &ours, BUFFER_WORDS, init);
     let bytes = |w: &[u32]| -> Vec<u8> { w.iter().flat_map(|w| w.to_le_bytes()).collect() };
     let (a, b) = (bytes(&a), bytes(&b));
     let mut wrong = Vec::new();

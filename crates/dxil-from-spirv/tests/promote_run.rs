@@ -23,15 +23,10 @@ fn promoted_locals_compute_what_the_original_does() {
     assert!(text.contains("alloca [8 x i32]"), "{text}");
     assert!(text.contains(" = phi "), "{text}");
     support::dxv("promote-run", "locals_run", &container);
-    let ours = glsl::to_spirv(&container);
-    let original = dxil_runtime::ShaderModule {
-        words,
-        entry: "main".into(),
+    let Some((a, b)) = glsl::run_original_and_ours(words, &container, WORDS, "random-u32:23")
+    else {
+        return;
     };
-    let Some(rt) = glsl::device() else { return };
-    let init = "random-u32:23";
-    let a = glsl::run_u0(&rt, &original, WORDS, init);
-    let b = glsl::run_u0(&rt, &ours, WORDS, init);
     let wrong: Vec<String> = (2 * LANES..WORDS)
         .filter(|&i| a[i] != b[i])
         .map(|i| {

@@ -5,7 +5,6 @@
 //! input element; one with gl_FragCoord shares it. DXC's validator accepts both.
 
 #[path = "support/glsl.rs"]
-#[allow(dead_code)] // Only `compile` is used: nothing here runs on the device.
 mod glsl;
 mod support;
 

@@ -1,7 +1,10 @@
-//! What the GLSL-driven tests (subgroup_tree, int8) share: a compute shader from
-//! `tests/data` compiled by glslang when the test runs, translated with the shifted binding
-//! map (`binding = 200` is `u0`), taken back through `to-spirv`, and run once over one raw
-//! buffer at `u0` on the Vulkan device.
+//! What the GLSL-driven tests share: a shader from `tests/data` compiled by glslang when the
+//! test runs, translated with the shifted binding map (`binding = 200` is `u0`), and for compute
+//! shaders taken back through `to-spirv` and run once over one raw buffer at `u0` on the Vulkan
+//! device (alone, or beside the original module).
+
+// Each test uses the part it needs.
+#![allow(dead_code)]
 
 use std::path::Path;
 use std::process::Command;
@@ -91,4 +94,25 @@ pub fn run_u0(rt: &Runtime, shader: &ShaderModule, words_len: usize, init: &str)
     let case = Case::parse(&toml, "glsl.toml").unwrap();
     let report = rt.run(&case, shader, &RunOptions::default()).unwrap();
     words(&report.outputs[0].bytes)
+}
+
+/// The original module and its translation (`container`, through `to-spirv`) run alike: the
+/// buffer's words after each, `(original, ours)`, or `None` without a device (skipped, or a
+/// panic under `CI`).
+pub fn run_original_and_ours(
+    words: Vec<u32>,
+    container: &[u8],
+    words_len: usize,
+    init: &str,
+) -> Option<(Vec<u32>, Vec<u32>)> {
+    let ours = to_spirv(container);
+    let original = ShaderModule {
+        words,
+        entry: "main".into(),
+    };
+    let rt = device()?;
+    Some((
+        run_u0(&rt, &original, words_len, init),
+        run_u0(&rt, &ours, words_len, init),
+    ))
 }
