@@ -35,6 +35,15 @@ fn fingerprint(bc: &[u8], at: u64) -> String {
     }
 }
 
+/// Panics unless `warm` is how the module reads on a fresh thread.
+fn assert_same_as_fresh(path: &std::path::Path, bc: &[u8], at: u64, warm: &str, how: &str) {
+    let bc = bc.to_vec();
+    let cold = std::thread::spawn(move || fingerprint(&bc, at))
+        .join()
+        .unwrap();
+    assert!(warm == cold, "{} reads differently {how}", path.display());
+}
+
 #[test]
 fn modules_read_the_same_after_other_modules() {
     let all = corpus_bitcodes();
@@ -52,15 +61,7 @@ fn modules_read_the_same_after_other_modules() {
         }
         let warm = fingerprint(bc, *at);
         if i % step == 0 {
-            let (bc2, at2) = (bc.clone(), *at);
-            let cold = std::thread::spawn(move || fingerprint(&bc2, at2))
-                .join()
-                .unwrap();
-            assert!(
-                warm == cold,
-                "{} reads differently after other modules",
-                path.display()
-            );
+            assert_same_as_fresh(path, bc, *at, &warm, "after other modules");
             checked += 1;
         }
     }
@@ -95,15 +96,7 @@ fn modules_read_the_same_from_recycled_storage() {
             Err(e) => format!("error: {e}"),
         };
         if i % step == 0 {
-            let (bc2, at2) = (bc.clone(), *at);
-            let cold = std::thread::spawn(move || fingerprint(&bc2, at2))
-                .join()
-                .unwrap();
-            assert!(
-                warm == cold,
-                "{} reads differently from recycled storage",
-                path.display()
-            );
+            assert_same_as_fresh(path, bc, *at, &warm, "from recycled storage");
             checked += 1;
         }
     }
