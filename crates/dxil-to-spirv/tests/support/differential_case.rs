@@ -205,6 +205,7 @@ pub fn rebind_to_listing(words: &mut [u32], ll: &str) {
 /// D3D12 leaves undefined, with the reason: their runs are recorded as `racy` whatever a run shows, because
 /// whether the race shows on a run depends on the machine's load.
 pub fn known_race(name: &str) -> Option<&'static str> {
+    const OVERLAPPING_VECTORS: &str = "vector loads and stores wider than the per-thread stride overlap the next thread's (across the two groups too)";
     const RACES: &[(&str, &str)] = &[
         (
             "/uav-coherent",
@@ -254,6 +255,12 @@ pub fn known_race(name: &str) -> Option<&'static str> {
             "/bitcount-bitrev-sizes.",
             "each thread of both groups reads A[0..2] and B[0..2] and writes back what it computed from them",
         ),
+        ("/raw-access/bab-double2.", OVERLAPPING_VECTORS),
+        ("/raw-access/bab-double3.", OVERLAPPING_VECTORS),
+        ("/raw-access/bab-double4.", OVERLAPPING_VECTORS),
+        ("/raw-access/bab-float2.", OVERLAPPING_VECTORS),
+        ("/raw-access/bab-float3.", OVERLAPPING_VECTORS),
+        ("/raw-access/bab-float4.", OVERLAPPING_VECTORS),
         (
             "/cs_wave_size_",
             "group 0 stores lane counts to RW[128..256], where group 1 stores its prefix sums",
