@@ -43,8 +43,7 @@
 //!   back, ray queries with opacity micromaps (shader model 6.9's `AllocateRayQuery2`),
 //!   8-bit integers in stage variables and atomics (registers, function, private and
 //!   workgroup variables, buffers and push constants hold them, see below), 8-bit operands of
-//!   extended instructions, subgroup operations and the other instructions that `lower::int8`
-//!   does not list, clustered or partitioned ballot counts, writable multisampled images, 64-bit
+//!   extended instructions and the other instructions that `lower::int8` does not list, clustered or partitioned ballot counts, writable multisampled images, 64-bit
 //!   stage inputs and outputs, structs inside arrays of stage variables.
 //!
 //! Subgroup operations without a DXIL instruction (clustered and partitioned reductions,
@@ -56,7 +55,8 @@
 //!
 //! 8-bit integers live in `i32` registers as their byte zero-extended: arithmetic that can
 //! carry past the byte is masked back, operations that read the sign sign-extend it first
-//! (module `lower::int8`). In buffers and push constants a byte is read from its 32-bit word
+//! (module `lower::int8`); subgroup operations run on the `i32`, signed minima and maxima as
+//! unsigned ones of the byte with its sign bit flipped. In buffers and push constants a byte is read from its 32-bit word
 //! and written with an atomic `and` and `or` on that word, so that invocations writing the
 //! neighbouring bytes at the same time do not lose their writes.
 //!

@@ -7,6 +7,8 @@
 //! 8-bit integers in a storage buffer (`tests/data/int8_buffer.comp`): the same checks, and
 //! the bytes that neighbouring invocations write into one word are checked against their
 //! definition too.
+//!
+//! 8-bit integers in subgroup operations (`tests/data/int8_wave.comp`): the same checks.
 
 #[path = "support/glsl.rs"]
 mod glsl;
@@ -99,5 +101,36 @@ fn int8_buffer() {
             }
         }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Two input blocks and 19 result blocks of 64 words.
+const WAVE_WORDS: usize = LANES * 21;
+
+#[test]
+fn int8_wave() {
+    let Some(words) = glsl::compile("int8_wave.comp", "int8-wave") else {
+        return;
+    };
+    let container = glsl::translate(&words);
+    let text = support::listing(&container);
+    // Wave operations see the bytes in i32 registers.
+    assert!(text.contains("@dx.op.waveActiveOp.i32"), "{text}");
+    assert!(!text.contains(".i8("), "{text}");
+    support::dxv("int8", "int8_wave", &container);
+    let Some((a, b)) = glsl::run_original_and_ours(words, &container, WAVE_WORDS, "random-u32:5")
+    else {
+        return;
+    };
+    let wrong: Vec<String> = a
+        .iter()
+        .zip(&b)
+        .enumerate()
+        .filter(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| {
+            let (block, lane) = (i / LANES, i % LANES);
+            format!("block {block} lane {lane}: original {x:#x}, ours {y:#x}")
+        })
+        .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -337,50 +337,83 @@ impl Tr<'_> {
 
 /// The instructions that handle 8-bit values in their zero-extended form.
 fn keeps_int8(op: Op) -> bool {
+    group_keeps_int8(op)
+        || matches!(
+            op,
+            Op::IAdd
+                | Op::ISub
+                | Op::IMul
+                | Op::UDiv
+                | Op::SDiv
+                | Op::UMod
+                | Op::SRem
+                | Op::SMod
+                | Op::BitwiseOr
+                | Op::BitwiseXor
+                | Op::BitwiseAnd
+                | Op::Not
+                | Op::SNegate
+                | Op::ShiftLeftLogical
+                | Op::ShiftRightLogical
+                | Op::ShiftRightArithmetic
+                | Op::IEqual
+                | Op::INotEqual
+                | Op::ULessThan
+                | Op::ULessThanEqual
+                | Op::UGreaterThan
+                | Op::UGreaterThanEqual
+                | Op::SLessThan
+                | Op::SLessThanEqual
+                | Op::SGreaterThan
+                | Op::SGreaterThanEqual
+                | Op::UConvert
+                | Op::SConvert
+                | Op::ConvertUToF
+                | Op::ConvertSToF
+                | Op::ConvertFToU
+                | Op::ConvertFToS
+                | Op::Bitcast
+                | Op::Undef
+                | Op::CopyObject
+                | Op::CopyLogical
+                | Op::CompositeConstruct
+                | Op::CompositeExtract
+                | Op::CompositeInsert
+                | Op::VectorShuffle
+                | Op::VectorExtractDynamic
+                | Op::VectorInsertDynamic
+                | Op::Select
+        )
+}
+
+/// Subgroup operations on 8-bit values: those that move or compare values keep the
+/// zero-extended form as they are; reductions and scans are cut back to the byte, signed
+/// minima and maxima computed as unsigned ones of the bytes with their sign bit flipped
+/// (`Tr::group_arith`).
+fn group_keeps_int8(op: Op) -> bool {
     matches!(
         op,
-        Op::IAdd
-            | Op::ISub
-            | Op::IMul
-            | Op::UDiv
-            | Op::SDiv
-            | Op::UMod
-            | Op::SRem
-            | Op::SMod
-            | Op::BitwiseOr
-            | Op::BitwiseXor
-            | Op::BitwiseAnd
-            | Op::Not
-            | Op::SNegate
-            | Op::ShiftLeftLogical
-            | Op::ShiftRightLogical
-            | Op::ShiftRightArithmetic
-            | Op::IEqual
-            | Op::INotEqual
-            | Op::ULessThan
-            | Op::ULessThanEqual
-            | Op::UGreaterThan
-            | Op::UGreaterThanEqual
-            | Op::SLessThan
-            | Op::SLessThanEqual
-            | Op::SGreaterThan
-            | Op::SGreaterThanEqual
-            | Op::UConvert
-            | Op::SConvert
-            | Op::ConvertUToF
-            | Op::ConvertSToF
-            | Op::ConvertFToU
-            | Op::ConvertFToS
-            | Op::Bitcast
-            | Op::Undef
-            | Op::CopyObject
-            | Op::CopyLogical
-            | Op::CompositeConstruct
-            | Op::CompositeExtract
-            | Op::CompositeInsert
-            | Op::VectorShuffle
-            | Op::VectorExtractDynamic
-            | Op::VectorInsertDynamic
-            | Op::Select
+        Op::GroupNonUniformBroadcast
+            | Op::GroupNonUniformBroadcastFirst
+            | Op::GroupNonUniformShuffle
+            | Op::GroupNonUniformShuffleXor
+            | Op::GroupNonUniformShuffleUp
+            | Op::GroupNonUniformShuffleDown
+            | Op::GroupNonUniformQuadBroadcast
+            | Op::GroupNonUniformQuadSwap
+            | Op::GroupNonUniformAllEqual
+            | Op::GroupNonUniformPartitionNV
+            | Op::GroupNonUniformIAdd
+            | Op::GroupNonUniformIMul
+            | Op::GroupNonUniformSMin
+            | Op::GroupNonUniformSMax
+            | Op::GroupNonUniformUMin
+            | Op::GroupNonUniformUMax
+            | Op::GroupNonUniformBitwiseAnd
+            | Op::GroupNonUniformBitwiseOr
+            | Op::GroupNonUniformBitwiseXor
+            | Op::SubgroupReadInvocationKHR
+            | Op::SubgroupFirstInvocationKHR
+            | Op::SubgroupAllEqualKHR
     )
 }

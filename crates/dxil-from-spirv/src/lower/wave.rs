@@ -446,8 +446,47 @@ impl Tr<'_> {
 
     /// Arithmetic, min/max and bitwise reductions and scans.
     fn group_arith(&mut self, inst: &Inst<'_>, op: Op, a: usize, id: u32) -> Result<()> {
+        let value = inst.word(a + 1)?;
+        let mut v = self.values(value)?;
+        if self.int8 && self.is_int8_value(value) {
+            // Bytes live zero-extended in i32 (see `int8`). Signed bytes order as unsigned
+            // ones with the sign bit flipped, which also makes the empty scan's identities
+            // (0 for the maximum, all ones for the minimum) the byte's extremes; results are
+            // cut back to the byte, where sums, products and those identities carry past it.
+            let (op, flip) = match op {
+                Op::GroupNonUniformSMin => (Op::GroupNonUniformUMin, true),
+                Op::GroupNonUniformSMax => (Op::GroupNonUniformUMax, true),
+                _ => (op, false),
+            };
+            let sign = self.b.i32c(0x80);
+            if flip {
+                v = self.each(&v, |tr, x| tr.b.binary(BinOp::Xor, x, sign))?;
+            }
+            self.group_arith_values(inst, op, a, &v, id)?;
+            let out = self.values(id)?;
+            let out = self.each(&out, |tr, x| {
+                let x = if flip {
+                    tr.b.binary(BinOp::Xor, x, sign)?
+                } else {
+                    x
+                };
+                tr.wrap8(x)
+            })?;
+            return self.set_vals(id, &out);
+        }
+        self.group_arith_values(inst, op, a, &v, id)
+    }
+
+    /// [`Tr::group_arith`] over the operand's scalars `v`.
+    fn group_arith_values(
+        &mut self,
+        inst: &Inst<'_>,
+        op: Op,
+        a: usize,
+        v: &[Value],
+        id: u32,
+    ) -> Result<()> {
         let group = inst.word(a)?;
-        let v = self.values(inst.word(a + 1)?)?;
         let exclusive_p = group == GroupOperation::PartitionedExclusiveScanNV as u32;
         let partitioned_scan =
             exclusive_p || group == GroupOperation::PartitionedInclusiveScanNV as u32;
@@ -461,9 +500,9 @@ impl Tr<'_> {
                 } else {
                     TreeResult::Inclusive
                 };
-                self.masked_tree(op, &v, LaneMask::Of(&mask), MAX_TREE_LEVELS, result)?
+                self.masked_tree(op, v, LaneMask::Of(&mask), MAX_TREE_LEVELS, result)?
             } else {
-                self.multi_prefix(op, &v, &mask, !exclusive_p)?
+                self.multi_prefix(op, v, &mask, !exclusive_p)?
             };
             return self.set_vals(id, &out);
         }
@@ -483,7 +522,7 @@ impl Tr<'_> {
                 Some(m) => LaneMask::Of(m),
                 None => LaneMask::Active,
             };
-            let out = self.masked_tree(op, &v, mask, levels, TreeResult::Reduce)?;
+            let out = self.masked_tree(op, v, mask, levels, TreeResult::Reduce)?;
             return self.set_vals(id, &out);
         }
         if inst.operand_count() > a + 3 {
@@ -526,11 +565,11 @@ impl Tr<'_> {
             } else {
                 TreeResult::Exclusive
             };
-            let out = self.masked_tree(op, &v, LaneMask::Active, MAX_TREE_LEVELS, result)?;
+            let out = self.masked_tree(op, v, LaneMask::Active, MAX_TREE_LEVELS, result)?;
             return self.set_vals(id, &out);
         }
         let mut out = Vec::with_capacity(v.len());
-        for x in v {
+        for &x in v {
             let r = match kind {
                 Kind::Active(wop, sign) => {
                     let s = self.b.scalar_type_of(x)?;
