@@ -46,6 +46,9 @@
 //!   extended instructions and the other instructions that `lower::int8` does not list, clustered or partitioned ballot counts, writable multisampled images, 64-bit
 //!   stage inputs and outputs, structs inside arrays of stage variables.
 //!
+//! The `Groups` capability's group operations at subgroup scope (`OpGroupIAdd`, ...) and
+//! SPV_AMD_shader_ballot's `OpGroup*NonUniformAMD` are the matching `OpGroupNonUniform*`.
+//!
 //! Subgroup operations without a DXIL instruction (clustered and partitioned reductions,
 //! min/max, bitwise and logical scans, partitioned min/max scans) are a tree of
 //! `WaveReadLaneAt` over aligned blocks of lanes, reading only lanes of the active lanes'

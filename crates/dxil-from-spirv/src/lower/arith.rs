@@ -1130,4 +1130,5 @@ pub fn is_group_op(op: Op) -> bool {
                 | Op::GroupNonUniformRotateKHR
                 | Op::GroupNonUniformPartitionNV
         )
+        || super::wave::non_uniform_form(op).is_some()
 }

@@ -191,6 +191,7 @@ impl Tr<'_> {
 
     pub fn group_op(&mut self, inst: &Inst<'_>, op: Op) -> Result<()> {
         let id = inst.word(1)?;
+        let op = non_uniform_form(op).unwrap_or(op);
         // OpGroupNonUniform* carry an execution scope first; the KHR forms do not.
         let khr = matches!(
             op,
@@ -650,4 +651,23 @@ fn min_max(op: Op) -> bool {
             | Op::GroupNonUniformUMax
             | Op::GroupNonUniformFMax
     )
+}
+
+/// The `OpGroupNonUniform*` instruction that does at subgroup scope what a `Groups`-capability
+/// instruction (`OpGroupIAdd`, ..., which all invocations reach together) or an
+/// SPV_AMD_shader_ballot one (`OpGroupIAddNonUniformAMD`, ...) does; the operands are the same.
+pub(super) fn non_uniform_form(op: Op) -> Option<Op> {
+    Some(match op {
+        Op::GroupAll => Op::GroupNonUniformAll,
+        Op::GroupAny => Op::GroupNonUniformAny,
+        Op::GroupIAdd | Op::GroupIAddNonUniformAMD => Op::GroupNonUniformIAdd,
+        Op::GroupFAdd | Op::GroupFAddNonUniformAMD => Op::GroupNonUniformFAdd,
+        Op::GroupFMin | Op::GroupFMinNonUniformAMD => Op::GroupNonUniformFMin,
+        Op::GroupUMin | Op::GroupUMinNonUniformAMD => Op::GroupNonUniformUMin,
+        Op::GroupSMin | Op::GroupSMinNonUniformAMD => Op::GroupNonUniformSMin,
+        Op::GroupFMax | Op::GroupFMaxNonUniformAMD => Op::GroupNonUniformFMax,
+        Op::GroupUMax | Op::GroupUMaxNonUniformAMD => Op::GroupNonUniformUMax,
+        Op::GroupSMax | Op::GroupSMaxNonUniformAMD => Op::GroupNonUniformSMax,
+        _ => return None,
+    })
 }
