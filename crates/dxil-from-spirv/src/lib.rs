@@ -20,7 +20,9 @@
 //!   `Offset`, `ArrayStride` and `MatrixStride` decorations) for storage buffers; 16-byte rows
 //!   of constant buffers for uniform buffers and push constants. The local arrays that are
 //!   indexed by constants only then become values and phis (as DXC's scalar replacement
-//!   does); arrays indexed dynamically stay in memory.
+//!   does); arrays indexed dynamically stay in memory. Stage variables are signature elements
+//!   read and written by row and column; an input read at a run-time offset that moves within
+//!   a row (a vector's component) reads every component it can reach and selects one.
 //! - [`bindings`] places every descriptor in a register (Godot's arithmetic by default, or a
 //!   map), choosing SRV or UAV from the type, the decorations and whether the shader writes.
 //! - The module goes through `dxil-assembler` (signatures, `PSV0`, `SFI0`, `HASH`, digest)

@@ -127,7 +127,7 @@ pub fn resources(md: &mut Md<'_>, res: &[Resource]) -> Option<MdId> {
     for r in order {
         let mut ty = resource_symbol_type(md.b, r);
         // The validator allows a dynamic index only into a range whose symbol is an array.
-        if r.count != 1 {
+        if r.arrayed {
             let n = if r.count == u32::MAX {
                 0
             } else {

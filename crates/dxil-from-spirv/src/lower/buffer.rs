@@ -72,6 +72,9 @@ pub struct Resource {
     pub class: ResourceClass,
     /// Number of descriptors: 1, the array length, or `u32::MAX` for runtime arrays.
     pub count: u32,
+    /// Declared as an array of descriptors (also one of one element, which is indexed as
+    /// arrays are).
+    pub arrayed: bool,
     pub space: u32,
     pub lower: u32,
     /// Written (stores, atomics) by the shader.
@@ -206,16 +209,17 @@ impl Tr<'_> {
     fn add_resource(&mut self, var: u32, class: StorageClass, pointee: u32) -> Result<()> {
         let d = *self.spv.decor.get(var);
         // Descriptor arrays.
-        let (count, inner) = match self.spv.ty(pointee)? {
+        let (count, inner, arrayed) = match self.spv.ty(pointee)? {
             Type::Array { elem, len } if class != StorageClass::PushConstant => {
                 let n = self.const_u64(len)?;
                 (
                     u32::try_from(n).map_err(|_| limit("descriptor array length"))?,
                     elem,
+                    true,
                 )
             }
-            Type::RuntimeArray { elem } => (u32::MAX, elem),
-            _ => (1, pointee),
+            Type::RuntimeArray { elem } => (u32::MAX, elem, true),
+            _ => (1, pointee, false),
         };
         let name = self.spv.name(var);
         if class != StorageClass::PushConstant && class != StorageClass::UniformConstant {
@@ -249,6 +253,7 @@ impl Tr<'_> {
             kind: ResKind::Raw,
             class: ResourceClass::SRV,
             count,
+            arrayed,
             space: 0,
             lower: 0,
             written: false,
@@ -494,10 +499,10 @@ impl Tr<'_> {
             as u32;
         let r = &self.resources[res as usize];
         let block = match self.spv.ty(pointee)? {
-            Type::Array { elem, .. } | Type::RuntimeArray { elem } if r.count != 1 => elem,
+            Type::Array { elem, .. } | Type::RuntimeArray { elem } if r.arrayed => elem,
             _ => pointee,
         };
-        if r.count == 1
+        if !r.arrayed
             && let Some(h) = r.handle
         {
             if matches!(
@@ -514,7 +519,7 @@ impl Tr<'_> {
     /// Creates the handles of single (non-array) descriptors in the first block.
     pub fn create_handles(&mut self) -> Result<()> {
         for i in 0..self.resources.len() {
-            if self.resources[i].count != 1 {
+            if self.resources[i].arrayed {
                 continue;
             }
             let h = self.create_handle(i as u32, None, false)?;
@@ -585,7 +590,7 @@ impl Tr<'_> {
         let Base::Resource { res, index } = p.base else {
             return Err(crate::error::internal("not a descriptor pointer"));
         };
-        if index.is_some() || self.resources[res as usize].count == 1 {
+        if index.is_some() || !self.resources[res as usize].arrayed {
             return Err(malformed("index into a descriptor that is not an array"));
         }
         let v = self.scalar(idx)?;

@@ -87,6 +87,11 @@ impl Tr<'_> {
         }
         let (start, n) = self.io_leaf_range(p, ty)?;
         let kinds = self.leaf_kinds(ty)?;
+        if let Some(d) = p.dyn_off
+            && !self.dynamic_rows_suffice(i, p)
+        {
+            return self.load_io_select(i, p, d, &kinds[..n.min(kinds.len())]);
+        }
         let mut out = Vec::with_capacity(n);
         for (k, kind) in kinds.iter().enumerate().take(n) {
             let leaf = *self.io.vars[i as usize]
@@ -95,6 +100,79 @@ impl Tr<'_> {
                 .ok_or_else(|| malformed("access past the end of a stage variable"))?;
             let v = self.read_leaf(leaf, p, *kind)?;
             out.push(v);
+        }
+        Ok(out)
+    }
+
+    /// Whether a dynamic offset into stage variable `var` moves whole signature rows, so that
+    /// a load can index the rows (else it reads every leaf the offset can reach).
+    fn dynamic_rows_suffice(&mut self, var: u32, p: &Ptr) -> bool {
+        let leaves = &self.io.vars[var as usize].leaves;
+        let mut elems: Vec<(SigKind, u32)> = Vec::new();
+        for leaf in leaves {
+            match *leaf {
+                Leaf::Op(_) => return false,
+                Leaf::Sig { sig, elem, .. } if !elems.contains(&(sig, elem)) => {
+                    elems.push((sig, elem))
+                }
+                _ => {}
+            }
+        }
+        elems.into_iter().all(|(sig, elem)| {
+            let cols = u32::from(self.signature_mut(sig).elems[elem as usize].cols);
+            cols <= 1 || p.dyn_align.is_multiple_of(cols)
+        })
+    }
+
+    /// A load at a dynamic offset that moves within rows (a vector's component, a built-in's):
+    /// every leaf the offset can reach is read, and a chain of selects on the offset picks
+    /// each result's. An offset past the variable gives the first candidate (D3D12 leaves
+    /// out-of-range indexing of inputs undefined).
+    fn load_io_select(
+        &mut self,
+        var: u32,
+        p: &Ptr,
+        dyn_off: Value,
+        kinds: &[Scalar],
+    ) -> Result<Vec<Value>> {
+        /// Candidate leaves read per result: beyond this, the selects cost more than the
+        /// shader is likely to gain.
+        const MAX_CANDIDATES: u64 = 64;
+        let total = self.io.vars[var as usize].leaves.len() as u64;
+        let step = u64::from(p.dyn_align.max(1));
+        let fixed = Ptr {
+            dyn_off: None,
+            ..*p
+        };
+        let mut out = Vec::with_capacity(kinds.len());
+        for (k, &kind) in kinds.iter().enumerate() {
+            let first = p.off + k as u64;
+            if first >= total {
+                return Err(malformed("access past the end of a stage variable"));
+            }
+            if (total - first).div_ceil(step) > MAX_CANDIDATES {
+                return Err(unsupported(
+                    "dynamic indexing that moves within a row of a stage variable over more                      than 64 elements",
+                ));
+            }
+            let mut acc: Option<Value> = None;
+            let mut at = first;
+            while at < total {
+                let leaf = self.io.vars[var as usize].leaves[at as usize];
+                let v = self.read_leaf(leaf, &fixed, kind)?;
+                acc = Some(match acc {
+                    None => v,
+                    Some(prev) => {
+                        let delta = self.b.i32c((at - first) as i64);
+                        let hit = self
+                            .b
+                            .cmp(dxil_module::Predicate::ICMP_EQ, dyn_off, delta)?;
+                        self.b.select(hit, v, prev)?
+                    }
+                });
+                at += step;
+            }
+            out.push(acc.ok_or_else(|| malformed("access past the end of a stage variable"))?);
         }
         Ok(out)
     }
