@@ -252,11 +252,38 @@ impl<'m> Node<'m> {
         })
     }
 
+    /// Operand `i` as an integer constant and its width; `None` when it is null, absent or anything else. The
+    /// view reads some forty integer fields per module (signature elements, resources, properties), so this is
+    /// one straight path, and the errors are built apart ([`Node::int_error`]).
+    #[inline]
+    fn int_operand(&self, i: usize) -> Option<(i64, u32)> {
+        let id = MdId(self.ops.get(i)?.checked_sub(1)?);
+        let module = self.md.module;
+        let MdData::Value { ty, value } = module.metadata.get(id)? else {
+            return None;
+        };
+        let v = module.const_int(*value)?;
+        match module.types.data(*ty) {
+            TypeData::Int(w) => Some((v, *w)),
+            _ => None,
+        }
+    }
+
+    /// Why operand `i` is not an integer constant: absent or null, or something else.
+    #[cold]
+    #[inline(never)]
+    fn int_error(&self, i: usize, field: &'static str) -> Error {
+        match self.required(i, field) {
+            Err(e) => e,
+            Ok(_) => self.error(ErrorKind::Malformed, field, "expected an integer constant"),
+        }
+    }
+
     pub(crate) fn u64_at(&self, i: usize, field: &'static str) -> Result<u64> {
-        let id = self.required(i, field)?;
-        self.md
-            .uint(id)
-            .ok_or_else(|| self.error(ErrorKind::Malformed, field, "expected an integer constant"))
+        match self.int_operand(i) {
+            Some((v, width)) => Ok(zext(v, width)),
+            None => Err(self.int_error(i, field)),
+        }
     }
 
     pub(crate) fn u32_at(&self, i: usize, field: &'static str) -> Result<u32> {
@@ -271,10 +298,10 @@ impl<'m> Node<'m> {
     }
 
     pub(crate) fn i64_at(&self, i: usize, field: &'static str) -> Result<i64> {
-        let id = self.required(i, field)?;
-        self.md
-            .sint(id)
-            .ok_or_else(|| self.error(ErrorKind::Malformed, field, "expected an integer constant"))
+        match self.int_operand(i) {
+            Some((v, width)) => Ok(sext(v, width)),
+            None => Err(self.int_error(i, field)),
+        }
     }
 
     /// A signed 32-bit field (`-1` marks unallocated signature rows and columns).

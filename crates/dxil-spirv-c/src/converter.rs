@@ -189,7 +189,11 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
             ..c.requests.clone()
         },
         patch_location_offset: c.patch_location_offset,
-        ..Options::default()
+        // Each field given, not `..Options::default()`: that would make (and free) a default binding model per run.
+        bounds_checks: true,
+        denorm_modes: true,
+        debug_names: false,
+        input_varyings: None,
     };
     let t = dxil_to_spirv::dxil::entry_info(
         &blob.module,

@@ -115,6 +115,9 @@ struct Spare {
     builtins: Vec<(BuiltIn, Id)>,
     side_buffers: Vec<(u32, u32, Id)>,
     fname: String,
+    io: stage::Interface,
+    block_structs: Vec<(Id, bool, Id)>,
+    dx_checked: Vec<Cell<u32>>,
 }
 
 impl Translator {
@@ -165,12 +168,12 @@ impl Translator {
             ptrs: std::mem::take(&mut self.spare.ptrs),
             agg: std::mem::take(&mut self.spare.agg),
             builtins: std::mem::take(&mut self.spare.builtins),
-            io: stage::Interface::default(),
+            io: std::mem::take(&mut self.spare.io).emptied(),
             rt: stage::RayState::default(),
             bindings: Vec::new(),
             varyings: Vec::new(),
             push_block: None,
-            block_structs: Vec::new(),
+            block_structs: std::mem::take(&mut self.spare.block_structs),
             side_buffers: std::mem::take(&mut self.spare.side_buffers),
             fname: std::mem::take(&mut self.spare.fname),
             at_block: 0,
@@ -179,8 +182,11 @@ impl Translator {
             uses_quads: false,
             native16: module.datalayout.contains("i16:16") || module.datalayout.contains("f16:16"),
             depth: 0,
-            dx_checked: vec![Cell::new(0); module.functions.len()],
+            dx_checked: std::mem::take(&mut self.spare.dx_checked),
         };
+        cx.block_structs.clear();
+        cx.dx_checked.clear();
+        cx.dx_checked.resize(module.functions.len(), Cell::new(0));
         let result = cx.run();
         // Hand the buffers back whatever happened.
         self.st = cx.st.take();
@@ -196,6 +202,7 @@ impl Translator {
             builtins: std::mem::take(&mut cx.builtins),
             side_buffers: std::mem::take(&mut cx.side_buffers),
             fname: std::mem::take(&mut cx.fname),
+            ..Spare::default()
         };
         let translation = match result {
             Ok(()) => {
@@ -205,6 +212,10 @@ impl Translator {
             }
             Err(e) => Err(e),
         };
+        // Read by the translation's description, so handed back after it.
+        self.spare.io = std::mem::take(&mut cx.io);
+        self.spare.block_structs = std::mem::take(&mut cx.block_structs);
+        self.spare.dx_checked = std::mem::take(&mut cx.dx_checked);
         self.b = Some(cx.b);
         self.f = Some(cx.f);
         translation
