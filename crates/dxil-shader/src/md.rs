@@ -288,13 +288,18 @@ impl<'m> Node<'m> {
 
     pub(crate) fn u32_at(&self, i: usize, field: &'static str) -> Result<u32> {
         let v = self.u64_at(i, field)?;
-        u32::try_from(v).map_err(|_| {
-            self.error(
-                ErrorKind::Invalid,
-                field,
-                format!("value {v} does not fit in 32 bits"),
-            )
-        })
+        u32::try_from(v).map_err(|_| self.wide_error(field, i128::from(v)))
+    }
+
+    /// A 32-bit field's value that does not fit; apart from the readers so that they stay small.
+    #[cold]
+    #[inline(never)]
+    fn wide_error(&self, field: &'static str, v: i128) -> Error {
+        self.error(
+            ErrorKind::Invalid,
+            field,
+            format!("value {v} does not fit in 32 bits"),
+        )
     }
 
     pub(crate) fn i64_at(&self, i: usize, field: &'static str) -> Result<i64> {
@@ -307,13 +312,7 @@ impl<'m> Node<'m> {
     /// A signed 32-bit field (`-1` marks unallocated signature rows and columns).
     pub(crate) fn i32_at(&self, i: usize, field: &'static str) -> Result<i32> {
         let v = self.i64_at(i, field)?;
-        i32::try_from(v).map_err(|_| {
-            self.error(
-                ErrorKind::Invalid,
-                field,
-                format!("value {v} does not fit in 32 bits"),
-            )
-        })
+        i32::try_from(v).map_err(|_| self.wide_error(field, i128::from(v)))
     }
 
     pub(crate) fn bool_at(&self, i: usize, field: &'static str) -> Result<bool> {

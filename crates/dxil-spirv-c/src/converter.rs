@@ -127,6 +127,36 @@ fn error_code(e: &Error) -> abi::DxilResult {
 thread_local! {
     // One translator per thread keeps its buffers between runs.
     static TRANSLATOR: RefCell<Translator> = RefCell::new(Translator::new());
+    /// The converter freed last on this thread, for the next one made ([`Converter::create`]).
+    static SPARE: std::cell::Cell<Option<Box<Converter>>> = const { std::cell::Cell::new(None) };
+}
+
+impl Converter {
+    /// A converter for `blob`, in the box of the converter freed last on this thread when there is one: a layer
+    /// makes, runs and frees a converter per shader.
+    pub fn create(blob: *const ParsedBlob) -> Box<Converter> {
+        match SPARE.try_with(std::cell::Cell::take).ok().flatten() {
+            Some(mut c) => {
+                *c = Converter::new(blob);
+                c
+            }
+            None => Box::new(Converter::new(blob)),
+        }
+    }
+
+    /// Frees a converter (`dxil_spv_converter_free`): its SPIR-V buffer goes back to the thread's translator for
+    /// the next output and its box is kept for the next converter, two allocations fewer per shader.
+    pub fn release(mut self: Box<Converter>) {
+        if let Some(r) = self.result.take() {
+            let _ = TRANSLATOR.try_with(|t| {
+                if let Ok(mut t) = t.try_borrow_mut() {
+                    t.recycle_words(r.words);
+                }
+            });
+        }
+        *self = Converter::new(std::ptr::null());
+        let _ = SPARE.try_with(|s| s.set(Some(self)));
+    }
 }
 
 /// Translates the converter's entry point.

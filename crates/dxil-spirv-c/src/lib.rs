@@ -675,7 +675,7 @@ pub unsafe extern "C" fn dxil_spv_create_converter_with_reflection(
         return abi::ERROR_INVALID_ARGUMENT;
     }
     guard(abi::ERROR_GENERIC, || {
-        let c = Box::into_raw(Box::new(Converter::new(blob)));
+        let c = Box::into_raw(Converter::create(blob));
         // SAFETY: `converter` was checked non-null.
         unsafe { converter.write(c) };
         abi::SUCCESS
@@ -691,7 +691,7 @@ pub unsafe extern "C" fn dxil_spv_converter_free(converter: ConverterHandle) {
     }
     guard((), || {
         // SAFETY: the handle came from `Box::into_raw` in a create function and is freed once.
-        drop(unsafe { Box::from_raw(converter) });
+        Converter::release(unsafe { Box::from_raw(converter) });
     })
 }
 

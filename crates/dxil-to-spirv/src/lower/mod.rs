@@ -118,11 +118,23 @@ struct Spare {
     io: stage::Interface,
     block_structs: Vec<(Id, bool, Id)>,
     dx_checked: Vec<Cell<u32>>,
+    /// A finished translation's SPIR-V buffer handed back ([`Translator::recycle_words`]) for the next output.
+    words: Vec<u32>,
 }
 
 impl Translator {
     pub fn new() -> Translator {
         Translator::default()
+    }
+
+    /// Takes back the SPIR-V buffer of a translation the caller is done with: the next translation writes its
+    /// module into it instead of a new buffer (the C API hands back each converter's output when it is freed).
+    /// Buffers over 1 MiB are freed instead.
+    pub fn recycle_words(&mut self, mut words: Vec<u32>) {
+        if words.capacity() <= 1 << 18 && words.capacity() > self.spare.words.capacity() {
+            words.clear();
+            self.spare.words = words;
+        }
     }
 
     /// Translates `module`'s entry point (see [`crate::translate`]).
@@ -149,6 +161,7 @@ impl Translator {
                 stage: entry.stage.name(),
             });
         }
+        let mut spare_words = std::mem::take(&mut self.spare.words);
         let mut b = self.b.take().unwrap_or_default();
         b.reset();
         b.names = options.debug_names;
@@ -206,12 +219,13 @@ impl Translator {
         };
         let translation = match result {
             Ok(()) => {
-                let mut words = Vec::new();
+                let mut words = std::mem::take(&mut spare_words);
                 cx.b.finish(&mut words);
                 Ok(cx.translation(words))
             }
             Err(e) => Err(e),
         };
+        self.spare.words = spare_words;
         // Read by the translation's description, so handed back after it.
         self.spare.io = std::mem::take(&mut cx.io);
         self.spare.block_structs = std::mem::take(&mut cx.block_structs);
