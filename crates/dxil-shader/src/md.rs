@@ -279,6 +279,7 @@ impl<'m> Node<'m> {
         }
     }
 
+    #[inline]
     pub(crate) fn u64_at(&self, i: usize, field: &'static str) -> Result<u64> {
         match self.int_operand(i) {
             Some((v, width)) => Ok(zext(v, width)),
@@ -286,6 +287,7 @@ impl<'m> Node<'m> {
         }
     }
 
+    #[inline]
     pub(crate) fn u32_at(&self, i: usize, field: &'static str) -> Result<u32> {
         let v = self.u64_at(i, field)?;
         u32::try_from(v).map_err(|_| self.wide_error(field, i128::from(v)))
@@ -302,6 +304,7 @@ impl<'m> Node<'m> {
         )
     }
 
+    #[inline]
     pub(crate) fn i64_at(&self, i: usize, field: &'static str) -> Result<i64> {
         match self.int_operand(i) {
             Some((v, width)) => Ok(sext(v, width)),
@@ -310,6 +313,7 @@ impl<'m> Node<'m> {
     }
 
     /// A signed 32-bit field (`-1` marks unallocated signature rows and columns).
+    #[inline]
     pub(crate) fn i32_at(&self, i: usize, field: &'static str) -> Result<i32> {
         let v = self.i64_at(i, field)?;
         i32::try_from(v).map_err(|_| self.wide_error(field, i128::from(v)))
