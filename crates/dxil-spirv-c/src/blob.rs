@@ -343,7 +343,11 @@ impl ParsedBlob {
     /// lists) is kept for the thread's next parse: a layer parses, translates and frees blob after blob, and these
     /// were five allocations and frees per blob.
     pub fn release(mut self: Box<ParsedBlob>) {
-        if Arc::get_mut(&mut self.dxil).is_none() {
+        // A blob with unusually many entries or ranges is not kept (nor one whose view is still shared): dropped
+        // as usual.
+        if Arc::get_mut(&mut self.dxil).is_none()
+            || self.entries.capacity() + self.ranges.capacity() > 256
+        {
             return;
         }
         let Some(m) = Arc::get_mut(&mut self.module) else {
@@ -355,14 +359,11 @@ impl ParsedBlob {
             let _ = BITCODE.try_with(|b| b.set(bitcode));
         }
         // The view stays until the next parse replaces it; the lists are emptied now (their capacity is what the
-        // next parse keeps), and a blob with unusually many entries or ranges is not kept.
+        // next parse keeps).
         self.entries.clear();
         self.ranges.clear();
         self.disassembly = None;
         self.subobjects.clear();
-        if self.entries.capacity() + self.ranges.capacity() > 256 {
-            return;
-        }
         let _ = SPARE.try_with(|s| s.set(Some(self)));
     }
 
