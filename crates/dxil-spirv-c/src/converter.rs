@@ -225,7 +225,7 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         debug_names: false,
         input_varyings: None,
     };
-    let t = dxil_to_spirv::dxil::entry_info(
+    let mut t = dxil_to_spirv::dxil::entry_info(
         &blob.module,
         blob.dxil.clone(),
         options.entry_point.as_deref(),
@@ -247,7 +247,7 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         .capabilities
         .iter()
         .any(|&c| matches!(c, spirv::Capability::Float16 | spirv::Capability::Int16));
-    Ok(RunResult {
+    let result = RunResult {
         entry_point: dxil_name
             .unwrap_or_else(|| CString::new(t.entry_point.as_str()).unwrap_or_default()),
         workgroup_size: t.workgroup_size,
@@ -259,11 +259,19 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
             .as_ref()
             .map_or(0, |s| s.input_control_points),
         patch_location_offset: t.tessellation.as_ref().map(|s| s.patch_location_offset),
-        words: t.words,
+        words: std::mem::take(&mut t.words),
         uses_subgroup_size,
         native_16bit,
         warnings,
-    })
+    };
+    // The rest of the translation (binding, capability and extension lists) is not reported: its lists go back to
+    // the translator for the next run's.
+    let _ = TRANSLATOR.try_with(|tr| {
+        if let Ok(mut tr) = tr.try_borrow_mut() {
+            tr.recycle(t);
+        }
+    });
+    Ok(result)
 }
 
 /// The translator's stage of the chosen entry point.

@@ -120,6 +120,11 @@ struct Spare {
     dx_checked: Vec<Cell<u32>>,
     /// A finished translation's SPIR-V buffer handed back ([`Translator::recycle_words`]) for the next output.
     words: Vec<u32>,
+    /// A finished translation's lists handed back ([`Translator::recycle`]) for the next one's.
+    bindings: Vec<crate::Binding>,
+    varyings: Vec<crate::Varying>,
+    capabilities: Vec<spirv::Capability>,
+    extensions: Vec<&'static str>,
 }
 
 impl Translator {
@@ -135,6 +140,22 @@ impl Translator {
             words.clear();
             self.spare.words = words;
         }
+    }
+
+    /// Takes back a translation the caller is done with (its SPIR-V as in [`Translator::recycle_words`]): the next
+    /// translation's binding, varying, capability and extension lists are made in its lists rather than new ones.
+    pub fn recycle(&mut self, t: Translation) {
+        fn keep<T>(spare: &mut Vec<T>, mut v: Vec<T>) {
+            if v.capacity() <= 1 << 12 && v.capacity() > spare.capacity() {
+                v.clear();
+                *spare = v;
+            }
+        }
+        self.recycle_words(t.words);
+        keep(&mut self.spare.bindings, t.bindings);
+        keep(&mut self.spare.varyings, t.varyings);
+        keep(&mut self.spare.capabilities, t.capabilities);
+        keep(&mut self.spare.extensions, t.extensions);
     }
 
     /// Translates `module`'s entry point (see [`crate::translate`]).
@@ -161,7 +182,10 @@ impl Translator {
                 stage: entry.stage.name(),
             });
         }
+        // Taken now: the spare is rebuilt below before the translation's description is made.
         let mut spare_words = std::mem::take(&mut self.spare.words);
+        let mut capabilities = std::mem::take(&mut self.spare.capabilities);
+        let mut extensions = std::mem::take(&mut self.spare.extensions);
         let mut b = self.b.take().unwrap_or_default();
         b.reset();
         b.names = options.debug_names;
@@ -183,8 +207,8 @@ impl Translator {
             builtins: std::mem::take(&mut self.spare.builtins),
             io: std::mem::take(&mut self.spare.io).emptied(),
             rt: stage::RayState::default(),
-            bindings: Vec::new(),
-            varyings: Vec::new(),
+            bindings: std::mem::take(&mut self.spare.bindings),
+            varyings: std::mem::take(&mut self.spare.varyings),
             push_block: None,
             block_structs: std::mem::take(&mut self.spare.block_structs),
             side_buffers: std::mem::take(&mut self.spare.side_buffers),
@@ -198,6 +222,8 @@ impl Translator {
             dx_checked: std::mem::take(&mut self.spare.dx_checked),
         };
         cx.block_structs.clear();
+        cx.bindings.clear();
+        cx.varyings.clear();
         cx.dx_checked.clear();
         cx.dx_checked.resize(module.functions.len(), Cell::new(0));
         let result = cx.run();
@@ -221,7 +247,11 @@ impl Translator {
             Ok(()) => {
                 let mut words = std::mem::take(&mut spare_words);
                 cx.b.finish(&mut words);
-                Ok(cx.translation(words))
+                capabilities.clear();
+                capabilities.extend_from_slice(cx.b.capabilities());
+                extensions.clear();
+                extensions.extend_from_slice(cx.b.extensions());
+                Ok(cx.translation(words, capabilities, extensions))
             }
             Err(e) => Err(e),
         };
@@ -375,7 +405,12 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    fn translation(&mut self, words: Vec<u32>) -> Translation {
+    fn translation(
+        &mut self,
+        words: Vec<u32>,
+        capabilities: Vec<spirv::Capability>,
+        extensions: Vec<&'static str>,
+    ) -> Translation {
         let mut bindings = std::mem::take(&mut self.bindings);
         bindings.sort_by_key(|x| (x.set, x.binding, x.descriptor_type as u32));
         bindings.dedup();
@@ -406,8 +441,8 @@ impl<'a> Ctx<'a> {
             varyings: std::mem::take(&mut self.varyings),
             spirv_version,
             vulkan_version,
-            capabilities: self.b.capabilities().to_vec(),
-            extensions: self.b.extensions().to_vec(),
+            capabilities,
+            extensions,
             sample_count_spec_id: match self.opts.requests.rasterizer_sample_count() {
                 crate::SampleCount::SpecConstant(id) if self.b.has_spec_u32(id) => Some(id),
                 _ => None,
