@@ -289,6 +289,7 @@ impl Constants {
     }
 
     /// The integer value of a constant (`Null` counts as 0), if it is an integer constant.
+    #[inline]
     pub fn as_int(&self, c: ConstId) -> Option<i64> {
         match self.get(c)?.data {
             ConstData::Int(v) => Some(v),

@@ -141,6 +141,7 @@ pub struct Metadata {
 }
 
 impl Metadata {
+    #[inline]
     pub fn get(&self, m: MdId) -> Option<&MdData> {
         self.items.get(m.index())
     }

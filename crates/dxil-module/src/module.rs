@@ -312,6 +312,7 @@ impl Module {
     }
 
     /// The constant integer value of an operand, if it is one.
+    #[inline]
     pub fn const_int(&self, v: Value) -> Option<i64> {
         self.constants.as_int(v.as_const()?)
     }

@@ -248,9 +248,10 @@ fn classify(class: &str, suffix: &str, types: &mut TypeIndex<'_>) -> DxOpFunctio
 struct ClassTable {
     /// Sorted class names.
     names: Vec<&'static str>,
-    /// Index of each name in `names`: every module classifies each of its `dx.op` functions by
-    /// name, and a hash lookup beats a binary search's string comparisons there.
-    index: rustc_hash::FxHashMap<&'static str, u16>,
+    /// Indices into `names` by [`class_slot`], open-addressed ([`NO_CLASS`]: empty): every module classifies
+    /// each of its `dx.op` functions by name, and hashing only a name's length and its first and last eight bytes
+    /// costs a fraction of a general string hash map's lookup.
+    slots: Vec<u16>,
     /// One operation of each class (for its overload dimensions), parallel to `names`.
     info: Vec<&'static OpInfo>,
     core: Vec<u16>,
@@ -259,8 +260,39 @@ struct ClassTable {
 
 impl ClassTable {
     fn index(&self, class: &str) -> Option<u16> {
-        self.index.get(class).copied()
+        let mask = self.slots.len().checked_sub(1)?;
+        let start = class_slot(class.as_bytes());
+        for probe in 0..self.slots.len() {
+            let c = *self.slots.get((start + probe) & mask)?;
+            if c == NO_CLASS {
+                return None;
+            }
+            if self.names.get(usize::from(c)) == Some(&class) {
+                return Some(c);
+            }
+        }
+        None
     }
+}
+
+/// An empty slot of [`ClassTable::slots`].
+const NO_CLASS: u16 = u16::MAX;
+
+/// Slots of [`ClassTable::slots`]: a power of two, several times the number of classes (about 200), so that
+/// probe sequences stay short.
+const CLASS_SLOTS: usize = 1024;
+
+/// The home slot of a class name: a hash of its length and its first and last eight bytes (the names differ
+/// there: `loadInput`, `storeOutput`, `bufferLoad`, `rawBufferLoad`, ...).
+fn class_slot(name: &[u8]) -> usize {
+    let word = |b: &[u8]| b.iter().rev().fold(0u64, |w, &x| (w << 8) | u64::from(x));
+    let (head, tail) = match (name.first_chunk::<8>(), name.last_chunk::<8>()) {
+        (Some(h), Some(t)) => (u64::from_le_bytes(*h), u64::from_le_bytes(*t)),
+        _ => (word(name), 0),
+    };
+    let h = (head.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ tail ^ name.len() as u64)
+        .wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    (h >> 32) as usize & (CLASS_SLOTS - 1)
 }
 
 fn class_table() -> &'static ClassTable {
@@ -292,14 +324,20 @@ fn class_table() -> &'static ClassTable {
             .iter()
             .map(|o| lookup(o.info().class))
             .collect();
-        let index = names
-            .iter()
-            .enumerate()
-            .filter_map(|(i, n)| Some((*n, u16::try_from(i).ok()?)))
-            .collect();
+        let mut slots = vec![NO_CLASS; CLASS_SLOTS];
+        for (i, n) in names.iter().enumerate() {
+            let Ok(c) = u16::try_from(i) else { break };
+            let start = class_slot(n.as_bytes());
+            let free = (0..CLASS_SLOTS)
+                .map(|probe| (start + probe) & (CLASS_SLOTS - 1))
+                .find(|&s| slots[s] == NO_CLASS);
+            if let Some(s) = free {
+                slots[s] = c;
+            }
+        }
         ClassTable {
             names,
-            index,
+            slots,
             info,
             core,
             experimental,
@@ -407,6 +445,38 @@ mod tests {
     use super::*;
     use crate::testutil::{BodyBuilder, Builder};
     use dxil_module::TypeData;
+
+    #[test]
+    fn class_slots_find_every_class_and_nothing_else() {
+        let t = class_table();
+        assert!(t.names.len() > 100 && t.names.len() < CLASS_SLOTS / 2);
+        for (i, n) in t.names.iter().enumerate() {
+            assert_eq!(t.index(n), u16::try_from(i).ok(), "{n}");
+            // Same length, first and last bytes as a class, but another name.
+            let mut other = n.as_bytes().to_vec();
+            let mid = other.len() / 2;
+            other[mid] ^= 0x20;
+            let other = String::from_utf8(other).unwrap_or_default();
+            assert_eq!(
+                t.index(&other),
+                t.names.iter().position(|m| *m == other).map(|p| p as u16)
+            );
+        }
+        for n in [
+            "",
+            "x",
+            "loadinput",
+            "bufferLoadX",
+            "dx.op.bufferLoad",
+            "bufferLoad\0",
+        ] {
+            assert_eq!(t.index(n), None, "{n}");
+        }
+        assert_eq!(
+            t.index("bufferLoad").map(|c| t.names[usize::from(c)]),
+            Some("bufferLoad")
+        );
+    }
 
     struct Calls {
         m: Module,

@@ -252,41 +252,71 @@ impl<'m> Node<'m> {
         })
     }
 
-    pub(crate) fn u64_at(&self, i: usize, field: &'static str) -> Result<u64> {
-        let id = self.required(i, field)?;
-        self.md
-            .uint(id)
-            .ok_or_else(|| self.error(ErrorKind::Malformed, field, "expected an integer constant"))
+    /// Operand `i` as an integer constant and its width; `None` when it is null, absent or anything else. The
+    /// view reads some forty integer fields per module (signature elements, resources, properties), so this is
+    /// one straight path, and the errors are built apart ([`Node::int_error`]).
+    #[inline]
+    fn int_operand(&self, i: usize) -> Option<(i64, u32)> {
+        let id = MdId(self.ops.get(i)?.checked_sub(1)?);
+        let module = self.md.module;
+        let MdData::Value { ty, value } = module.metadata.get(id)? else {
+            return None;
+        };
+        let v = module.const_int(*value)?;
+        match module.types.data(*ty) {
+            TypeData::Int(w) => Some((v, *w)),
+            _ => None,
+        }
     }
 
+    /// Why operand `i` is not an integer constant: absent or null, or something else.
+    #[cold]
+    #[inline(never)]
+    fn int_error(&self, i: usize, field: &'static str) -> Error {
+        match self.required(i, field) {
+            Err(e) => e,
+            Ok(_) => self.error(ErrorKind::Malformed, field, "expected an integer constant"),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn u64_at(&self, i: usize, field: &'static str) -> Result<u64> {
+        match self.int_operand(i) {
+            Some((v, width)) => Ok(zext(v, width)),
+            None => Err(self.int_error(i, field)),
+        }
+    }
+
+    #[inline]
     pub(crate) fn u32_at(&self, i: usize, field: &'static str) -> Result<u32> {
         let v = self.u64_at(i, field)?;
-        u32::try_from(v).map_err(|_| {
-            self.error(
-                ErrorKind::Invalid,
-                field,
-                format!("value {v} does not fit in 32 bits"),
-            )
-        })
+        u32::try_from(v).map_err(|_| self.wide_error(field, i128::from(v)))
     }
 
+    /// A 32-bit field's value that does not fit; apart from the readers so that they stay small.
+    #[cold]
+    #[inline(never)]
+    fn wide_error(&self, field: &'static str, v: i128) -> Error {
+        self.error(
+            ErrorKind::Invalid,
+            field,
+            format!("value {v} does not fit in 32 bits"),
+        )
+    }
+
+    #[inline]
     pub(crate) fn i64_at(&self, i: usize, field: &'static str) -> Result<i64> {
-        let id = self.required(i, field)?;
-        self.md
-            .sint(id)
-            .ok_or_else(|| self.error(ErrorKind::Malformed, field, "expected an integer constant"))
+        match self.int_operand(i) {
+            Some((v, width)) => Ok(sext(v, width)),
+            None => Err(self.int_error(i, field)),
+        }
     }
 
     /// A signed 32-bit field (`-1` marks unallocated signature rows and columns).
+    #[inline]
     pub(crate) fn i32_at(&self, i: usize, field: &'static str) -> Result<i32> {
         let v = self.i64_at(i, field)?;
-        i32::try_from(v).map_err(|_| {
-            self.error(
-                ErrorKind::Invalid,
-                field,
-                format!("value {v} does not fit in 32 bits"),
-            )
-        })
+        i32::try_from(v).map_err(|_| self.wide_error(field, i128::from(v)))
     }
 
     pub(crate) fn bool_at(&self, i: usize, field: &'static str) -> Result<bool> {

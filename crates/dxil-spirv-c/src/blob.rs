@@ -183,6 +183,8 @@ impl Drop for ParsedBlob {
 thread_local! {
     /// The last freed blob's bitcode buffer on this thread, for the next parse's copy.
     static BITCODE: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+    /// The last freed blob on this thread, emptied, for the next parse ([`ParsedBlob::release`]).
+    static SPARE: Cell<Option<Box<ParsedBlob>>> = const { Cell::new(None) };
 }
 
 /// A larger bitcode buffer is freed rather than kept for the thread's next parse.
@@ -199,7 +201,7 @@ fn copy_bitcode(bitcode: &[u8]) -> Vec<u8> {
 
 impl ParsedBlob {
     /// A container's `DXIL` part (`STAT` when `reflection`).
-    pub fn from_container(bytes: &[u8], reflection: bool) -> Result<ParsedBlob, ParseError> {
+    pub fn from_container(bytes: &[u8], reflection: bool) -> Result<Box<ParsedBlob>, ParseError> {
         let c = Container::parse(bytes).map_err(|e| ParseError::Parser(e.to_string()))?;
         let part = if reflection {
             FourCC::STAT
@@ -250,20 +252,27 @@ impl ParsedBlob {
     }
 
     /// Bare bitcode.
-    pub fn from_bitcode(bitcode: &[u8]) -> Result<ParsedBlob, ParseError> {
+    pub fn from_bitcode(bitcode: &[u8]) -> Result<Box<ParsedBlob>, ParseError> {
         let module =
             dxil_module::read_module(bitcode, 0).map_err(|e| ParseError::Parser(e.to_string()))?;
         ParsedBlob::from_module(module, copy_bitcode(bitcode))
     }
 
-    fn from_module(module: Module, bitcode: Vec<u8>) -> Result<ParsedBlob, ParseError> {
+    fn from_module(module: Module, bitcode: Vec<u8>) -> Result<Box<ParsedBlob>, ParseError> {
         let dm = dxil_shader::DxilModule::for_translation(&module)
             .map_err(|e| ParseError::Parser(e.to_string()))?;
         let cstr = |s: &str| {
             CString::new(s)
                 .map_err(|_| ParseError::Parser(format!("entry point name `{s}` holds a NUL")))
         };
-        let mut entries = Vec::new();
+        let mut spare = SPARE.try_with(Cell::take).ok().flatten();
+        let (mut entries, mut ranges) = match spare.as_mut() {
+            Some(b) => (
+                std::mem::take(&mut b.entries),
+                std::mem::take(&mut b.ranges),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
         for (i, e) in dm.entry_points.iter().enumerate() {
             if e.function.is_none() {
                 continue;
@@ -279,7 +288,6 @@ impl ParsedBlob {
                 io: OnceLock::new(),
             });
         }
-        let mut ranges = Vec::new();
         for (_, r) in dm.resources.iter() {
             let Some(class) = ResourceClass::from_u32(r.class.raw()) else {
                 continue;
@@ -303,8 +311,23 @@ impl ParsedBlob {
                 has_counter: r.has_counter(),
             });
         }
-        Ok(ParsedBlob {
-            stage: stage_of(dm.shader_model.kind),
+        let stage = stage_of(dm.shader_model.kind);
+        if let Some(mut b) = spare
+            && let Some(m) = Arc::get_mut(&mut b.module)
+        {
+            *m = module;
+            match Arc::get_mut(&mut b.dxil) {
+                Some(d) => *d = dm,
+                None => b.dxil = Arc::new(dm),
+            }
+            b.stage = stage;
+            b.bitcode = bitcode;
+            b.entries = entries;
+            b.ranges = ranges;
+            return Ok(b);
+        }
+        Ok(Box::new(ParsedBlob {
+            stage,
             dxil: Arc::new(dm),
             module: Arc::new(module),
             bitcode,
@@ -312,7 +335,36 @@ impl ParsedBlob {
             ranges,
             disassembly: None,
             subobjects: Vec::new(),
-        })
+        }))
+    }
+
+    /// Frees a blob (`dxil_spv_parsed_blob_free`). Its module's storage goes to the reader's stash as when it is
+    /// dropped, and the emptied blob itself (its box, the shared boxes of its module and view, its entry and range
+    /// lists) is kept for the thread's next parse: a layer parses, translates and frees blob after blob, and these
+    /// were five allocations and frees per blob.
+    pub fn release(mut self: Box<ParsedBlob>) {
+        // A blob with unusually many entries or ranges is not kept (nor one whose view is still shared): dropped
+        // as usual.
+        if Arc::get_mut(&mut self.dxil).is_none()
+            || self.entries.capacity() + self.ranges.capacity() > 256
+        {
+            return;
+        }
+        let Some(m) = Arc::get_mut(&mut self.module) else {
+            return;
+        };
+        dxil_module::recycle(std::mem::take(m));
+        let bitcode = std::mem::take(&mut self.bitcode);
+        if bitcode.capacity() <= BITCODE_KEEP {
+            let _ = BITCODE.try_with(|b| b.set(bitcode));
+        }
+        // The view stays until the next parse replaces it; the lists are emptied now (their capacity is what the
+        // next parse keeps).
+        self.entries.clear();
+        self.ranges.clear();
+        self.disassembly = None;
+        self.subobjects.clear();
+        let _ = SPARE.try_with(|s| s.set(Some(self)));
     }
 
     /// The entry whose mangled or demangled name is `name`.

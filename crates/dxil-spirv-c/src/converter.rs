@@ -127,6 +127,36 @@ fn error_code(e: &Error) -> abi::DxilResult {
 thread_local! {
     // One translator per thread keeps its buffers between runs.
     static TRANSLATOR: RefCell<Translator> = RefCell::new(Translator::new());
+    /// The converter freed last on this thread, for the next one made ([`Converter::create`]).
+    static SPARE: std::cell::Cell<Option<Box<Converter>>> = const { std::cell::Cell::new(None) };
+}
+
+impl Converter {
+    /// A converter for `blob`, in the box of the converter freed last on this thread when there is one: a layer
+    /// makes, runs and frees a converter per shader.
+    pub fn create(blob: *const ParsedBlob) -> Box<Converter> {
+        match SPARE.try_with(std::cell::Cell::take).ok().flatten() {
+            Some(mut c) => {
+                *c = Converter::new(blob);
+                c
+            }
+            None => Box::new(Converter::new(blob)),
+        }
+    }
+
+    /// Frees a converter (`dxil_spv_converter_free`): its SPIR-V buffer goes back to the thread's translator for
+    /// the next output and its box is kept for the next converter, two allocations fewer per shader.
+    pub fn release(mut self: Box<Converter>) {
+        if let Some(r) = self.result.take() {
+            let _ = TRANSLATOR.try_with(|t| {
+                if let Ok(mut t) = t.try_borrow_mut() {
+                    t.recycle_words(r.words);
+                }
+            });
+        }
+        *self = Converter::new(std::ptr::null());
+        let _ = SPARE.try_with(|s| s.set(Some(self)));
+    }
 }
 
 /// Translates the converter's entry point.
@@ -189,9 +219,13 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
             ..c.requests.clone()
         },
         patch_location_offset: c.patch_location_offset,
-        ..Options::default()
+        // Each field given, not `..Options::default()`: that would make (and free) a default binding model per run.
+        bounds_checks: true,
+        denorm_modes: true,
+        debug_names: false,
+        input_varyings: None,
     };
-    let t = dxil_to_spirv::dxil::entry_info(
+    let mut t = dxil_to_spirv::dxil::entry_info(
         &blob.module,
         blob.dxil.clone(),
         options.entry_point.as_deref(),
@@ -213,7 +247,7 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
         .capabilities
         .iter()
         .any(|&c| matches!(c, spirv::Capability::Float16 | spirv::Capability::Int16));
-    Ok(RunResult {
+    let result = RunResult {
         entry_point: dxil_name
             .unwrap_or_else(|| CString::new(t.entry_point.as_str()).unwrap_or_default()),
         workgroup_size: t.workgroup_size,
@@ -225,11 +259,19 @@ pub fn run(c: &Converter, blob: &ParsedBlob) -> Result<RunResult, RunError> {
             .as_ref()
             .map_or(0, |s| s.input_control_points),
         patch_location_offset: t.tessellation.as_ref().map(|s| s.patch_location_offset),
-        words: t.words,
+        words: std::mem::take(&mut t.words),
         uses_subgroup_size,
         native_16bit,
         warnings,
-    })
+    };
+    // The rest of the translation (binding, capability and extension lists) is not reported: its lists go back to
+    // the translator for the next run's.
+    let _ = TRANSLATOR.try_with(|tr| {
+        if let Ok(mut tr) = tr.try_borrow_mut() {
+            tr.recycle(t);
+        }
+    });
+    Ok(result)
 }
 
 /// The translator's stage of the chosen entry point.

@@ -150,7 +150,7 @@ pub unsafe extern "C" fn dxil_spv_get_version(
 
 fn parse_with(
     out: *mut ParsedBlobHandle,
-    f: impl FnOnce() -> Result<ParsedBlob, blob::ParseError>,
+    f: impl FnOnce() -> Result<Box<ParsedBlob>, blob::ParseError>,
 ) -> DxilResult {
     if out.is_null() {
         return abi::ERROR_INVALID_ARGUMENT;
@@ -158,7 +158,7 @@ fn parse_with(
     guard(abi::ERROR_GENERIC, || match f() {
         Ok(b) => {
             // SAFETY: `out` was checked non-null; the caller made it writable.
-            unsafe { out.write(Box::into_raw(Box::new(b))) };
+            unsafe { out.write(Box::into_raw(b)) };
             abi::SUCCESS
         }
         Err(e) => {
@@ -634,7 +634,7 @@ pub unsafe extern "C" fn dxil_spv_parsed_blob_free(blob: ParsedBlobHandle) {
     }
     guard((), || {
         // SAFETY: the handle came from `Box::into_raw` in a parse function and is freed once.
-        drop(unsafe { Box::from_raw(blob) });
+        ParsedBlob::release(unsafe { Box::from_raw(blob) });
     })
 }
 
@@ -675,7 +675,7 @@ pub unsafe extern "C" fn dxil_spv_create_converter_with_reflection(
         return abi::ERROR_INVALID_ARGUMENT;
     }
     guard(abi::ERROR_GENERIC, || {
-        let c = Box::into_raw(Box::new(Converter::new(blob)));
+        let c = Box::into_raw(Converter::create(blob));
         // SAFETY: `converter` was checked non-null.
         unsafe { converter.write(c) };
         abi::SUCCESS
@@ -691,7 +691,7 @@ pub unsafe extern "C" fn dxil_spv_converter_free(converter: ConverterHandle) {
     }
     guard((), || {
         // SAFETY: the handle came from `Box::into_raw` in a create function and is freed once.
-        drop(unsafe { Box::from_raw(converter) });
+        Converter::release(unsafe { Box::from_raw(converter) });
     })
 }
 

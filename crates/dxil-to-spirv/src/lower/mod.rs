@@ -115,11 +115,47 @@ struct Spare {
     builtins: Vec<(BuiltIn, Id)>,
     side_buffers: Vec<(u32, u32, Id)>,
     fname: String,
+    io: stage::Interface,
+    block_structs: Vec<(Id, bool, Id)>,
+    dx_checked: Vec<Cell<u32>>,
+    /// A finished translation's SPIR-V buffer handed back ([`Translator::recycle_words`]) for the next output.
+    words: Vec<u32>,
+    /// A finished translation's lists handed back ([`Translator::recycle`]) for the next one's.
+    bindings: Vec<crate::Binding>,
+    varyings: Vec<crate::Varying>,
+    capabilities: Vec<spirv::Capability>,
+    extensions: Vec<&'static str>,
 }
 
 impl Translator {
     pub fn new() -> Translator {
         Translator::default()
+    }
+
+    /// Takes back the SPIR-V buffer of a translation the caller is done with: the next translation writes its
+    /// module into it instead of a new buffer (the C API hands back each converter's output when it is freed).
+    /// Buffers over 1 MiB are freed instead.
+    pub fn recycle_words(&mut self, mut words: Vec<u32>) {
+        if words.capacity() <= 1 << 18 && words.capacity() > self.spare.words.capacity() {
+            words.clear();
+            self.spare.words = words;
+        }
+    }
+
+    /// Takes back a translation the caller is done with (its SPIR-V as in [`Translator::recycle_words`]): the next
+    /// translation's binding, varying, capability and extension lists are made in its lists rather than new ones.
+    pub fn recycle(&mut self, t: Translation) {
+        fn keep<T>(spare: &mut Vec<T>, mut v: Vec<T>) {
+            if v.capacity() <= 1 << 12 && v.capacity() > spare.capacity() {
+                v.clear();
+                *spare = v;
+            }
+        }
+        self.recycle_words(t.words);
+        keep(&mut self.spare.bindings, t.bindings);
+        keep(&mut self.spare.varyings, t.varyings);
+        keep(&mut self.spare.capabilities, t.capabilities);
+        keep(&mut self.spare.extensions, t.extensions);
     }
 
     /// Translates `module`'s entry point (see [`crate::translate`]).
@@ -146,6 +182,10 @@ impl Translator {
                 stage: entry.stage.name(),
             });
         }
+        // Taken now: the spare is rebuilt below before the translation's description is made.
+        let mut spare_words = std::mem::take(&mut self.spare.words);
+        let mut capabilities = std::mem::take(&mut self.spare.capabilities);
+        let mut extensions = std::mem::take(&mut self.spare.extensions);
         let mut b = self.b.take().unwrap_or_default();
         b.reset();
         b.names = options.debug_names;
@@ -165,12 +205,12 @@ impl Translator {
             ptrs: std::mem::take(&mut self.spare.ptrs),
             agg: std::mem::take(&mut self.spare.agg),
             builtins: std::mem::take(&mut self.spare.builtins),
-            io: stage::Interface::default(),
+            io: std::mem::take(&mut self.spare.io).emptied(),
             rt: stage::RayState::default(),
-            bindings: Vec::new(),
-            varyings: Vec::new(),
+            bindings: std::mem::take(&mut self.spare.bindings),
+            varyings: std::mem::take(&mut self.spare.varyings),
             push_block: None,
-            block_structs: Vec::new(),
+            block_structs: std::mem::take(&mut self.spare.block_structs),
             side_buffers: std::mem::take(&mut self.spare.side_buffers),
             fname: std::mem::take(&mut self.spare.fname),
             at_block: 0,
@@ -179,8 +219,13 @@ impl Translator {
             uses_quads: false,
             native16: module.datalayout.contains("i16:16") || module.datalayout.contains("f16:16"),
             depth: 0,
-            dx_checked: vec![Cell::new(0); module.functions.len()],
+            dx_checked: std::mem::take(&mut self.spare.dx_checked),
         };
+        cx.block_structs.clear();
+        cx.bindings.clear();
+        cx.varyings.clear();
+        cx.dx_checked.clear();
+        cx.dx_checked.resize(module.functions.len(), Cell::new(0));
         let result = cx.run();
         // Hand the buffers back whatever happened.
         self.st = cx.st.take();
@@ -196,15 +241,25 @@ impl Translator {
             builtins: std::mem::take(&mut cx.builtins),
             side_buffers: std::mem::take(&mut cx.side_buffers),
             fname: std::mem::take(&mut cx.fname),
+            ..Spare::default()
         };
         let translation = match result {
             Ok(()) => {
-                let mut words = Vec::new();
+                let mut words = std::mem::take(&mut spare_words);
                 cx.b.finish(&mut words);
-                Ok(cx.translation(words))
+                capabilities.clear();
+                capabilities.extend_from_slice(cx.b.capabilities());
+                extensions.clear();
+                extensions.extend_from_slice(cx.b.extensions());
+                Ok(cx.translation(words, capabilities, extensions))
             }
             Err(e) => Err(e),
         };
+        self.spare.words = spare_words;
+        // Read by the translation's description, so handed back after it.
+        self.spare.io = std::mem::take(&mut cx.io);
+        self.spare.block_structs = std::mem::take(&mut cx.block_structs);
+        self.spare.dx_checked = std::mem::take(&mut cx.dx_checked);
         self.b = Some(cx.b);
         self.f = Some(cx.f);
         translation
@@ -350,7 +405,12 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    fn translation(&mut self, words: Vec<u32>) -> Translation {
+    fn translation(
+        &mut self,
+        words: Vec<u32>,
+        capabilities: Vec<spirv::Capability>,
+        extensions: Vec<&'static str>,
+    ) -> Translation {
         let mut bindings = std::mem::take(&mut self.bindings);
         bindings.sort_by_key(|x| (x.set, x.binding, x.descriptor_type as u32));
         bindings.dedup();
@@ -381,8 +441,8 @@ impl<'a> Ctx<'a> {
             varyings: std::mem::take(&mut self.varyings),
             spirv_version,
             vulkan_version,
-            capabilities: self.b.capabilities().to_vec(),
-            extensions: self.b.extensions().to_vec(),
+            capabilities,
+            extensions,
             sample_count_spec_id: match self.opts.requests.rasterizer_sample_count() {
                 crate::SampleCount::SpecConstant(id) if self.b.has_spec_u32(id) => Some(id),
                 _ => None,

@@ -19,6 +19,20 @@ pub(crate) struct Claims {
     builtins: Vec<(bool, BuiltIn, u32)>,
 }
 
+impl Claims {
+    /// No claims, in `self`'s lists (see [`super::Interface::emptied`]).
+    pub(super) fn emptied(mut self) -> Claims {
+        for n in [self.locations.capacity(), self.builtins.capacity()] {
+            if n > 1 << 12 {
+                return Claims::default();
+            }
+        }
+        self.locations.clear();
+        self.builtins.clear();
+        self
+    }
+}
+
 impl<'a> Ctx<'a> {
     /// Claims `shape.rows` locations from `location`, columns `start_col..start_col + cols`, for `e`.
     pub(super) fn claim_locations(

@@ -150,6 +150,45 @@ pub(crate) struct Interface {
 }
 
 impl Interface {
+    /// An empty interface in `self`'s lists: the translator keeps one between translations, as a layer translates
+    /// shader after shader and each would otherwise grow about five lists from nothing. Lists grown past a few
+    /// thousand entries by one huge shader are dropped instead.
+    pub(crate) fn emptied(self) -> Interface {
+        fn keep<T>(mut v: Vec<T>) -> Vec<T> {
+            v.clear();
+            if v.capacity() > 1 << 12 {
+                v = Vec::new();
+            }
+            v
+        }
+        let Interface {
+            inputs,
+            outputs,
+            patches,
+            prim_outputs,
+            vars,
+            row_vars,
+            builtins,
+            per_vertex_inputs,
+            claims,
+            copies,
+            ..
+        } = self;
+        Interface {
+            inputs: keep(inputs),
+            outputs: keep(outputs),
+            patches: keep(patches),
+            prim_outputs: keep(prim_outputs),
+            vars: keep(vars),
+            row_vars: keep(row_vars),
+            builtins: keep(builtins),
+            per_vertex_inputs: keep(per_vertex_inputs),
+            claims: claims.emptied(),
+            copies: keep(copies),
+            ..Interface::default()
+        }
+    }
+
     /// The length of the vertex arrays of control-point inputs or outputs.
     fn vertices(&self, output: bool) -> u32 {
         if output {
