@@ -293,9 +293,6 @@ impl Tr<'_> {
         let Base::Input(i) = p.base else {
             return Err(malformed("interpolation of something that is not an input"));
         };
-        if p.dyn_off.is_some() {
-            return Err(unsupported("interpolating a dynamically indexed input"));
-        }
         let extra = match op {
             spirv::GLOp::InterpolateAtSample => {
                 let v = self.scalar(inst.word(5)?)?;
@@ -344,7 +341,8 @@ impl Tr<'_> {
             };
             let t = self.b.scalar(s);
             let idv = self.b.i32c(i64::from(elem));
-            let r = self.b.i32c(i64::from(row));
+            // The row may be dynamic (an element of an input array); the column may not.
+            let (r, col) = self.dynamic_row(SigKind::Input, elem, row, col, &p)?;
             let c = self.b.i8c(i64::from(col));
             let mut args = vec![idv, r, c];
             args.extend_from_slice(&extra);
