@@ -135,7 +135,7 @@ pub fn build_container_with_sites(
     module: &Module,
     options: &AssembleOptions,
 ) -> Result<(Vec<u8>, Vec<PatchSite>)> {
-    let dxil = DxilModule::from_module(module)?;
+    let dxil = DxilModule::for_assembly(module)?;
     let mut sites = Vec::new();
     let parts = parts_of(module, &dxil, options, &mut sites)?;
     let mut b = ContainerBuilder::for_validator(validator_version(&dxil));
@@ -200,7 +200,7 @@ pub const EXTRA_PARTS: [FourCC; 6] = [
 pub fn build_parts(module: &Module, options: &AssembleOptions) -> Result<Vec<(FourCC, Vec<u8>)>> {
     parts_of(
         module,
-        &DxilModule::from_module(module)?,
+        &DxilModule::for_assembly(module)?,
         options,
         &mut Vec::new(),
     )

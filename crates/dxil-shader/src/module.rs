@@ -156,7 +156,14 @@ impl DxilModule {
     /// non-library has other than one entry point, or when any record is malformed; the error
     /// names the metadata node and field. Unknown tags and enum values are kept, not rejected.
     pub fn from_module(module: &Module) -> Result<DxilModule> {
-        DxilModule::read(module, true)
+        DxilModule::read(module, true, true)
+    }
+
+    /// [`DxilModule::from_module`] with an empty `dx.op` table ([`DxilModule::dx_ops`]): a container
+    /// assembler reads the metadata only, and classifying every `dx.op` function by name showed in the
+    /// SPIR-V translator's profile, which assembles a container per translation.
+    pub fn for_assembly(module: &Module) -> Result<DxilModule> {
+        DxilModule::read(module, true, false)
     }
 
     /// [`DxilModule::from_module`] without the parts a translator never reads: `type_annotations` stays empty and
@@ -164,11 +171,12 @@ impl DxilModule {
     /// annotations copy every struct, field and parameter name into its own string, which is most of the view's
     /// cost for a shader with constant buffers; the C API reads a view per parsed blob.
     pub fn for_translation(module: &Module) -> Result<DxilModule> {
-        DxilModule::read(module, false)
+        DxilModule::read(module, false, true)
     }
 
-    /// `full`: also the type annotations, the view-id state and the compiler name.
-    fn read(module: &Module, full: bool) -> Result<DxilModule> {
+    /// `full`: also the type annotations, the view-id state and the compiler name; `dx_ops`: the `dx.op`
+    /// table.
+    fn read(module: &Module, full: bool, dx_ops: bool) -> Result<DxilModule> {
         let budget = std::cell::Cell::new(Md::budget_for(module));
         let md = Md::budgeted(module, &budget);
         let shader_model = read_shader_model(md)?;
@@ -241,7 +249,11 @@ impl DxilModule {
             resources,
             view_id_state,
             type_annotations,
-            dx_ops: DxOpTable::new(module),
+            dx_ops: if dx_ops {
+                DxOpTable::new(module)
+            } else {
+                DxOpTable::default()
+            },
         })
     }
 

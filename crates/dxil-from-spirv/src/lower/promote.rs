@@ -20,6 +20,7 @@ use dxil_module::{
     ValueRef,
 };
 use rustc_hash::FxHashMap as HashMap;
+use std::cell::RefCell;
 
 use crate::error::{Result, internal};
 
@@ -31,18 +32,60 @@ const MAX_VARS: usize = 4096;
 
 const NONE: u32 = u32::MAX;
 
+/// Scratch tables larger than this many instructions are not kept for the next body.
+const MAX_KEPT: usize = 1 << 16;
+
+/// Tables sized by a body's instruction count, kept per thread from one body (and one
+/// translation) to the next: allocating and clearing them afresh for every body cost more
+/// than the pass's own work on a median shader.
+struct Scratch {
+    roles: Vec<Role>,
+    slots: Vec<Slot>,
+    repl: Vec<Value>,
+    new_id: Vec<u32>,
+    final_inst: Vec<Value>,
+    /// The instruction list a rebuilt body replaced: the next rebuild writes into it.
+    spare: Vec<InstData>,
+}
+
+impl Scratch {
+    const fn new() -> Scratch {
+        Scratch {
+            roles: Vec::new(),
+            slots: Vec::new(),
+            repl: Vec::new(),
+            new_id: Vec::new(),
+            final_inst: Vec::new(),
+            spare: Vec::new(),
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = const { RefCell::new(Scratch::new()) };
+}
+
 /// Promotes the constant-indexed local arrays of every function with a body.
 /// `pinned`: patchable constants, which must stay unknown (never an index).
 pub fn promote_locals(m: &mut Module, pinned: &[ConstId]) -> Result<()> {
+    // Taken out of the thread's slot for the pass (nothing else borrows it meanwhile).
+    let mut s = SCRATCH.with_borrow_mut(|s| std::mem::replace(s, Scratch::new()));
+    let mut r = Ok(());
     for fi in 0..m.functions.len() {
         let Some(mut body) = m.functions[fi].body.take() else {
             continue;
         };
-        let r = promote_body(m, &mut body, pinned);
+        r = promote_body(m, &mut body, pinned, &mut s);
         m.functions[fi].body = Some(body);
-        r?;
+        if r.is_err() {
+            break;
+        }
     }
-    Ok(())
+    if s.slots.capacity() <= MAX_KEPT && s.spare.capacity() <= MAX_KEPT {
+        s.spare.clear();
+        SCRATCH.with_borrow_mut(|t| *t = s);
+    }
+    r
 }
 
 /// What promotion does to one instruction.
@@ -57,9 +100,31 @@ enum Role {
     Store(u32),
 }
 
-/// The analysis of one body: which instructions touch which slot variables.
+/// What `plan` knows of one instruction.
+#[derive(Clone, Copy)]
+struct Slot {
+    /// A candidate alloca's length in slots (0: not a candidate).
+    len: u32,
+    /// An element pointer of a candidate: the alloca (NONE otherwise) and the slot.
+    gep_of: u32,
+    gep_slot: u32,
+    /// A candidate that must stay in memory.
+    bad: bool,
+    /// A load through a candidate's element pointer.
+    load: bool,
+}
+
+const FRESH: Slot = Slot {
+    len: 0,
+    gep_of: NONE,
+    gep_slot: 0,
+    bad: false,
+    load: false,
+};
+
+/// The analysis of one body: which instructions touch which slot variables (the role of
+/// each instruction is in `Scratch::roles`).
 struct Plan {
-    roles: Vec<Role>,
     var_ty: Vec<TypeId>,
     /// The alloca each slot variable belongs to.
     var_alloca: Vec<u32>,
@@ -67,19 +132,28 @@ struct Plan {
     users: Vec<u32>,
 }
 
-/// Finds the promotable allocas (all but `excluded`) and numbers their slots.
-fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u32]) -> Plan {
+/// Finds the promotable allocas (all but `excluded`) and numbers their slots; fills
+/// `s.roles`.
+fn plan(
+    m: &Module,
+    body: &dxil_module::Body,
+    pinned: &[ConstId],
+    excluded: &[u32],
+    s: &mut Scratch,
+) -> Plan {
     let n = body.insts.len();
     let mut plan = Plan {
-        roles: vec![Role::Keep; n],
         var_ty: Vec::new(),
         var_alloca: Vec::new(),
         users: Vec::new(),
     };
+    s.roles.clear();
+    s.roles.resize(n, Role::Keep);
     // Dense tables by instruction index: a body has tens of thousands of instructions and
     // a few candidates, and hash lookups per operand cost more than the whole walk.
-    // Candidate allocas: their length (0 = not a candidate).
-    let mut cand_len = vec![0u64; n];
+    let slots = &mut s.slots;
+    slots.clear();
+    slots.resize(n, FRESH);
     let mut any = false;
     for (i, inst) in body.insts.iter().enumerate() {
         if let InstKind::Alloca { allocated, .. } = inst.kind
@@ -89,7 +163,7 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
             && !matches!(m.types.get(*elem), Some(TypeData::Pointer { .. }))
             && !excluded.contains(&(i as u32))
         {
-            cand_len[i] = *len;
+            slots[i].len = *len as u32;
             any = true;
         }
     }
@@ -103,10 +177,7 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
         }
         m.constants.as_int(c)
     };
-    let mut bad = vec![false; n];
     // Element pointers of candidates: the alloca and the slot.
-    let mut gep_of = vec![NONE; n];
-    let mut gep_slot = vec![0u32; n];
     for (i, inst) in body.insts.iter().enumerate() {
         let InstKind::Gep {
             source_ty,
@@ -120,7 +191,7 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
         let Some(base) = ops.first().and_then(|&b| Value(b).as_inst()) else {
             continue;
         };
-        let len = cand_len.get(base.index()).copied().unwrap_or(0);
+        let len = slots.get(base.index()).map_or(0, |s| u64::from(s.len));
         if len == 0 {
             continue;
         }
@@ -135,22 +206,21 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
         };
         match slot {
             Some(k) => {
-                gep_of[i] = base.0;
-                gep_slot[i] = k;
+                slots[i].gep_of = base.0;
+                slots[i].gep_slot = k;
             }
-            None => bad[base.index()] = true,
+            None => slots[base.index()].bad = true,
         }
     }
-    let gep_base = |v: Value| -> u32 {
+    let gep_base = |slots: &[Slot], v: Value| -> u32 {
         v.as_inst()
-            .and_then(|p| gep_of.get(p.index()).copied())
-            .unwrap_or(NONE)
+            .and_then(|p| slots.get(p.index()))
+            .map_or(NONE, |s| s.gep_of)
     };
     // Loads of candidates' slots (before the walk below: a phi may use a later load).
-    let mut cand_load = vec![false; n];
     for (i, inst) in body.insts.iter().enumerate() {
         if let InstKind::Load { ptr, .. } = inst.kind {
-            cand_load[i] = gep_base(ptr) != NONE;
+            slots[i].load = gep_base(slots, ptr) != NONE;
         }
     }
     // Every other use of a candidate or of its element pointers disqualifies it.
@@ -162,15 +232,16 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
             if d >= n {
                 return;
             }
-            if cand_len[d] != 0 {
-                if !(allowed_ptr && gep_of[i] == d as u32) {
-                    bad[d] = true;
+            if slots[d].len != 0 {
+                if !(allowed_ptr && slots[i].gep_of == d as u32) {
+                    slots[d].bad = true;
                 }
-            } else if gep_of[d] != NONE {
+            } else if slots[d].gep_of != NONE {
                 if !allowed_ptr {
-                    bad[gep_of[d] as usize] = true;
+                    let a = slots[d].gep_of as usize;
+                    slots[a].bad = true;
                 }
-            } else if cand_load[d] {
+            } else if slots[d].load {
                 uses_load = true;
             }
         };
@@ -187,13 +258,13 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
                 ..
             } => {
                 check(*ptr, !*volatile && atomic.is_none());
-                let a = gep_base(*ptr);
+                let a = gep_base(slots, *ptr);
                 if a != NONE
                     && let Some(TypeData::Array { elem, .. }) =
                         allocated(&body.insts[a as usize]).and_then(|t| m.types.get(t))
                     && *elem != inst.ty
                 {
-                    bad[a as usize] = true;
+                    slots[a as usize].bad = true;
                 }
             }
             InstKind::Store {
@@ -212,21 +283,23 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
             plan.users.push(i as u32);
         }
     }
-    let promoted = |a: u32| a != NONE && !bad[a as usize];
+    let slots = &s.slots;
+    let roles = &mut s.roles;
+    let promoted = |a: u32| a != NONE && !slots[a as usize].bad;
     // Slot variables, in order of first appearance (deterministic output).
     let mut var_of: HashMap<(u32, u32), u32> = HashMap::default();
     for (i, inst) in body.insts.iter().enumerate() {
         match inst.kind {
-            InstKind::Alloca { .. } if cand_len[i] != 0 && !bad[i] => plan.roles[i] = Role::Drop,
-            InstKind::Gep { .. } if promoted(gep_of[i]) => plan.roles[i] = Role::Drop,
+            InstKind::Alloca { .. } if slots[i].len != 0 && !slots[i].bad => roles[i] = Role::Drop,
+            InstKind::Gep { .. } if promoted(slots[i].gep_of) => roles[i] = Role::Drop,
             InstKind::Load { ptr, .. } | InstKind::Store { ptr, .. } => {
-                let a = gep_base(ptr);
+                let a = gep_base(slots, ptr);
                 if !promoted(a) {
                     continue;
                 }
                 let Some(p) = ptr.as_inst() else { continue };
                 let next = plan.var_ty.len() as u32;
-                let v = *var_of.entry((a, gep_slot[p.index()])).or_insert(next);
+                let v = *var_of.entry((a, slots[p.index()].gep_slot)).or_insert(next);
                 if v == next {
                     let Some(TypeData::Array { elem, .. }) =
                         allocated(&body.insts[a as usize]).and_then(|t| m.types.get(t))
@@ -236,7 +309,7 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
                     plan.var_ty.push(*elem);
                     plan.var_alloca.push(a);
                 }
-                plan.roles[i] = if matches!(inst.kind, InstKind::Load { .. }) {
+                roles[i] = if matches!(inst.kind, InstKind::Load { .. }) {
                     Role::Load(v)
                 } else {
                     Role::Store(v)
@@ -247,7 +320,7 @@ fn plan(m: &Module, body: &dxil_module::Body, pinned: &[ConstId], excluded: &[u3
     }
     if plan.var_ty.len() > MAX_VARS {
         // Too many to place phis for cheaply: leave the function as it is.
-        plan.roles.fill(Role::Keep);
+        roles.fill(Role::Keep);
         plan.var_ty.clear();
         plan.var_alloca.clear();
     }
@@ -403,23 +476,28 @@ fn phi_value(i: usize) -> Value {
     Value::unresolved(i as u32)
 }
 
-fn promote_body(m: &mut Module, body: &mut dxil_module::Body, pinned: &[ConstId]) -> Result<()> {
+fn promote_body(
+    m: &mut Module,
+    body: &mut dxil_module::Body,
+    pinned: &[ConstId],
+    s: &mut Scratch,
+) -> Result<()> {
     let mut excluded: Vec<u32> = Vec::new();
     let mut cfg: Option<Cfg> = None;
     // Each round keeps at least one more alloca in memory, or finishes.
     loop {
         let Plan {
-            roles,
             var_ty,
             var_alloca,
             users,
-        } = plan(m, body, pinned, &excluded);
+        } = plan(m, body, pinned, &excluded, s);
+        let roles = &s.roles;
         if var_ty.is_empty() && !roles.contains(&Role::Drop) {
             return Ok(());
         }
         let cfg = cfg.get_or_insert_with(|| build_cfg(body));
         let nb = body.blocks.len();
-        let mut phis = place_phis(body, cfg, &roles, var_ty.len());
+        let mut phis = place_phis(body, cfg, roles, var_ty.len());
         let mut phis_at: Vec<Vec<u32>> = vec![Vec::new(); nb];
         for (i, p) in phis.iter().enumerate() {
             phis_at[p.block as usize].push(i as u32);
@@ -428,12 +506,12 @@ fn promote_body(m: &mut Module, body: &mut dxil_module::Body, pinned: &[ConstId]
         let undefined: Vec<Value> = (0..var_ty.len())
             .map(|v| phi_value(phis.len() + v))
             .collect();
-        let mut repl: Vec<Value> = vec![Value(NONE); body.insts.len()];
-        rename(
-            body, cfg, &roles, &undefined, &phis_at, &mut phis, &mut repl,
-        );
-        simplify_phis(&mut phis, &repl);
-        let bad = mark_live(body, &roles, &users, &mut phis, &repl);
+        let repl = &mut s.repl;
+        repl.clear();
+        repl.resize(body.insts.len(), Value(NONE));
+        rename(body, cfg, roles, &undefined, &phis_at, &mut phis, repl);
+        simplify_phis(&mut phis, repl);
+        let bad = mark_live(body, roles, &users, &mut phis, repl);
         if !bad.is_empty() {
             for v in bad {
                 let a = var_alloca[v as usize];
@@ -447,7 +525,7 @@ fn promote_body(m: &mut Module, body: &mut dxil_module::Body, pinned: &[ConstId]
             .iter()
             .map(|&t| Value::constant(m.constants.undef(t)))
             .collect();
-        return rebuild(body, &roles, &phis, &phis_at, &repl, &var_ty, &undefs);
+        return rebuild(body, s, &phis, &phis_at, &var_ty, &undefs);
     }
 }
 
@@ -527,6 +605,18 @@ fn mark_live(
 /// dominance frontiers of its stores, kept only where a load may read the value from a
 /// predecessor (pruned SSA: most slots are written and read within one block).
 fn place_phis(body: &dxil_module::Body, cfg: &Cfg, roles: &[Role], nv: usize) -> Vec<NewPhi> {
+    // Phis go only where reachable edges merge (the dominance frontiers are empty without
+    // such a block): none in straight-line code, which most shaders are.
+    let merges = cfg.rpo.iter().any(|&b| {
+        cfg.preds[b as usize]
+            .iter()
+            .filter(|&&p| cfg.idom[p as usize] != NONE)
+            .nth(1)
+            .is_some()
+    });
+    if !merges {
+        return Vec::new();
+    }
     let nb = cfg.idom.len();
     // Per variable: blocks that store it, blocks that load it before any store there.
     let mut defs: Vec<Vec<u32>> = vec![Vec::new(); nv];
@@ -757,17 +847,21 @@ fn simplify_phis(phis: &mut [NewPhi], repl: &[Value]) {
 /// every operand renumbered.
 fn rebuild(
     body: &mut dxil_module::Body,
-    roles: &[Role],
+    s: &mut Scratch,
     phis: &[NewPhi],
     phis_at: &[Vec<u32>],
-    repl: &[Value],
     var_ty: &[TypeId],
     undefs: &[Value],
 ) -> Result<()> {
+    let (roles, repl) = (&s.roles, &s.repl);
     let old = std::mem::take(&mut body.insts);
-    let mut new_id = vec![NONE; old.len()];
+    let new_id = &mut s.new_id;
+    new_id.clear();
+    new_id.resize(old.len(), NONE);
     let mut phi_id = vec![NONE; phis.len()];
-    let mut insts: Vec<InstData> = Vec::with_capacity(old.len());
+    let mut insts = std::mem::take(&mut s.spare);
+    insts.clear();
+    insts.reserve(old.len());
     let mut pending: Vec<usize> = Vec::new();
     for (b, at) in phis_at.iter().enumerate() {
         let d = body.blocks[b];
@@ -820,13 +914,13 @@ fn rebuild(
             Value::inst(InstId(id))
         }
     };
-    let final_inst: Vec<Value> = (0..old.len())
-        .map(|i| match new_id[i] {
-            NONE if repl[i].0 != NONE => encode(resolve(repl[i], repl, phis)),
-            NONE => Value(NONE),
-            k => Value::inst(InstId(k)),
-        })
-        .collect();
+    let mut final_inst = std::mem::take(&mut s.final_inst);
+    final_inst.clear();
+    final_inst.extend((0..old.len()).map(|i| match new_id[i] {
+        NONE if repl[i].0 != NONE => encode(resolve(repl[i], repl, phis)),
+        NONE => Value(NONE),
+        k => Value::inst(InstId(k)),
+    }));
     let final_phi: Vec<Value> = (0..np + undefs.len())
         .map(|p| encode(resolve(phi_value(p), repl, phis)))
         .collect();
@@ -873,5 +967,9 @@ fn rebuild(
         *i = InstId(k);
         k != NONE
     });
+    s.final_inst = final_inst;
+    let mut old = old;
+    old.clear();
+    s.spare = old;
     Ok(())
 }

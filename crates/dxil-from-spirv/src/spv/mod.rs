@@ -91,6 +91,22 @@ impl<'a> Inst<'a> {
 /// Whether an opcode has a result type and a result id (SPIR-V grammar's `IdResultType` and
 /// `IdResult` operands), for the opcodes a shader module uses.
 pub fn result_shape(opcode: u16) -> (bool, bool) {
+    // The match below is a long search too, run for every instruction the reader sees: the
+    // core range comes from a table built once per process (bit 0: result type, bit 1: id).
+    static TABLE: std::sync::OnceLock<[u8; OP_TABLE_LEN]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        std::array::from_fn(|i| {
+            let (ty, id) = shape_of(i as u16);
+            u8::from(ty) | (u8::from(id) << 1)
+        })
+    });
+    match table.get(usize::from(opcode)) {
+        Some(&bits) => (bits & 1 != 0, bits & 2 != 0),
+        None => shape_of(opcode),
+    }
+}
+
+fn shape_of(opcode: u16) -> (bool, bool) {
     let Some(op) = decode_op(opcode) else {
         return (false, false);
     };
