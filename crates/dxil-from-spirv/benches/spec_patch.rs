@@ -75,7 +75,11 @@ fn main() {
             times.push(t.elapsed());
         }
         report(&format!("{label} Patcher::set"), &mut times);
-        floor(&label, &p.container()[first.min(p.container().len())..], runs);
+        floor(
+            &label,
+            &p.container()[first.min(p.container().len())..],
+            runs,
+        );
     }
 }
 
