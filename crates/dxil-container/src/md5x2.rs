@@ -1,11 +1,13 @@
-//! MD5's compression function over two independent streams at once.
+//! MD5's compression function, over one stream or two independent streams at once.
 //!
 //! Patching a specialization constant rehashes two tails of one container: the plain MD5 of the
 //! bitcode (the `HASH` part) and the container digest. Each MD5 is one long dependency chain
 //! (every step needs the previous one), so a core runs one at a fraction of its width; two
 //! chains interleaved step by step fill the idle issue slots and take little longer than one.
-//! The `md5` crate compresses one stream at a time, so this is written here; its block
-//! function stays the reference (tested equal below) and does the single-stream blocks.
+//! The `md5` crate compresses one stream at a time, and its steps add the message word and the
+//! constant after the step function, on the chain; so the block function is written here, for
+//! one stream too (signing a container hashes it twice in series). The crate's block function
+//! stays the reference (tested equal below).
 
 /// The little-endian message word `i` of a block, read where a step needs it (a memory operand
 /// of its add): a copy of the sixteen words in locals only spilled registers, two streams'
@@ -16,7 +18,7 @@ fn word(block: &[u8; 64], i: usize) -> u32 {
 }
 
 /// MD5's per-step functions (RFC 1321 §3.4), each split in two parts that add up to it: the
-/// first without `b` (see [`compress_pair`]), the second with it.
+/// first without `b` (see [`compress_lanes`]), the second with it.
 #[inline(always)]
 fn f(b: u32, c: u32, d: u32) -> (u32, u32) {
     (0, d ^ (b & (c ^ d)))
@@ -47,35 +49,32 @@ static K: [u32; 64] = [
     0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
 ];
 
-/// One block of each stream: `x` and `y` are independent states.
+/// One block of each of `N` independent streams (one, or two interleaved).
 ///
 /// Each step is `a = b + rotl(a + fn(b, c, d) + k + m, s)`, where `b` is the register the
 /// previous step wrote, so only the work that reads `b` is on the chain from step to step: the
 /// sum of `a`, the message word, the constant and the part of `fn` without `b` is written
 /// first, the rest after it (four or five dependent operations a step, where adding `k` and `m`
-/// after `fn` made six or seven). Each variable holds the same register of both streams (`[0]`
-/// for `x`, `[1]` for `y`), written side by side.
+/// after `fn` made six or seven). Each variable holds the same register of every stream
+/// (`[l]` for stream `l`), their steps written side by side.
 #[inline(always)]
-fn compress_pair(x: &mut [u32; 4], bx: &[u8; 64], y: &mut [u32; 4], by: &[u8; 64]) {
+fn compress_lanes<const N: usize>(states: [&mut [u32; 4]; N], blocks: [&[u8; 64]; N]) {
     // Read from memory, not folded into the code: LLVM adds constants last in a sum, which
     // would put `k` on the chain.
     let k: &[u32; 64] = std::hint::black_box(&K);
-    let mut a = [x[0], y[0]];
-    let mut b = [x[1], y[1]];
-    let mut c = [x[2], y[2]];
-    let mut d = [x[3], y[3]];
+    let mut a = states.each_ref().map(|s| s[0]);
+    let mut b = states.each_ref().map(|s| s[1]);
+    let mut c = states.each_ref().map(|s| s[2]);
+    let mut d = states.each_ref().map(|s| s[3]);
     macro_rules! step {
         ($f:ident, $a:ident, $b:ident, $c:ident, $d:ident, $g:expr, $s:expr, $k:expr) => {
-            let (pre, post) = $f($b[0], $c[0], $d[0]);
-            let t = $a[0]
-                .wrapping_add(pre)
-                .wrapping_add(word(bx, $g).wrapping_add($k));
-            $a[0] = $b[0].wrapping_add(t.wrapping_add(post).rotate_left($s));
-            let (pre, post) = $f($b[1], $c[1], $d[1]);
-            let t = $a[1]
-                .wrapping_add(pre)
-                .wrapping_add(word(by, $g).wrapping_add($k));
-            $a[1] = $b[1].wrapping_add(t.wrapping_add(post).rotate_left($s));
+            for l in 0..N {
+                let (pre, post) = $f($b[l], $c[l], $d[l]);
+                let t = $a[l]
+                    .wrapping_add(pre)
+                    .wrapping_add(word(blocks[l], $g).wrapping_add($k));
+                $a[l] = $b[l].wrapping_add(t.wrapping_add(post).rotate_left($s));
+            }
         };
     }
     step!(f, a, b, c, d, 0, 7, k[0]);
@@ -142,11 +141,18 @@ fn compress_pair(x: &mut [u32; 4], bx: &[u8; 64], y: &mut [u32; 4], by: &[u8; 64
     step!(i, d, a, b, c, 11, 10, k[61]);
     step!(i, c, d, a, b, 2, 15, k[62]);
     step!(i, b, c, d, a, 9, 21, k[63]);
-    for (s, v) in x.iter_mut().zip([a[0], b[0], c[0], d[0]]) {
-        *s = s.wrapping_add(v);
+    for (l, s) in states.into_iter().enumerate() {
+        for (w, v) in s.iter_mut().zip([a[l], b[l], c[l], d[l]]) {
+            *w = w.wrapping_add(v);
+        }
     }
-    for (s, v) in y.iter_mut().zip([a[1], b[1], c[1], d[1]]) {
-        *s = s.wrapping_add(v);
+}
+
+/// MD5's block function over one stream (the `md5` crate's, with the step order of
+/// [`compress_lanes`]: a shorter chain from step to step).
+pub(crate) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
+    for block in blocks {
+        compress_lanes([&mut *state], [block]);
     }
 }
 
@@ -163,18 +169,18 @@ pub(crate) fn compress_two(
     let mut yi = ys.0.iter().chain(ys.1);
     loop {
         match (xi.next(), yi.next()) {
-            (Some(bx), Some(by)) => compress_pair(x, bx, y, by),
+            (Some(bx), Some(by)) => compress_lanes([&mut *x, &mut *y], [bx, by]),
             (Some(bx), None) => {
-                md5::block_api::compress(x, std::slice::from_ref(bx));
+                compress(x, std::slice::from_ref(bx));
                 for bx in xi {
-                    md5::block_api::compress(x, std::slice::from_ref(bx));
+                    compress(x, std::slice::from_ref(bx));
                 }
                 return;
             }
             (None, Some(by)) => {
-                md5::block_api::compress(y, std::slice::from_ref(by));
+                compress(y, std::slice::from_ref(by));
                 for by in yi {
-                    md5::block_api::compress(y, std::slice::from_ref(by));
+                    compress(y, std::slice::from_ref(by));
                 }
                 return;
             }
@@ -186,6 +192,18 @@ pub(crate) fn compress_two(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_stream_equals_the_md5_crate_block_function() {
+        let data: Vec<u8> = (0..64 * 9u32).map(|i| (i * 57 + 11) as u8).collect();
+        let (blocks, _) = data.as_chunks::<64>();
+        for n in 0..=blocks.len() {
+            let (mut ours, mut theirs) = ([5u32, 6, 7, 8], [5u32, 6, 7, 8]);
+            compress(&mut ours, &blocks[..n]);
+            md5::block_api::compress(&mut theirs, &blocks[..n]);
+            assert_eq!(ours, theirs, "{n} blocks");
+        }
+    }
 
     #[test]
     fn pairs_equal_the_md5_crate_block_function() {
