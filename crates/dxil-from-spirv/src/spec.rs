@@ -283,20 +283,21 @@ pub fn patch(container: &mut [u8], table: &SpecTable, values: &[(u32, u64)]) -> 
 /// argument in another function!": the forward references' placeholders are never replaced).
 ///
 /// Measured (`cargo bench -p dxil-from-spirv --bench spec_patch`, 2-core AMD EPYC at about
-/// 3.1 GHz, load average 15-17, the bench of the previous block function and of the current one
-/// alternated three times in one run; minimum and median of 20 000 patches):
+/// 3.1 GHz, load average 8-12, the bench with the `md5` crate's block function and a pair
+/// adding `k` and `m` after the step function, and with the current ones, alternated three
+/// times in one run; minimum and median of 20 000 patches):
 ///
 /// | container | bytes after the first site | minimum before → after | median before → after |
 /// |---|---|---|---|
-/// | `tests/data/spec_10k.spv`, 10 100 bytes | 7523 | 16.0-16.3 → 12.9 µs | 16.5-18.5 → 17.0-18.2 µs |
-/// | `spv.int16.amd.frag` (corpus), 7288 bytes | 5203 | 11.2-11.4 → 9.0 µs | 12.4-12.8 → 9.2-13.7 µs |
-/// | `tests/data/spec_big.spv`, 4760 bytes | 2623 | 6.0 → 4.8 µs | 6.2-6.4 → 4.9-6.2 µs |
+/// | `tests/data/spec_10k.spv`, 10 100 bytes | 7523 | 16.3-16.7 → 13.1-13.8 µs | 16.9-18.1 → 16.0-19.0 µs |
+/// | `spv.int16.amd.frag` (corpus), 7288 bytes | 5203 | 11.5-11.8 → 9.0-9.5 µs | 11.8-12.2 → 11.2-12.5 µs |
+/// | `tests/data/spec_big.spv`, 4760 bytes | 2623 | 6.0-6.1 → 4.9-5.2 µs | 6.4-7.0 → 6.2-7.5 µs |
 ///
-/// The paired pass by itself costs 1.7 ns per byte after the first site (2.2-2.5 before), less
-/// than one stream of the `md5` crate (1.9 ns per byte): a patch stays within 10 µs while about
+/// One MD5 stream costs 1.55-1.65 ns per byte (the `md5` crate's 1.9-2.0) and the paired pass
+/// 1.6-1.7 ns per byte at its best (2.2-2.5 before): a patch stays within 10 µs while about
 /// 5.5 KB follow the first site, not for `spec_10k`, whose constants are used near the top of
-/// its body. The medians spread because the code now keeps a core's adders busy, which the
-/// other hardware thread of a loaded machine takes its share of.
+/// its body. The medians improve less: the code now keeps a core's adders busy, and the other
+/// hardware thread of a loaded machine takes its share of them.
 pub struct Patcher {
     container: Vec<u8>,
     table: SpecTable,
