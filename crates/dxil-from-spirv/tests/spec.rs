@@ -6,6 +6,8 @@ use dxil_from_spirv::spec::{SpecTable, patch};
 use dxil_from_spirv::{ErrorKind, Options, SpecMode};
 
 const SPEC_LOOP: &[u8] = include_bytes!("data/spec_loop.spv");
+/// The patch bench's 10 KB container: three constants used near the top of the body.
+const SPEC_10K: &[u8] = include_bytes!("data/spec_10k.spv");
 
 fn patchable() -> Options {
     Options {
@@ -210,9 +212,19 @@ fn dxv_accepts_patched_containers() {
         ],
     )
     .unwrap();
+    // The 10 KB container, patched by the prepared patcher (bool, uint and float constants).
+    let big = dxil_from_spirv::translate_bytes(SPEC_10K, &patchable()).unwrap();
+    let mut p = dxil_from_spirv::spec::Patcher::from_container(big.container.clone()).unwrap();
+    p.set(&[(0, 0), (1, 9), (2, u64::from(0.25f32.to_bits()))])
+        .unwrap();
     let dir = std::env::temp_dir().join(format!("dxil-from-spirv-spec-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for (name, bytes) in [("original", &out.container), ("patched", &c)] {
+    for (name, bytes) in [
+        ("original", &out.container),
+        ("patched", &c),
+        ("original-10k", &big.container),
+        ("patched-10k", &p.container().to_vec()),
+    ] {
         if let Err(text) = dxil_corpus::run_dxv(&dxv, &dir.join(format!("{name}.dxil")), bytes) {
             panic!("{name}: {text}");
         }
@@ -221,11 +233,11 @@ fn dxv_accepts_patched_containers() {
 }
 
 /// The prepared patcher, which hashes only the bytes from the first site on, writes exactly
-/// what `patch` writes, patch after patch, on a small and a larger container.
+/// what `patch` writes, patch after patch, on a small, a larger and a 10 KB container.
 #[test]
 fn patcher_matches_patch_byte_for_byte() {
     const SPEC_BIG: &[u8] = include_bytes!("data/spec_big.spv");
-    for spv in [SPEC_LOOP, SPEC_BIG] {
+    for spv in [SPEC_LOOP, SPEC_BIG, SPEC_10K] {
         let out = dxil_from_spirv::translate_bytes(spv, &patchable()).unwrap();
         let table = out.spec_constants.clone();
         let ids: Vec<u32> = table
