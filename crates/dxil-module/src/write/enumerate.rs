@@ -519,6 +519,15 @@ impl<'m> Enumerator<'m> {
     /// `EnumerateValue` for a canonical module-level value (global, function or constant),
     /// operands of constants first.
     fn enumerate_value(&mut self, func: Option<&Function>, root: Value) -> Result<()> {
+        // A value met again only counts one more use.
+        if let Some(&mut id) = self.lookup(root)
+            && id != NONE
+        {
+            if let Some(e) = self.values.get_mut(id as usize) {
+                e.1 += 1;
+            }
+            return Ok(());
+        }
         let mut stack = std::mem::take(&mut self.stack);
         stack.clear();
         stack.push((root, NONE));
@@ -864,7 +873,20 @@ impl<'m> Enumerator<'m> {
                     }
                     _ => {
                         let v = self.canon(v);
-                        self.enumerate_operand_type(Some(f), v)?;
+                        // Instructions, arguments and numbered constants need no walk of
+                        // their operands: only their own type.
+                        let numbered = match v.get() {
+                            ValueRef::Const(c) => {
+                                self.const_ids.get(c.index()).is_none_or(|&id| id != NONE)
+                            }
+                            _ => true,
+                        };
+                        if numbered {
+                            let t = self.value_type(Some(f), v)?;
+                            self.types.enumerate(t);
+                        } else {
+                            self.enumerate_operand_type(Some(f), v)?;
+                        }
                     }
                 },
             }

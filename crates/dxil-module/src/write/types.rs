@@ -282,10 +282,17 @@ impl TypeTable {
     }
 
     /// `EnumerateType`: gives `root` (and whatever it contains) an output id.
+    #[inline]
     pub fn enumerate(&mut self, root: u32) {
+        // Asked for every operand and result: nearly always numbered already.
         if self.out_id.get(root as usize).is_none_or(|&id| id != NONE) {
             return;
         }
+        self.enumerate_new(root);
+    }
+
+    #[inline(never)]
+    fn enumerate_new(&mut self, root: u32) {
         if matches!(self.node(root), Node::Named { .. }) {
             self.out_id[root as usize] = VISITING;
         }
