@@ -282,7 +282,10 @@ impl<'m> Enumerator<'m> {
             types,
             consts,
             mds,
-            values: Vec::with_capacity(m.globals.len() + m.functions.len() + 64),
+            // Room for every module value and a typical function, so that the list rarely grows.
+            values: Vec::with_capacity(
+                m.globals.len() + m.functions.len() + m.constants.len() + 256,
+            ),
             global_ids: vec![NONE; m.globals.len()],
             func_ids: vec![NONE; m.functions.len()],
             const_ids: vec![NONE; m.constants.len()],
@@ -309,12 +312,12 @@ impl<'m> Enumerator<'m> {
             late_first: 0,
             late_end: 0,
             inst_ids: Vec::new(),
-            func_consts: Vec::new(),
+            func_consts: Vec::with_capacity(m.constants.len()),
             local_mds: Vec::new(),
             local_md_ids: HashMap::default(),
             num_args: 0,
-            stack: Vec::new(),
-            md_stack: Vec::new(),
+            stack: Vec::with_capacity(16),
+            md_stack: Vec::with_capacity(16),
             ops_buf: Vec::with_capacity(16),
         };
         e.build_attributes()?;
@@ -821,7 +824,7 @@ impl<'m> Enumerator<'m> {
         locs.sort_by_key(|l| l.0);
         let mut att = 0usize;
         let mut loc = 0usize;
-        let mut kinds: Vec<(u32, MdId)> = Vec::new();
+        let mut kinds: Vec<(u32, MdId)> = Vec::with_capacity(4);
         for (i, inst) in body.insts.iter().enumerate() {
             let cursors = Cursors {
                 atts: &atts,

@@ -95,7 +95,7 @@ impl TypeTable {
             model: vec![NONE; n],
             out_id: Vec::new(),
             order: Vec::with_capacity(n + 2),
-            stack: Vec::new(),
+            stack: Vec::with_capacity(16),
         };
         // Identified structs first: they are the only nodes that can close a cycle, and giving
         // them a node up front lets everything else be interned bottom-up.
@@ -124,7 +124,7 @@ impl TypeTable {
         }
         // Everything else, depth first with an explicit stack (input-driven depth).
         let mut state = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
-        let mut stack: Vec<u32> = Vec::new();
+        let mut stack: Vec<u32> = Vec::with_capacity(16);
         for root in 0..n as u32 {
             if t.model[root as usize] != NONE || state[root as usize] == 2 {
                 continue;
