@@ -1066,21 +1066,24 @@ impl<'m> Enumerator<'m> {
         self.local_mds.clear();
         self.local_md_ids.clear();
         let mut locals: Vec<Value> = Vec::new();
+        let has_local = self.mds.has_local;
         for (i, inst) in body.insts.iter().enumerate() {
             if i == self.late_at {
                 self.late_first = self.values.len() as u32;
                 self.push_renumbered(late.iter().copied());
                 self.late_end = self.values.len() as u32;
             }
-            llvm_operands(&inst.kind, &body.pool, |o| {
-                if let Operand::Value(v) = o
-                    && let ValueRef::Metadata(md) = v.get()
-                    && let Ok(r) = self.mds.rep_of(md)
-                    && let NMd::Local(lv) = self.mds.norm(r)
-                {
-                    locals.push(lv);
-                }
-            });
+            if has_local {
+                llvm_operands(&inst.kind, &body.pool, |o| {
+                    if let Operand::Value(v) = o
+                        && let ValueRef::Metadata(md) = v.get()
+                        && let Ok(r) = self.mds.rep_of(md)
+                        && let NMd::Local(lv) = self.mds.norm(r)
+                    {
+                        locals.push(lv);
+                    }
+                });
+            }
             let t = self.types.node_of(inst.ty)?;
             if !self.types.is_void(t) {
                 let id = self.values.len() as u32;
