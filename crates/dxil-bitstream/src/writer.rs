@@ -12,11 +12,13 @@ use crate::reader::{
     BITCODE_MAGIC, BLOCKINFO_BLOCK_ID, TOP_LEVEL_ABBREV_WIDTH, blockinfo_code, builtin_abbrev::*,
 };
 
-/// Accumulates bits LSB first and appends them as little-endian 32-bit words.
+/// Accumulates bits LSB first and appends them as little-endian 64-bit words (two 32-bit words
+/// of the stream: one length check and copy per 64 bits instead of per 32).
 #[derive(Debug, Clone, Default)]
 struct BitSink {
+    /// Whole 32-bit words written so far.
     out: Vec<u8>,
-    /// Pending bits, fewer than 32 between calls.
+    /// Pending bits, fewer than 64 between calls ([`BitSink::align32`] leaves none).
     acc: u64,
     acc_bits: u32,
 }
@@ -30,12 +32,17 @@ impl BitSink {
     #[inline(always)]
     fn put(&mut self, v: u64, n: u32) {
         debug_assert!(n <= 32 && (n == 32 || v >> n == 0));
-        self.acc |= v << self.acc_bits;
-        self.acc_bits += n;
-        if self.acc_bits >= 32 {
-            self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
-            self.acc >>= 32;
-            self.acc_bits -= 32;
+        let bits = self.acc_bits;
+        self.acc |= v << bits;
+        let total = bits + n;
+        if total >= 64 {
+            self.out.extend_from_slice(&self.acc.to_le_bytes());
+            // `bits` ≥ 32 here (n ≤ 32), so the shift is in range: the bits of `v` that did
+            // not fit.
+            self.acc = v >> (64 - bits);
+            self.acc_bits = total - 64;
+        } else {
+            self.acc_bits = total;
         }
     }
 
@@ -52,8 +59,18 @@ impl BitSink {
 
     /// Appends `v` as VBR in `n`-bit chunks (2 ≤ `n` ≤ 32), using at least `min_chunks` chunks;
     /// with `min_chunks` ≤ 1 this is LLVM's canonical encoding.
-    #[inline]
-    fn put_vbr(&mut self, mut v: u64, n: u32, min_chunks: u32) {
+    #[inline(always)]
+    fn put_vbr(&mut self, v: u64, n: u32, min_chunks: u32) {
+        // Most operands fit one chunk: that case inline, the loop out of line.
+        if v >> (n - 1) == 0 && min_chunks <= 1 {
+            self.put(v, n);
+        } else {
+            self.put_vbr_chunks(v, n, min_chunks);
+        }
+    }
+
+    #[inline(never)]
+    fn put_vbr_chunks(&mut self, mut v: u64, n: u32, min_chunks: u32) {
         let cont = 1u64 << (n - 1);
         let mut emitted = 1u32;
         while v >= cont || emitted < min_chunks {
@@ -64,9 +81,16 @@ impl BitSink {
         self.put(v, n);
     }
 
+    /// Pads to a 32-bit boundary and moves every pending bit into `out`.
     fn align32(&mut self) {
-        if self.acc_bits > 0 {
-            self.put(0, 32 - self.acc_bits);
+        let rem = self.acc_bits % 32;
+        if rem > 0 {
+            self.put(0, 32 - rem);
+        }
+        if self.acc_bits == 32 {
+            self.out.extend_from_slice(&(self.acc as u32).to_le_bytes());
+            self.acc = 0;
+            self.acc_bits = 0;
         }
     }
 
@@ -359,7 +383,9 @@ impl BitstreamWriter {
         self.sink.put_vbr(u64::from(abbrev_width), 4, 1);
         self.sink.align32();
         let length_at = self.sink.out.len();
-        self.sink.put(0, 32);
+        // Straight into `out` (nothing is pending after `align32`): a recording that starts
+        // here must not hold the length word in its pending bits.
+        self.sink.out.extend_from_slice(&[0; 4]);
         let scope = self.store.open_scope(block_id);
         self.frames.push(Frame {
             block_id,

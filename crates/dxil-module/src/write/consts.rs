@@ -151,7 +151,7 @@ impl ConstTable {
             HashMap::with_capacity_and_hasher(n, FxBuild::default());
         let mut chain = vec![NONE; n];
         let mut state = vec![0u8; n];
-        let mut stack: Vec<u32> = Vec::new();
+        let mut stack: Vec<u32> = Vec::with_capacity(16);
         for root in 0..n as u32 {
             if state[root as usize] == 2 {
                 continue;

@@ -282,7 +282,10 @@ impl<'m> Enumerator<'m> {
             types,
             consts,
             mds,
-            values: Vec::with_capacity(m.globals.len() + m.functions.len() + 64),
+            // Room for every module value and a typical function, so that the list rarely grows.
+            values: Vec::with_capacity(
+                m.globals.len() + m.functions.len() + m.constants.len() + 256,
+            ),
             global_ids: vec![NONE; m.globals.len()],
             func_ids: vec![NONE; m.functions.len()],
             const_ids: vec![NONE; m.constants.len()],
@@ -309,12 +312,12 @@ impl<'m> Enumerator<'m> {
             late_first: 0,
             late_end: 0,
             inst_ids: Vec::new(),
-            func_consts: Vec::new(),
+            func_consts: Vec::with_capacity(m.constants.len()),
             local_mds: Vec::new(),
             local_md_ids: HashMap::default(),
             num_args: 0,
-            stack: Vec::new(),
-            md_stack: Vec::new(),
+            stack: Vec::with_capacity(16),
+            md_stack: Vec::with_capacity(16),
             ops_buf: Vec::with_capacity(16),
         };
         e.build_attributes()?;
@@ -519,6 +522,15 @@ impl<'m> Enumerator<'m> {
     /// `EnumerateValue` for a canonical module-level value (global, function or constant),
     /// operands of constants first.
     fn enumerate_value(&mut self, func: Option<&Function>, root: Value) -> Result<()> {
+        // A value met again only counts one more use.
+        if let Some(&mut id) = self.lookup(root)
+            && id != NONE
+        {
+            if let Some(e) = self.values.get_mut(id as usize) {
+                e.1 += 1;
+            }
+            return Ok(());
+        }
         let mut stack = std::mem::take(&mut self.stack);
         stack.clear();
         stack.push((root, NONE));
@@ -812,7 +824,7 @@ impl<'m> Enumerator<'m> {
         locs.sort_by_key(|l| l.0);
         let mut att = 0usize;
         let mut loc = 0usize;
-        let mut kinds: Vec<(u32, MdId)> = Vec::new();
+        let mut kinds: Vec<(u32, MdId)> = Vec::with_capacity(4);
         for (i, inst) in body.insts.iter().enumerate() {
             let cursors = Cursors {
                 atts: &atts,
@@ -864,7 +876,20 @@ impl<'m> Enumerator<'m> {
                     }
                     _ => {
                         let v = self.canon(v);
-                        self.enumerate_operand_type(Some(f), v)?;
+                        // Instructions, arguments and numbered constants need no walk of
+                        // their operands: only their own type.
+                        let numbered = match v.get() {
+                            ValueRef::Const(c) => {
+                                self.const_ids.get(c.index()).is_none_or(|&id| id != NONE)
+                            }
+                            _ => true,
+                        };
+                        if numbered {
+                            let t = self.value_type(Some(f), v)?;
+                            self.types.enumerate(t);
+                        } else {
+                            self.enumerate_operand_type(Some(f), v)?;
+                        }
                     }
                 },
             }
@@ -1041,21 +1066,24 @@ impl<'m> Enumerator<'m> {
         self.local_mds.clear();
         self.local_md_ids.clear();
         let mut locals: Vec<Value> = Vec::new();
+        let has_local = self.mds.has_local;
         for (i, inst) in body.insts.iter().enumerate() {
             if i == self.late_at {
                 self.late_first = self.values.len() as u32;
                 self.push_renumbered(late.iter().copied());
                 self.late_end = self.values.len() as u32;
             }
-            llvm_operands(&inst.kind, &body.pool, |o| {
-                if let Operand::Value(v) = o
-                    && let ValueRef::Metadata(md) = v.get()
-                    && let Ok(r) = self.mds.rep_of(md)
-                    && let NMd::Local(lv) = self.mds.norm(r)
-                {
-                    locals.push(lv);
-                }
-            });
+            if has_local {
+                llvm_operands(&inst.kind, &body.pool, |o| {
+                    if let Operand::Value(v) = o
+                        && let ValueRef::Metadata(md) = v.get()
+                        && let Ok(r) = self.mds.rep_of(md)
+                        && let NMd::Local(lv) = self.mds.norm(r)
+                    {
+                        locals.push(lv);
+                    }
+                });
+            }
             let t = self.types.node_of(inst.ty)?;
             if !self.types.is_void(t) {
                 let id = self.values.len() as u32;

@@ -32,6 +32,9 @@ pub(crate) struct MdTable {
     pub rep: Vec<u32>,
     pub norm: Vec<NMd>,
     pub ops: Vec<u32>,
+    /// Whether any item is function-local ([`NMd::Local`]): without one, numbering a function
+    /// need not look for them among the operands.
+    pub has_local: bool,
 }
 
 impl MdTable {
@@ -41,13 +44,14 @@ impl MdTable {
             rep: vec![NONE; n],
             norm: vec![NMd::Other(0); n],
             ops: Vec::with_capacity(md.operands.len()),
+            has_local: false,
         };
         let mut index: HashMap<u64, u32, FxBuild> =
             HashMap::with_capacity_and_hasher(n, FxBuild::default());
         let mut chain = vec![NONE; n];
         let mut state = vec![0u8; n];
         let mut forced = vec![false; n];
-        let mut stack: Vec<u32> = Vec::new();
+        let mut stack: Vec<u32> = Vec::with_capacity(16);
         for root in 0..n as u32 {
             if state[root as usize] == 2 {
                 continue;
@@ -101,7 +105,10 @@ impl MdTable {
                         ValueRef::Const(_) | ValueRef::Global(_) | ValueRef::Function(_) => {
                             (NMd::Value(consts.canon(*value)), true)
                         }
-                        ValueRef::Arg(_) | ValueRef::Inst(_) => (NMd::Local(*value), false),
+                        ValueRef::Arg(_) | ValueRef::Inst(_) => {
+                            t.has_local = true;
+                            (NMd::Local(*value), false)
+                        }
                         _ => {
                             return Err(invalid(format!(
                                 "metadata {x} wraps {value:?}, which is not a value"

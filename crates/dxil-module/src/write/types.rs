@@ -95,7 +95,7 @@ impl TypeTable {
             model: vec![NONE; n],
             out_id: Vec::new(),
             order: Vec::with_capacity(n + 2),
-            stack: Vec::new(),
+            stack: Vec::with_capacity(16),
         };
         // Identified structs first: they are the only nodes that can close a cycle, and giving
         // them a node up front lets everything else be interned bottom-up.
@@ -124,7 +124,7 @@ impl TypeTable {
         }
         // Everything else, depth first with an explicit stack (input-driven depth).
         let mut state = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
-        let mut stack: Vec<u32> = Vec::new();
+        let mut stack: Vec<u32> = Vec::with_capacity(16);
         for root in 0..n as u32 {
             if t.model[root as usize] != NONE || state[root as usize] == 2 {
                 continue;
@@ -282,10 +282,17 @@ impl TypeTable {
     }
 
     /// `EnumerateType`: gives `root` (and whatever it contains) an output id.
+    #[inline]
     pub fn enumerate(&mut self, root: u32) {
+        // Asked for every operand and result: nearly always numbered already.
         if self.out_id.get(root as usize).is_none_or(|&id| id != NONE) {
             return;
         }
+        self.enumerate_new(root);
+    }
+
+    #[inline(never)]
+    fn enumerate_new(&mut self, root: u32) {
         if matches!(self.node(root), Node::Named { .. }) {
             self.out_id[root as usize] = VISITING;
         }
