@@ -157,6 +157,7 @@ pub fn run(a: Args) -> ExitCode {
             warmup_time: Duration::from_millis(a.warmup_ms),
             dispatches,
         }),
+        group_order: None,
     };
     match rt.run(&case, &module, &options) {
         Ok(report) => {

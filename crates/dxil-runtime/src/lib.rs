@@ -98,7 +98,7 @@ pub use binding::{BindingContract, DerivedLayout};
 pub use case::{Case, CaseError};
 pub use heap::root_signature_of;
 pub use report::{
-    DEFAULT_TIMEOUT, LayoutOverrides, Output, RunError, RunOptions, RunReport, ShaderModule,
-    Summary, Timing, Timings, exit_now,
+    DEFAULT_TIMEOUT, GroupOrder, LayoutOverrides, Output, RunError, RunOptions, RunReport,
+    ShaderModule, Summary, Timing, Timings, exit_now,
 };
 pub use vulkan::{DeviceInfo, Runtime};

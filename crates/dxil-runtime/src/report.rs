@@ -64,6 +64,29 @@ pub struct RunOptions {
     pub layout: LayoutOverrides,
     /// Time the dispatches on the GPU ([`Timing`]); `None` runs them once.
     pub timing: Option<Timing>,
+    /// Dispatch each pass's thread groups one at a time in this order, each group's writes made
+    /// visible to the next ([`GroupOrder`]); `None` dispatches each pass's whole grid at once.
+    pub group_order: Option<GroupOrder>,
+}
+
+/// An order to run a pass's thread groups in, one group at a time. Groups are numbered x first,
+/// then y, then z (group `(x, y, z)` of a grid `[gx, gy, gz]` is `x + gx * (y + gy * z)`).
+///
+/// A shader whose threads of different groups race leaves results that depend on which group
+/// runs first; running the groups serially in both orders and comparing tells such a shader
+/// apart without relying on a race to show. Within a group nothing changes: its invocations run
+/// as the device runs them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GroupOrder {
+    /// Group 0 first, then 1, 2, ...
+    Forward,
+    /// The last group first, group 0 last.
+    Reverse,
+}
+
+impl GroupOrder {
+    /// At most this many groups per pass run one at a time: each is a command of its own.
+    pub const MAX_GROUPS: u32 = 4096;
 }
 
 /// How to time a run: its resources live in device-local memory (filled from and read back
@@ -96,6 +119,7 @@ impl Default for RunOptions {
             dump_dir: None,
             layout: LayoutOverrides::default(),
             timing: None,
+            group_order: None,
         }
     }
 }

@@ -163,7 +163,7 @@ impl Runtime {
             Capture::Statistics => vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR,
             Capture::Internals => vk::PipelineCreateFlags::CAPTURE_INTERNAL_REPRESENTATIONS_KHR,
         };
-        let (pipeline, time) = self.time_pipeline_flags(&mut o, layout, words, &name, flags)?;
+        let (pipeline, time) = self.time_pipeline(&mut o, layout, words, &name, flags)?;
         let found = match capture {
             Capture::Nothing => Vec::new(),
             Capture::Statistics => self.executable_statistics(pipeline)?,
@@ -267,19 +267,9 @@ impl Runtime {
             .collect())
     }
 
-    /// Creates a shader module and a compute pipeline under `layout`, both owned by `o`; returns
-    /// the pipeline and the time the two creations took.
+    /// Creates a shader module and a compute pipeline under `layout` with `flags`, both owned by
+    /// `o`; returns the pipeline and the time the two creations took.
     pub(super) fn time_pipeline(
-        &self,
-        o: &mut Objects<'_>,
-        layout: vk::PipelineLayout,
-        words: &[u32],
-        entry: &CString,
-    ) -> Result<(vk::Pipeline, Duration), RunError> {
-        self.time_pipeline_flags(o, layout, words, entry, vk::PipelineCreateFlags::empty())
-    }
-
-    fn time_pipeline_flags(
         &self,
         o: &mut Objects<'_>,
         layout: vk::PipelineLayout,

@@ -10,7 +10,7 @@ use super::device::Runtime;
 pub(super) use super::objects::{Objects, to_u32, vk_err};
 use super::plan::{Plan, PlanDescriptor};
 use crate::reflect::DescriptorKind;
-use crate::report::{RunError, Timing};
+use crate::report::{GroupOrder, RunError, Timing};
 
 /// One descriptor write, collected before the sets exist.
 struct PendingWrite {
@@ -29,6 +29,7 @@ struct Bound {
     /// Bound from set 0.
     sets: Vec<vk::DescriptorSet>,
     push_size: u32,
+    group_order: Option<GroupOrder>,
 }
 
 /// What [`Runtime::execute`] hands back: per module, the final bytes of each planned buffer,
@@ -99,8 +100,9 @@ impl Runtime {
         }
     }
 
-    /// Checks what the device must allow for the plan: its descriptor sets and group counts.
-    fn check_plan(&self, plan: &Plan<'_>) -> Result<(), RunError> {
+    /// Checks what the device must allow for the plan: its descriptor sets and group counts (and
+    /// that groups run one at a time stay few enough).
+    fn check_plan(&self, plan: &Plan<'_>, order: Option<GroupOrder>) -> Result<(), RunError> {
         let limits = &self.limits;
         let set_count = to_u32(plan.sets.len(), "descriptor sets")?;
         if set_count > limits.max_bound_descriptor_sets {
@@ -122,6 +124,7 @@ impl Runtime {
                     )));
                 }
             }
+            check_group_order(pass.groups, order)?;
         }
         Ok(())
     }
@@ -324,6 +327,7 @@ impl Runtime {
         plan: &Plan<'_>,
         words: &[u32],
         entry: &str,
+        order: Option<GroupOrder>,
     ) -> Result<(Bound, Duration), RunError> {
         let d = &self.device;
         let (set_layouts, sets) = self.create_sets(o, plan)?;
@@ -352,13 +356,14 @@ impl Runtime {
         let layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
             .map_err(vk_err("vkCreatePipelineLayout"))?;
         o.pipeline_layouts.push(layout);
-        let (pipeline, time) = self.create_pipeline(o, layout, words, entry)?;
+        let (pipeline, time) = self.create_pipeline(o, layout, words, entry, order)?;
         Ok((
             Bound {
                 pipeline,
                 layout,
                 sets,
                 push_size,
+                group_order: order,
             },
             time,
         ))
@@ -369,8 +374,7 @@ impl Runtime {
     fn record_module(&self, cb: vk::CommandBuffer, b: &Bound, plan: &Plan<'_>) {
         let d = &self.device;
         // SAFETY: recording into a command buffer in the recording state, with a pipeline, layout
-        // and sets created for this plan; push ranges match the layout's range; group counts were
-        // checked against the device's limits.
+        // and sets created for this plan.
         unsafe {
             d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, b.pipeline);
             if !b.sets.is_empty() {
@@ -383,30 +387,34 @@ impl Runtime {
                     &[],
                 );
             }
-            for (i, pass) in plan.passes.iter().enumerate() {
-                if i > 0 {
-                    pass_barrier(d, cb);
-                }
-                if b.push_size > 0 {
-                    let mut bytes = pass.push_constants.clone();
-                    bytes.resize(usize::try_from(b.push_size).unwrap_or(0), 0);
+        }
+        for (i, pass) in plan.passes.iter().enumerate() {
+            if i > 0 {
+                pass_barrier(d, cb);
+            }
+            if b.push_size > 0 {
+                let mut bytes = pass.push_constants.clone();
+                bytes.resize(usize::try_from(b.push_size).unwrap_or(0), 0);
+                // SAFETY: recording; the push range matches the layout's range.
+                unsafe {
                     d.cmd_push_constants(cb, b.layout, vk::ShaderStageFlags::COMPUTE, 0, &bytes);
                 }
-                let [x, y, z] = pass.groups;
-                d.cmd_dispatch(cb, x, y, z);
             }
+            dispatch_pass(d, cb, pass.groups, b.group_order);
         }
     }
 
     /// Runs each of `modules` (its plan, words and entry point; the plans differ only in their
     /// descriptor sets, so the first one's buffers serve all) on the same buffers: without
-    /// `timing` exactly one module, once; with it, all of them timed and interleaved. On a timeout
-    /// the device is poisoned and the run's objects are leaked.
+    /// `timing` exactly one module, once; with it, all of them timed and interleaved. With
+    /// `order` each pass's groups run one at a time. On a timeout the device is poisoned and the
+    /// run's objects are leaked.
     pub(super) fn execute(
         &self,
         modules: &[(&Plan<'_>, &[u32], &str)],
         timeout: Duration,
         timing: Option<Timing>,
+        order: Option<GroupOrder>,
     ) -> Result<Executed, RunError> {
         let Some(&(plan, _, _)) = modules.first() else {
             return Err(RunError::Unsupported("no module to run".into()));
@@ -417,7 +425,7 @@ impl Runtime {
                 "an untimed run runs exactly one module".into(),
             ));
         }
-        self.check_plan(plan)?;
+        self.check_plan(plan, order)?;
         let mut o = Objects::new(&self.device, timing.is_some());
         self.create_buffers(plan, &mut o)?;
         let mut bound = Vec::with_capacity(modules.len());
@@ -428,8 +436,8 @@ impl Runtime {
                     "modules planned over different buffers".into(),
                 ));
             }
-            self.check_plan(p)?;
-            let (b, time) = self.bind_module(&mut o, p, words, entry)?;
+            self.check_plan(p, order)?;
+            let (b, time) = self.bind_module(&mut o, p, words, entry, order)?;
             bound.push((b, p));
             pipelines.push(time);
         }
@@ -459,18 +467,25 @@ impl Runtime {
         })
     }
 
-    /// Creates the shader module and compute pipeline under `layout`; returns the pipeline and
-    /// the time the two creations took.
+    /// Creates the shader module and compute pipeline under `layout` (able to dispatch from a
+    /// base group when groups run in an `order`); returns the pipeline and the time the two
+    /// creations took.
     pub(super) fn create_pipeline(
         &self,
         o: &mut Objects<'_>,
         layout: vk::PipelineLayout,
         words: &[u32],
         entry: &str,
+        order: Option<GroupOrder>,
     ) -> Result<(vk::Pipeline, Duration), RunError> {
         let name = CString::new(entry)
             .map_err(|_| RunError::BadSpirv("entry point name has a NUL".into()))?;
-        self.time_pipeline(o, layout, words, &name)
+        let flags = if order.is_some() {
+            vk::PipelineCreateFlags::DISPATCH_BASE
+        } else {
+            vk::PipelineCreateFlags::empty()
+        };
+        self.time_pipeline(o, layout, words, &name, flags)
     }
 }
 
@@ -494,5 +509,79 @@ pub(super) fn pass_barrier(d: &ash::Device, cb: vk::CommandBuffer) {
             &[],
             &[],
         );
+    }
+}
+
+/// Checks that a pass of `groups` can run its groups one at a time in `order`.
+pub(super) fn check_group_order(
+    groups: [u32; 3],
+    order: Option<GroupOrder>,
+) -> Result<(), RunError> {
+    let total: u64 = groups.iter().map(|&n| u64::from(n)).product();
+    if order.is_some() && total > u64::from(GroupOrder::MAX_GROUPS) {
+        return Err(RunError::Unsupported(format!(
+            "{total} thread groups to run one at a time; at most {}",
+            GroupOrder::MAX_GROUPS
+        )));
+    }
+    Ok(())
+}
+
+/// The groups of a `grid` in `order`, as (x, y, z) ids.
+fn groups_in_order(grid: [u32; 3], order: GroupOrder) -> impl Iterator<Item = [u32; 3]> {
+    let [gx, gy, gz] = grid.map(u64::from);
+    let total = gx * gy * gz;
+    // Each id is below its axis's count, a u32.
+    let id = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    (0..total).map(move |k| {
+        let i = match order {
+            GroupOrder::Forward => k,
+            GroupOrder::Reverse => total - 1 - k,
+        };
+        [id(i % gx), id((i / gx) % gy), id(i / (gx * gy))]
+    })
+}
+
+/// Records one pass's dispatch of `groups`: the whole grid at once, or with `order` one group at
+/// a time, each group's writes visible to the next.
+pub(super) fn dispatch_pass(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    groups: [u32; 3],
+    order: Option<GroupOrder>,
+) {
+    let Some(order) = order else {
+        let [x, y, z] = groups;
+        // SAFETY: recording with the pipeline and its sets bound; group counts were checked
+        // against the device's limits.
+        unsafe { d.cmd_dispatch(cb, x, y, z) };
+        return;
+    };
+    for (k, [x, y, z]) in groups_in_order(groups, order).enumerate() {
+        if k > 0 {
+            pass_barrier(d, cb);
+        }
+        // SAFETY: as above; the pipeline was created with DISPATCH_BASE (create_pipeline with an
+        // order), vkCmdDispatchBase is core in Vulkan 1.1 (the runtime needs 1.2), and each base
+        // lies inside the checked grid, so base + 1 stays within the device's group counts.
+        unsafe { d.cmd_dispatch_base(cb, x, y, z, 1, 1, 1) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{GroupOrder, groups_in_order};
+
+    #[test]
+    fn groups_run_x_first_in_either_order() {
+        let forward: Vec<[u32; 3]> = groups_in_order([2, 3, 2], GroupOrder::Forward).collect();
+        assert_eq!(forward.len(), 12);
+        assert_eq!(&forward[..4], &[[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]);
+        assert_eq!(forward[6], [0, 0, 1]);
+        assert_eq!(forward[11], [1, 2, 1]);
+        let mut reverse: Vec<[u32; 3]> = groups_in_order([2, 3, 2], GroupOrder::Reverse).collect();
+        reverse.reverse();
+        assert_eq!(reverse, forward);
+        assert_eq!(groups_in_order([0, 4, 4], GroupOrder::Forward).count(), 0);
     }
 }

@@ -11,12 +11,12 @@ use dxil_rootsig::{
 };
 
 use super::device::Runtime;
-use super::execute::{Objects, pass_barrier, to_u32, vk_err};
+use super::execute::{Objects, check_group_order, dispatch_pass, pass_barrier, to_u32, vk_err};
 use crate::binding::{DerivedLayout, RootBlockLocation};
 use crate::case::{Case, HeapLayout};
 use crate::heap::{Descriptor, HeapPlan, PlanLimits, SamplerSpec, Span, plan_heap};
 use crate::reflect::{DescriptorCount, DescriptorKind, Reflection};
-use crate::report::{LayoutOverrides, RunError};
+use crate::report::{GroupOrder, LayoutOverrides, RunError};
 
 /// D3D12's largest CBV/SRV/UAV heap, the size vkd3d-proton gives its heap arrays.
 const D3D12_MAX_HEAP: u32 = 1_000_000;
@@ -404,8 +404,13 @@ impl Runtime {
         let root_writes = root_writes(&o, &plan, &bufs);
         self.update_root_sets(&root_sets, &root_writes);
 
-        let (pipeline_handle, pipeline) =
-            self.create_pipeline(&mut o, pipeline_layout, words, &reflection.entry_point)?;
+        let (pipeline_handle, pipeline) = self.create_pipeline(
+            &mut o,
+            pipeline_layout,
+            words,
+            &reflection.entry_point,
+            options.group_order,
+        )?;
         let root_index = layout.root_descriptor_set;
         // Everything but the root set is bound once; the root set is last in the layout.
         let bound_once: Vec<vk::DescriptorSet> = sets
@@ -424,6 +429,7 @@ impl Runtime {
             root_sets: &root_sets,
             push_range,
             push_descriptor: ash::khr::push_descriptor::Device::new(&self.instance, d),
+            group_order: options.group_order,
         };
         let record = |cb: vk::CommandBuffer, _module: usize| {
             // SAFETY: recording with the pipeline, layout and sets created above; the sets bound
@@ -506,6 +512,7 @@ impl Runtime {
                     )));
                 }
             }
+            check_group_order(pass.groups, options.group_order)?;
         }
         Ok((derived, plan))
     }
@@ -822,9 +829,7 @@ impl Runtime {
                     d.cmd_push_constants(cb, r.pipeline_layout, range.stage_flags, 0, bytes);
                 }
             }
-            let [x, y, z] = pass.groups;
-            // SAFETY: pipeline and every set it uses are bound; group counts were checked.
-            unsafe { d.cmd_dispatch(cb, x, y, z) };
+            dispatch_pass(d, cb, pass.groups, r.group_order);
         }
     }
 
@@ -1107,6 +1112,7 @@ struct HeapRecording<'a> {
     root_sets: &'a [vk::DescriptorSet],
     push_range: Option<vk::PushConstantRange>,
     push_descriptor: ash::khr::push_descriptor::Device,
+    group_order: Option<GroupOrder>,
 }
 
 /// Each pass's root descriptor writes (and the spilled root block's uniform buffer).

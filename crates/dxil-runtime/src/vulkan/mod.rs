@@ -78,7 +78,8 @@ impl Runtime {
                 };
                 let mut reports = Vec::with_capacity(shaders.len());
                 for group in groups {
-                    let executed = self.execute(group, options.timeout, options.timing)?;
+                    let executed =
+                        self.execute(group, options.timeout, options.timing, options.group_order)?;
                     let finish_started = Instant::now();
                     let names = plans.first().map_or(&[][..], |p| &p.buffers[..]);
                     for (k, bytes) in executed.outputs.into_iter().enumerate() {
