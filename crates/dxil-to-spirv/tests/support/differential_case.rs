@@ -262,6 +262,18 @@ pub fn known_race(name: &str) -> Option<&'static str> {
         ("/raw-access/bab-float3.", OVERLAPPING_VECTORS),
         ("/raw-access/bab-float4.", OVERLAPPING_VECTORS),
         (
+            "/control-flow/branch-return.comp",
+            "one thread per group, each storing its result to Buf[0]: the last group to store wins",
+        ),
+        (
+            "/resources/root-bda.root-descriptor.comp",
+            "stores of 2 to 8 bytes at 2*thr .. 8*thr overlap the next threads' (across the two groups too)",
+        ),
+        (
+            "/interleaved-unrolled-loop-breaks",
+            "both groups run one chain of dependent atomics on RW[0], each step using the value the last returned",
+        ),
+        (
             "/cs_wave_size_",
             "group 0 stores lane counts to RW[128..256], where group 1 stores its prefix sums",
         ),
