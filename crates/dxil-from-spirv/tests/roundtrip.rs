@@ -225,6 +225,7 @@ fn roundtrip_matches_the_spirv() {
     let mut start = 0;
     let mut retried: Vec<usize> = Vec::new();
     while start < list.len() {
+        let first = start;
         let mut child = std::process::Command::new(&exe)
             .args([
                 "--ignored",
@@ -243,6 +244,10 @@ fn roundtrip_matches_the_spirv() {
         let mut phase_now = String::new();
         let mut done = false;
         for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            // The test harness's "test roundtrip_child ... " starts the first line.
+            let line = line
+                .strip_prefix("test roundtrip_child ... ")
+                .unwrap_or(&line);
             if let Some(i) = line.strip_prefix("START ") {
                 current = i.trim().parse().ok();
                 phase_now.clear();
@@ -264,10 +269,14 @@ fn roundtrip_matches_the_spirv() {
                 return;
             }
         }
-        let _ = child.wait();
+        let status = child.wait();
         if done {
             break;
         }
+        assert!(
+            current.is_some() || start > first,
+            "the child process starting at shader {first} ended without a result ({status:?})"
+        );
         if let Some(i) = current
             && !retried.contains(&i)
         {
